@@ -1,0 +1,707 @@
+//! Extraction: `(path, bytes, language) -> FileFacts`, a pure function of one file.
+//!
+//! The language knowledge is in `grammars/<lang>/*.scm`: one query per grammar finds
+//! definitions, references, imports, scopes and local names. This module turns the captures
+//! into facts in three steps:
+//!
+//! 1. run the query once over the tree and sort the captures by role;
+//! 2. sweep the definition and scope nodes (which nest like the tree) with a stack, giving
+//!    every node its enclosing definition and scope without recursion, so deeply nested code
+//!    cannot overflow the stack;
+//! 3. name the definitions (qnames), attach each reference to its enclosing definition, and
+//!    decide from the file's own scopes whether the reference's first name is local
+//!    ([`LocalBinding`]). Everything that needs another file is left to `resolve`.
+//!
+//! What queries cannot say (the shape of import statements, Python's `self`) lives in the
+//! per-language modules [`python`] and [`typescript`].
+
+mod python;
+mod typescript;
+
+use std::collections::HashMap;
+
+use tree_sitter::{Node, Parser, QueryCursor, StreamingIterator, Tree};
+
+use crate::facts::{
+    Diagnostic, DiagnosticKind, FileFacts, LocalBinding, RefFact, RefKind, SymbolFact, SymbolKind,
+    ValueSource, VarFact,
+};
+use crate::lang::{Capture, DefKind, Grammar, Lang, LanguageConfig};
+
+/// Scope chains longer than this are not searched for local names (pathological nesting);
+/// the name is then treated as free and the resolver decides.
+const MAX_SCOPE_WALK: usize = 256;
+/// Dynamic call sites keep at most this many bytes of their written text.
+const MAX_TEXT: usize = 60;
+
+/// Per-thread extraction context: one parser per grammar and one query cursor.
+/// Languages and queries are shared ([`LanguageConfig::get`]); this is the mutable part.
+pub struct Extractor {
+    parsers: HashMap<Grammar, Parser>,
+    cursor: QueryCursor,
+}
+
+impl Default for Extractor {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Extractor {
+    pub fn new() -> Extractor {
+        Extractor { parsers: HashMap::new(), cursor: QueryCursor::new() }
+    }
+
+    /// Parses only (the baseline that benchmarks compare full indexing with).
+    pub fn parse(&mut self, lang: Lang, src: &[u8]) -> Option<Tree> {
+        let grammar = lang.grammar();
+        let parser = self.parsers.entry(grammar).or_insert_with(|| {
+            let mut p = Parser::new();
+            p.set_language(&LanguageConfig::get(grammar).language).expect("grammar ABI matches tree-sitter");
+            p
+        });
+        parser.parse(src, None)
+    }
+
+    /// Extracts the facts of one file. Never fails: syntax errors are counted and what
+    /// parses is kept; invalid UTF-8 is read lossily and reported.
+    pub fn extract(&mut self, lang: Lang, module: &str, src: &[u8]) -> FileFacts {
+        let mut facts = FileFacts { lines: count_lines(src), ..FileFacts::default() };
+        if std::str::from_utf8(src).is_err() {
+            facts.diagnostics.push(Diagnostic {
+                kind: DiagnosticKind::InvalidUtf8,
+                message: "file is not valid UTF-8; names were read lossily".into(),
+                line: first_invalid_utf8_line(src),
+            });
+        }
+        let Some(tree) = self.parse(lang, src) else {
+            facts.diagnostics.push(Diagnostic {
+                kind: DiagnosticKind::Timeout,
+                message: "parser gave up on this file".into(),
+                line: None,
+            });
+            facts.symbols.push(module_symbol(module, &facts));
+            return facts;
+        };
+        let root = tree.root_node();
+        if root.has_error() {
+            let (count, first) = count_errors(&tree);
+            facts.parse_errors = count;
+            facts.diagnostics.push(Diagnostic {
+                kind: DiagnosticKind::SyntaxError,
+                message: format!("{count} syntax error(s); the rest of the file was indexed"),
+                line: first,
+            });
+        }
+        let config = LanguageConfig::get(lang.grammar());
+        let captures = collect(&mut self.cursor, config, root, src);
+        build(lang, module, src, captures, &mut facts);
+        facts
+    }
+}
+
+fn module_symbol(module: &str, facts: &FileFacts) -> SymbolFact {
+    SymbolFact {
+        qname: module.to_string(),
+        name: module.rsplit(['.', '/']).next().unwrap_or(module).to_string(),
+        kind: SymbolKind::Module,
+        parent: None,
+        line: 1,
+        col: 1,
+        end_line: facts.lines.max(1),
+        exported: true,
+    }
+}
+
+pub(crate) fn count_lines(src: &[u8]) -> u32 {
+    let n = memchr_count(b'\n', src);
+    let extra = u32::from(!src.is_empty() && !src.ends_with(b"\n"));
+    (n as u32).saturating_add(extra)
+}
+
+fn memchr_count(needle: u8, hay: &[u8]) -> usize {
+    hay.iter().filter(|&&b| b == needle).count()
+}
+
+fn first_invalid_utf8_line(src: &[u8]) -> Option<u32> {
+    let err = std::str::from_utf8(src).err()?;
+    Some(count_lines(&src[..err.valid_up_to()]).max(1))
+}
+
+/// Counts ERROR and MISSING nodes with an explicit cursor walk (no recursion).
+fn count_errors(tree: &Tree) -> (u32, Option<u32>) {
+    let mut cursor = tree.walk();
+    let mut count = 0u32;
+    let mut first = None;
+    loop {
+        let node = cursor.node();
+        if node.is_error() || node.is_missing() {
+            count += 1;
+            first.get_or_insert(node.start_position().row as u32 + 1);
+        }
+        // Only descend into subtrees that contain errors.
+        if node.has_error() && cursor.goto_first_child() {
+            continue;
+        }
+        loop {
+            if cursor.goto_next_sibling() {
+                break;
+            }
+            if !cursor.goto_parent() {
+                return (count, first);
+            }
+        }
+    }
+}
+
+/// Captures sorted by role. Nodes borrow the tree.
+struct Captures<'t> {
+    defs: Vec<(DefKind, Node<'t>, Option<Node<'t>>)>,
+    refs: Vec<(RefKind, Node<'t>)>,
+    scopes: Vec<Node<'t>>,
+    local_defs: Vec<Node<'t>>,
+    imports: Vec<(Capture, Node<'t>)>,
+    exports: Vec<Node<'t>>,
+}
+
+fn collect<'t>(cursor: &mut QueryCursor, config: &LanguageConfig, root: Node<'t>, src: &[u8]) -> Captures<'t> {
+    let mut out = Captures {
+        defs: Vec::new(),
+        refs: Vec::new(),
+        scopes: Vec::new(),
+        local_defs: Vec::new(),
+        imports: Vec::new(),
+        exports: Vec::new(),
+    };
+    let mut def_at: HashMap<usize, usize> = HashMap::new();
+    let mut matches = cursor.matches(&config.query, root, src);
+    while let Some(m) = matches.next() {
+        let mut name = None;
+        let mut role = None;
+        for c in m.captures {
+            match config.roles[c.index as usize] {
+                Capture::Name => name = Some(c.node),
+                Capture::Private => {}
+                r => role = Some((r, c.node)),
+            }
+        }
+        let Some((role, node)) = role else { continue };
+        match role {
+            Capture::Definition(kind) => match def_at.get(&node.id()) {
+                // Two patterns can match one node (a field holding an arrow function is
+                // both a property and a method); the more specific kind wins.
+                Some(&i) => {
+                    if def_priority(kind) > def_priority(out.defs[i].0) {
+                        out.defs[i] = (kind, node, name);
+                    }
+                }
+                None => {
+                    def_at.insert(node.id(), out.defs.len());
+                    out.defs.push((kind, node, name));
+                }
+            },
+            Capture::Reference(kind) => {
+                if let Some(name) = name {
+                    out.refs.push((kind, name));
+                }
+            }
+            Capture::LocalScope => out.scopes.push(node),
+            Capture::LocalDefinition => out.local_defs.push(node),
+            Capture::ImportStatement | Capture::ImportRequire | Capture::ImportDynamic => out.imports.push((role, node)),
+            Capture::ExportStatement => out.exports.push(node),
+            Capture::Name | Capture::Private => {}
+        }
+    }
+    out
+}
+
+fn def_priority(kind: DefKind) -> u8 {
+    match kind {
+        DefKind::Property => 0,
+        DefKind::Variable => 1,
+        _ => 2,
+    }
+}
+
+/// A definition or scope node in the nesting sweep.
+struct Interval {
+    start: usize,
+    end: usize,
+    def: Option<usize>,
+    scope: bool,
+    class_like: bool,
+    /// Nearest enclosing interval that is a definition / a scope (excluding itself).
+    def_above: Option<usize>,
+    scope_above: Option<usize>,
+}
+
+/// The nesting of definitions and scopes, and answers about positions in it.
+struct Nesting {
+    intervals: Vec<Interval>,
+}
+
+impl Nesting {
+    /// Sorts intervals and computes, for each, its nearest enclosing definition and scope,
+    /// and for each query position its innermost interval. Iterative: a stack, no recursion.
+    fn build(mut intervals: Vec<Interval>, points: &mut [(usize, usize, Option<usize>)]) -> Nesting {
+        intervals.sort_by(|a, b| a.start.cmp(&b.start).then(b.end.cmp(&a.end)));
+        let mut order: Vec<usize> = (0..points.len()).collect();
+        order.sort_by_key(|&i| points[i].0);
+        let mut stack: Vec<usize> = Vec::new();
+        let mut next = 0;
+        for &pi in &order {
+            let pos = points[pi].0;
+            while next < intervals.len() && intervals[next].start <= pos {
+                let start = intervals[next].start;
+                while stack.last().is_some_and(|&t| intervals[t].end <= start) {
+                    stack.pop();
+                }
+                Self::link(&mut intervals, &stack, next);
+                stack.push(next);
+                next += 1;
+            }
+            while stack.last().is_some_and(|&t| intervals[t].end <= pos) {
+                stack.pop();
+            }
+            points[pi].2 = stack.last().copied();
+        }
+        while next < intervals.len() {
+            let start = intervals[next].start;
+            while stack.last().is_some_and(|&t| intervals[t].end <= start) {
+                stack.pop();
+            }
+            Self::link(&mut intervals, &stack, next);
+            stack.push(next);
+            next += 1;
+        }
+        Nesting { intervals }
+    }
+
+    fn link(intervals: &mut [Interval], stack: &[usize], i: usize) {
+        if let Some(&top) = stack.last() {
+            let t = &intervals[top];
+            let def_above = if t.def.is_some() { Some(top) } else { t.def_above };
+            let scope_above = if t.scope { Some(top) } else { t.scope_above };
+            intervals[i].def_above = def_above;
+            intervals[i].scope_above = scope_above;
+        }
+    }
+
+    /// The definition interval containing a point whose innermost interval is `inner`.
+    fn def_of(&self, inner: Option<usize>) -> Option<usize> {
+        let i = inner?;
+        if self.intervals[i].def.is_some() { Some(i) } else { self.intervals[i].def_above }
+    }
+
+    fn scope_of(&self, inner: Option<usize>) -> Option<usize> {
+        let i = inner?;
+        if self.intervals[i].scope { Some(i) } else { self.intervals[i].scope_above }
+    }
+}
+
+/// What a name is bound to inside one scope of the file.
+#[derive(Clone)]
+enum Local {
+    Def(u32),
+    Var(Option<ValueSource>),
+}
+
+pub(crate) fn text<'a>(node: Node, src: &'a [u8]) -> std::borrow::Cow<'a, str> {
+    String::from_utf8_lossy(&src[node.byte_range()])
+}
+
+fn position(node: Node) -> (u32, u32) {
+    let p = node.start_position();
+    (p.row as u32 + 1, p.column as u32 + 1)
+}
+
+/// The written path of an expression (`a.b().c` -> `a.b().c`), or `None` when it is not a
+/// chain of names (`obj[k]`, `(a || b)`). Iterative, so long chains are safe.
+pub(crate) fn path_of<'t>(node: Node<'t>, src: &[u8]) -> Option<(String, Node<'t>)> {
+    let mut segments: Vec<String> = Vec::new();
+    let mut cur = node;
+    let mut pending_call = false;
+    let mut last: Option<Node> = None;
+    loop {
+        let (segment, next) = match cur.kind() {
+            "identifier" | "property_identifier" | "type_identifier" | "private_property_identifier"
+            | "shorthand_property_identifier" | "this" | "super" | "string_fragment" => (Some(text(cur, src).into_owned()), None),
+            "member_expression" => (cur.child_by_field_name("property").map(|p| text(p, src).into_owned()), cur.child_by_field_name("object")),
+            "attribute" => (cur.child_by_field_name("attribute").map(|p| text(p, src).into_owned()), cur.child_by_field_name("object")),
+            "nested_type_identifier" | "nested_identifier" | "dotted_name" => (Some(text(cur, src).into_owned()), None),
+            "call_expression" | "call" => {
+                pending_call = true;
+                cur = cur.child_by_field_name("function")?;
+                continue;
+            }
+            "parenthesized_expression" | "non_null_expression" | "await_expression" | "await" => {
+                cur = cur.named_child(0)?;
+                continue;
+            }
+            _ => return None,
+        };
+        let mut segment = segment?;
+        if segment.is_empty() {
+            return None;
+        }
+        if last.is_none() {
+            last = Some(match cur.kind() {
+                "member_expression" => cur.child_by_field_name("property").unwrap_or(cur),
+                "attribute" => cur.child_by_field_name("attribute").unwrap_or(cur),
+                _ => cur,
+            });
+        }
+        if pending_call {
+            segment.push_str("()");
+            pending_call = false;
+        }
+        segments.push(segment);
+        match next {
+            Some(n) => cur = n,
+            None => break,
+        }
+    }
+    segments.reverse();
+    Some((segments.join("."), last.unwrap_or(node)))
+}
+
+fn short_text(node: Node, src: &[u8]) -> String {
+    let t = text(node, src);
+    let line = t.lines().next().unwrap_or("");
+    let mut end = line.len().min(MAX_TEXT);
+    while !line.is_char_boundary(end) {
+        end -= 1;
+    }
+    line[..end].to_string()
+}
+
+/// Where a local name's value came from, read off the syntax around its binding identifier.
+fn value_source(lang: Lang, ident: Node, src: &[u8]) -> Option<ValueSource> {
+    if lang.is_script() {
+        typescript::value_source(ident, src)
+    } else {
+        python::value_source(ident, src)
+    }
+}
+
+fn build(lang: Lang, module: &str, src: &[u8], caps: Captures, facts: &mut FileFacts) {
+    let is_py = lang == Lang::Python;
+    // --- intervals: definitions and scopes, merged by node -------------------------------
+    let mut by_node: HashMap<usize, usize> = HashMap::new();
+    let mut intervals: Vec<Interval> = Vec::new();
+    let mut interval_of = |node: Node, intervals: &mut Vec<Interval>| -> usize {
+        *by_node.entry(node.id()).or_insert_with(|| {
+            intervals.push(Interval {
+                start: node.start_byte(),
+                end: node.end_byte().max(node.start_byte() + 1),
+                def: None,
+                scope: false,
+                class_like: false,
+                def_above: None,
+                scope_above: None,
+            });
+            intervals.len() - 1
+        })
+    };
+    for (i, (_, node, _)) in caps.defs.iter().enumerate() {
+        let k = interval_of(*node, &mut intervals);
+        intervals[k].def = Some(i);
+    }
+    for node in &caps.scopes {
+        let k = interval_of(*node, &mut intervals);
+        intervals[k].scope = true;
+        intervals[k].class_like = matches!(node.kind(), "class_definition");
+    }
+    // Query points: references, local definitions, imports and exports.
+    let mut points: Vec<(usize, usize, Option<usize>)> = Vec::new();
+    for (_, node) in &caps.refs {
+        points.push((node.start_byte(), 0, None));
+    }
+    for node in &caps.local_defs {
+        points.push((node.start_byte(), 0, None));
+    }
+    for (_, node) in &caps.imports {
+        points.push((node.start_byte(), 0, None));
+    }
+    let nesting = Nesting::build(intervals, &mut points);
+    let iv = &nesting.intervals;
+    let ref_points = &points[..caps.refs.len()];
+    let local_points = &points[caps.refs.len()..caps.refs.len() + caps.local_defs.len()];
+    let import_points = &points[caps.refs.len() + caps.local_defs.len()..];
+
+    // --- symbols, in source order so parents come first -----------------------------------
+    facts.symbols.push(module_symbol(module, facts));
+    let sep = if lang.is_script() { '#' } else { '.' };
+    let mut sym_of_def: Vec<u32> = vec![0; caps.defs.len()];
+    let mut qindex: HashMap<String, u32> = HashMap::new();
+    qindex.insert(module.to_string(), 0);
+    let mut lambda_counter: HashMap<u32, u32> = HashMap::new();
+    let mut name_nodes: std::collections::HashSet<usize> = std::collections::HashSet::new();
+    let mut order: Vec<usize> = (0..iv.len()).filter(|&i| iv[i].def.is_some()).collect();
+    order.sort_by(|&a, &b| iv[a].start.cmp(&iv[b].start).then(iv[b].end.cmp(&iv[a].end)));
+    // interval index -> symbol index, filled as we go.
+    let mut sym_of_interval: HashMap<usize, u32> = HashMap::new();
+    for i in order {
+        let d = iv[i].def.expect("filtered");
+        let (kind, node, name_node) = caps.defs[d];
+        let parent = iv[i].def_above.and_then(|p| sym_of_interval.get(&p).copied()).unwrap_or(0);
+        let parent_kind = facts.symbols[parent as usize].kind;
+        let name = match (kind, name_node) {
+            (DefKind::Lambda, _) => {
+                let n = lambda_counter.entry(parent).or_insert(0);
+                *n += 1;
+                format!("<lambda{n}>")
+            }
+            (_, Some(n)) => {
+                name_nodes.insert(n.id());
+                let t = text(n, src);
+                t.trim_matches(|c| c == '"' || c == '\'').to_string()
+            }
+            (_, None) => "default".to_string(),
+        };
+        let kind = match kind {
+            DefKind::Function if is_py && parent_kind == SymbolKind::Class => SymbolKind::Method,
+            DefKind::Function => SymbolKind::Function,
+            DefKind::Method => SymbolKind::Method,
+            DefKind::Class => SymbolKind::Class,
+            DefKind::Interface => SymbolKind::Interface,
+            DefKind::Type => SymbolKind::Type,
+            DefKind::Enum => SymbolKind::Enum,
+            DefKind::Variable => SymbolKind::Variable,
+            DefKind::Property => SymbolKind::Property,
+            DefKind::Lambda => SymbolKind::Lambda,
+        };
+        let parent_q = &facts.symbols[parent as usize].qname;
+        let qname = if parent == 0 { format!("{parent_q}{sep}{name}") } else { format!("{parent_q}.{name}") };
+        let (line, col) = position(name_node.unwrap_or(node));
+        let exported = if lang.is_script() {
+            parent == 0 && typescript::is_exported(node)
+        } else {
+            parent == 0 && !name.starts_with('_')
+        };
+        // Redefinitions and overloads share one node: the first definition's position.
+        let idx = match qindex.get(&qname) {
+            Some(&existing) => existing,
+            None => {
+                let idx = facts.symbols.len() as u32;
+                facts.symbols.push(SymbolFact {
+                    qname: qname.clone(),
+                    name,
+                    kind,
+                    parent: Some(parent),
+                    line,
+                    col,
+                    end_line: node.end_position().row as u32 + 1,
+                    exported,
+                });
+                qindex.insert(qname, idx);
+                idx
+            }
+        };
+        sym_of_def[d] = idx;
+        sym_of_interval.insert(i, idx);
+    }
+    let sym_at = |inner: Option<usize>| -> u32 {
+        nesting.def_of(inner).and_then(|i| sym_of_interval.get(&i).copied()).unwrap_or(0)
+    };
+
+    // --- local names per scope ----------------------------------------------------------
+    let mut locals: HashMap<(usize, String), Local> = HashMap::new();
+    for (node, point) in caps.local_defs.iter().zip(local_points) {
+        let name = text(*node, src).into_owned();
+        match nesting.scope_of(point.2) {
+            Some(scope) => {
+                locals.entry((scope, name)).or_insert_with(|| Local::Var(value_source(lang, *node, src)));
+            }
+            None => {
+                let (line, _) = position(*node);
+                facts.vars.push(VarFact { name, value: value_source(lang, *node, src), line });
+            }
+        }
+    }
+    for (i, interval) in iv.iter().enumerate() {
+        let Some(d) = interval.def else { continue };
+        let sym = &facts.symbols[sym_of_def[d] as usize];
+        if matches!(sym.kind, SymbolKind::Method | SymbolKind::Property | SymbolKind::Lambda) || sym.name == "default" {
+            continue;
+        }
+        if let Some(scope) = iv[i].scope_above {
+            locals.insert((scope, sym.name.clone()), Local::Def(sym_of_def[d]));
+        }
+    }
+    // Module-level names that are definitions are symbols, not variables.
+    let top_names: std::collections::HashSet<&str> =
+        facts.symbols.iter().filter(|s| s.parent == Some(0)).map(|s| s.name.as_str()).collect();
+    facts.vars.retain(|v| !top_names.contains(v.name.as_str()));
+    facts.vars.sort_by(|a, b| a.name.cmp(&b.name).then(a.line.cmp(&b.line)));
+    facts.vars.dedup_by(|b, a| a.name == b.name);
+
+    // --- references ----------------------------------------------------------------------
+    let claimed: std::collections::HashSet<usize> =
+        caps.refs.iter().filter(|(k, _)| *k != RefKind::Type).map(|(_, n)| n.id()).collect();
+    for ((kind, name_node), point) in caps.refs.iter().zip(ref_points) {
+        let (kind, name_node) = (*kind, *name_node);
+        if kind == RefKind::Type
+            && (name_nodes.contains(&name_node.id())
+                || claimed.contains(&name_node.id())
+                || name_node.parent().is_some_and(|p| p.kind() == "nested_type_identifier" || p.kind() == "generic_type" && claimed.contains(&p.id())))
+        {
+            continue;
+        }
+        if kind == RefKind::Jsx && name_node.kind() == "identifier" && text(name_node, src).starts_with(|c: char| c.is_ascii_lowercase()) {
+            continue; // intrinsic elements: <div>
+        }
+        if kind == RefKind::Call && matches!(name_node.kind(), "import") {
+            continue; // `import('x')` is an import, not a call
+        }
+        let src_sym = sym_at(point.2);
+        let (path, anchor) = match path_of(name_node, src) {
+            Some((p, anchor)) => (p, anchor),
+            None => (String::new(), name_node),
+        };
+        if kind == RefKind::Call && lang.is_script() && path == "require" {
+            continue; // CommonJS `require('x')` is an import
+        }
+        let (line, col) = position(anchor);
+        let text = if path.is_empty() { short_text(name_node, src) } else { String::new() };
+        let binding = if path.is_empty() {
+            LocalBinding::Free
+        } else {
+            bind(lang, &path, point.2, src_sym, &nesting, &locals, facts)
+        };
+        facts.refs.push(RefFact { kind, src: src_sym, path, text, binding, line, col });
+    }
+
+    // --- imports and exports (language modules) ------------------------------------------
+    for ((role, node), point) in caps.imports.iter().zip(import_points) {
+        let scope = sym_at(point.2);
+        if lang.is_script() {
+            typescript::imports(*role, *node, src, scope, &mut facts.imports);
+        } else {
+            python::imports(*node, src, scope, &mut facts.imports);
+        }
+    }
+    for node in &caps.exports {
+        if lang.is_script() {
+            typescript::exports(*node, src, facts);
+        } else {
+            python::exports(*node, src, facts);
+        }
+    }
+    facts.refs.sort_by(|a, b| (a.line, a.col, a.kind).cmp(&(b.line, b.col, b.kind)));
+    facts.refs.dedup_by(|b, a| a.line == b.line && a.col == b.col && a.kind == b.kind && a.path == b.path);
+    facts.imports.sort_by(|a, b| (a.line, a.col, &a.local).cmp(&(b.line, b.col, &b.local)));
+}
+
+/// Decides how the first segment of `path` is bound at a reference site.
+fn bind(
+    lang: Lang,
+    path: &str,
+    inner: Option<usize>,
+    src_sym: u32,
+    nesting: &Nesting,
+    locals: &HashMap<(usize, String), Local>,
+    facts: &FileFacts,
+) -> LocalBinding {
+    let root = path.split('.').next().unwrap_or(path);
+    let enclosing_class = |stop_at_method: bool| -> Option<&str> {
+        // Walk up the definitions to the class whose member we are in.
+        let mut s = Some(src_sym);
+        let mut steps = 0;
+        while let Some(i) = s {
+            let sym = &facts.symbols[i as usize];
+            if sym.kind == SymbolKind::Class {
+                return Some(sym.qname.as_str());
+            }
+            if stop_at_method && lang.is_script() && sym.kind == SymbolKind::Function {
+                return None; // `this` in a plain function is not the class instance
+            }
+            s = sym.parent;
+            steps += 1;
+            if steps > MAX_SCOPE_WALK {
+                return None;
+            }
+        }
+        None
+    };
+    match (lang.is_script(), root) {
+        (true, "this") | (false, "self") | (false, "cls") => {
+            if let Some(class) = enclosing_class(true) {
+                return LocalBinding::SelfOf(class.to_string());
+            }
+        }
+        (true, "super") | (false, "super()") => {
+            if let Some(class) = enclosing_class(false) {
+                return LocalBinding::SuperOf(class.to_string());
+            }
+        }
+        _ => {}
+    }
+    let bare = root.strip_suffix("()").unwrap_or(root);
+    let mut scope = nesting.scope_of(inner);
+    let mut first = true;
+    let mut steps = 0;
+    while let Some(s) = scope {
+        let interval = &nesting.intervals[s];
+        // Python: names in a class body are not visible from the functions inside it.
+        if !(interval.class_like && !first) {
+            if let Some(local) = locals.get(&(s, bare.to_string())) {
+                return match local {
+                    Local::Def(sym) => LocalBinding::Def(facts.symbols[*sym as usize].qname.clone()),
+                    Local::Var(v) => LocalBinding::Var(v.clone()),
+                };
+            }
+        }
+        first = false;
+        scope = interval.scope_above;
+        steps += 1;
+        if steps > MAX_SCOPE_WALK {
+            break;
+        }
+    }
+    LocalBinding::Free
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn facts(lang: Lang, module: &str, src: &str) -> FileFacts {
+        Extractor::new().extract(lang, module, src.as_bytes())
+    }
+
+    #[test]
+    fn python_nested_definitions_and_lambdas_get_qnames() {
+        let f = facts(
+            Lang::Python,
+            "pkg.mod",
+            "class A:\n    def m(self):\n        def inner():\n            pass\n        inner()\n\nf = lambda: 0\ng = lambda: 1\n",
+        );
+        let q: Vec<&str> = f.symbols.iter().map(|s| s.qname.as_str()).collect();
+        assert_eq!(q, ["pkg.mod", "pkg.mod.A", "pkg.mod.A.m", "pkg.mod.A.m.inner", "pkg.mod.<lambda1>", "pkg.mod.<lambda2>"]);
+        assert_eq!(f.symbols[2].kind, SymbolKind::Method);
+        let call = f.refs.iter().find(|r| r.path == "inner").unwrap();
+        assert_eq!(call.binding, LocalBinding::Def("pkg.mod.A.m.inner".into()));
+        assert_eq!(f.symbols[call.src as usize].qname, "pkg.mod.A.m");
+    }
+
+    #[test]
+    fn local_binding_shadows_import() {
+        let f = facts(Lang::TypeScript, "src/a.ts", "import { x } from './x';\nfunction f(x: number) { x(); }\nx();\n");
+        let calls: Vec<_> = f.refs.iter().filter(|r| r.kind == RefKind::Call).collect();
+        assert_eq!(calls.len(), 2);
+        assert!(matches!(calls[0].binding, LocalBinding::Var(_)));
+        assert_eq!(calls[1].binding, LocalBinding::Free);
+    }
+
+    #[test]
+    fn deep_nesting_does_not_overflow() {
+        let depth = 20_000;
+        let src = format!("x = {}1{}\n", "(".repeat(depth), ")".repeat(depth));
+        let f = facts(Lang::Python, "deep", &src);
+        assert_eq!(f.symbols.len(), 1);
+        let src = format!("const x = {}1{};\nfoo();\n", "[".repeat(depth), "]".repeat(depth));
+        let f = facts(Lang::TypeScript, "deep.ts", &src);
+        assert!(f.refs.iter().any(|r| r.path == "foo"));
+    }
+}

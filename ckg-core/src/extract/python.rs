@@ -1,0 +1,166 @@
+//! Python: what the queries cannot say — the shape of import statements, `__all__`, and
+//! where a local variable's value came from.
+
+use tree_sitter::Node;
+
+use super::{path_of, position, text};
+use crate::facts::{ExportFact, FileFacts, ImportFact, ImportKind, ValueSource};
+
+/// Turns an `import` / `from … import …` statement into one fact per bound name.
+pub(super) fn imports(node: Node, src: &[u8], scope: u32, out: &mut Vec<ImportFact>) {
+    let (line, col) = position(node);
+    let type_only = under_type_checking(node, src);
+    let fact = |kind, specifier: String, imported: Option<String>, local: Option<String>| ImportFact {
+        kind,
+        specifier,
+        imported,
+        local,
+        scope,
+        type_only,
+        line,
+        col,
+    };
+    let mut cursor = node.walk();
+    match node.kind() {
+        "import_statement" => {
+            for name in node.children_by_field_name("name", &mut cursor) {
+                match name.kind() {
+                    // `import a.b.c` binds `a`.
+                    "dotted_name" => {
+                        let spec = text(name, src).into_owned();
+                        let local = spec.split('.').next().unwrap_or(&spec).to_string();
+                        out.push(fact(ImportKind::Namespace, spec, None, Some(local)));
+                    }
+                    "aliased_import" => {
+                        let (Some(n), Some(a)) = (name.child_by_field_name("name"), name.child_by_field_name("alias")) else {
+                            continue;
+                        };
+                        out.push(fact(ImportKind::Namespace, text(n, src).into_owned(), None, Some(text(a, src).into_owned())));
+                    }
+                    _ => {}
+                }
+            }
+        }
+        "import_from_statement" => {
+            let Some(module) = node.child_by_field_name("module_name") else { return };
+            let spec: String = text(module, src).chars().filter(|c| !c.is_whitespace()).collect();
+            let mut any = false;
+            for name in node.children_by_field_name("name", &mut cursor) {
+                any = true;
+                match name.kind() {
+                    "dotted_name" => {
+                        let n = text(name, src).into_owned();
+                        out.push(fact(ImportKind::Named, spec.clone(), Some(n.clone()), Some(n)));
+                    }
+                    "aliased_import" => {
+                        let (Some(n), Some(a)) = (name.child_by_field_name("name"), name.child_by_field_name("alias")) else {
+                            continue;
+                        };
+                        out.push(fact(ImportKind::Named, spec.clone(), Some(text(n, src).into_owned()), Some(text(a, src).into_owned())));
+                    }
+                    _ => {}
+                }
+            }
+            let mut c2 = node.walk();
+            if node.named_children(&mut c2).any(|c| c.kind() == "wildcard_import") {
+                out.push(fact(ImportKind::Star, spec, None, None));
+            } else if !any {
+                out.push(fact(ImportKind::SideEffect, spec, None, None));
+            }
+        }
+        _ => {}
+    }
+}
+
+/// True when the statement sits under `if TYPE_CHECKING:` (type references only).
+fn under_type_checking(node: Node, src: &[u8]) -> bool {
+    let mut cur = node.parent();
+    let mut steps = 0;
+    while let Some(n) = cur {
+        if n.kind() == "if_statement" {
+            if let Some(cond) = n.child_by_field_name("condition") {
+                if text(cond, src).contains("TYPE_CHECKING") {
+                    return true;
+                }
+            }
+        }
+        if n.kind() == "function_definition" || steps > 16 {
+            return false;
+        }
+        cur = n.parent();
+        steps += 1;
+    }
+    false
+}
+
+/// `__all__ = ["a", "b"]` makes exactly those names the module's star-export list.
+pub(super) fn exports(node: Node, src: &[u8], facts: &mut FileFacts) {
+    let Some(assign) = node.named_child(0) else { return };
+    let Some(right) = assign.child_by_field_name("right") else { return };
+    if !matches!(right.kind(), "list" | "tuple") {
+        return;
+    }
+    let mut cursor = right.walk();
+    for item in right.named_children(&mut cursor) {
+        if item.kind() != "string" {
+            continue;
+        }
+        let mut c = item.walk();
+        let content: String = item.named_children(&mut c).filter(|n| n.kind() == "string_content").map(|n| text(n, src).into_owned()).collect();
+        if content.is_empty() {
+            continue;
+        }
+        let (line, col) = position(item);
+        facts.exports.push(ExportFact { name: content, target: None, specifier: None, line, col });
+    }
+    // With `__all__`, only the listed names are exported.
+    let listed: std::collections::HashSet<&str> = facts.exports.iter().map(|e| e.name.as_str()).collect();
+    for s in facts.symbols.iter_mut().skip(1) {
+        if s.parent == Some(0) {
+            s.exported = listed.contains(s.name.as_str());
+        }
+    }
+}
+
+/// Where the value of a name bound at `ident` came from: `x = Foo()`, `x = a.b`,
+/// `x: Foo = …`, or a parameter annotation `def f(x: Foo)`.
+pub(super) fn value_source(ident: Node, src: &[u8]) -> Option<ValueSource> {
+    let parent = ident.parent()?;
+    match parent.kind() {
+        "assignment" if parent.child_by_field_name("left") == Some(ident) => {
+            if let Some(t) = parent.child_by_field_name("type") {
+                if let Some(p) = annotation_path(t, src) {
+                    return Some(ValueSource::Annotation(p));
+                }
+            }
+            let right = parent.child_by_field_name("right")?;
+            match right.kind() {
+                "call" => {
+                    let f = right.child_by_field_name("function")?;
+                    path_of(f, src).map(|(p, _)| ValueSource::Call(p))
+                }
+                "identifier" | "attribute" => path_of(right, src).map(|(p, _)| ValueSource::Alias(p)),
+                _ => None,
+            }
+        }
+        "typed_parameter" | "typed_default_parameter" => {
+            let t = parent.child_by_field_name("type")?;
+            annotation_path(t, src).map(ValueSource::Annotation)
+        }
+        _ => None,
+    }
+}
+
+fn annotation_path(t: Node, src: &[u8]) -> Option<String> {
+    let inner = if t.kind() == "type" { t.named_child(0)? } else { t };
+    match inner.kind() {
+        "identifier" | "attribute" => path_of(inner, src).map(|(p, _)| p),
+        "string" => {
+            // A forward reference: "Foo".
+            let s = text(inner, src);
+            let s = s.trim_matches(|c| c == '"' || c == '\'');
+            (!s.is_empty() && s.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '.')).then(|| s.to_string())
+        }
+        _ => None,
+    }
+}

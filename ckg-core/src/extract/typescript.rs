@@ -1,0 +1,236 @@
+//! TypeScript / JavaScript: import and export statements, CommonJS `require`, literal
+//! dynamic `import()`, `export` flags, and where a local variable's value came from.
+
+use tree_sitter::Node;
+
+use super::{path_of, position, text};
+use crate::facts::{ExportFact, FileFacts, ImportFact, ImportKind, ValueSource};
+use crate::lang::Capture;
+
+fn string_value(node: Node, src: &[u8]) -> Option<String> {
+    if node.kind() != "string" {
+        return None;
+    }
+    let t = text(node, src);
+    Some(t.trim_matches(|c| c == '"' || c == '\'' || c == '`').to_string())
+}
+
+fn has_token(node: Node, token: &str) -> bool {
+    let mut cursor = node.walk();
+    node.children(&mut cursor).any(|c| !c.is_named() && c.kind() == token)
+}
+
+pub(super) fn imports(role: Capture, node: Node, src: &[u8], scope: u32, out: &mut Vec<ImportFact>) {
+    let (line, col) = position(node);
+    let mut push = |kind, specifier: &str, imported: Option<String>, local: Option<String>, type_only: bool| {
+        out.push(ImportFact { kind, specifier: specifier.to_string(), imported, local, scope, type_only, line, col });
+    };
+    match role {
+        Capture::ImportStatement => {
+            let Some(spec) = node.child_by_field_name("source").and_then(|s| string_value(s, src)) else {
+                // `import x = require('y')`
+                let mut cursor = node.walk();
+                for c in node.named_children(&mut cursor) {
+                    if c.kind() == "import_require_clause" {
+                        let spec = c.child_by_field_name("source").and_then(|s| string_value(s, src));
+                        let mut c2 = c.walk();
+                        let local = c.named_children(&mut c2).find(|n| n.kind() == "identifier").map(|n| text(n, src).into_owned());
+                        if let Some(spec) = spec {
+                            push(ImportKind::Namespace, &spec, None, local, false);
+                        }
+                    }
+                }
+                return;
+            };
+            let type_only = has_token(node, "type");
+            let mut cursor = node.walk();
+            let clause = node.named_children(&mut cursor).find(|c| c.kind() == "import_clause");
+            let Some(clause) = clause else {
+                push(ImportKind::SideEffect, &spec, None, None, type_only);
+                return;
+            };
+            let mut cursor = clause.walk();
+            for c in clause.named_children(&mut cursor) {
+                match c.kind() {
+                    "identifier" => push(ImportKind::Default, &spec, Some("default".into()), Some(text(c, src).into_owned()), type_only),
+                    "namespace_import" => {
+                        let mut c2 = c.walk();
+                        let local = c.named_children(&mut c2).find(|n| n.kind() == "identifier").map(|n| text(n, src).into_owned());
+                        push(ImportKind::Namespace, &spec, None, local, type_only);
+                    }
+                    "named_imports" => {
+                        let mut c2 = c.walk();
+                        for s in c.named_children(&mut c2).filter(|n| n.kind() == "import_specifier") {
+                            let Some(name) = s.child_by_field_name("name") else { continue };
+                            let name = string_value(name, src).unwrap_or_else(|| text(name, src).into_owned());
+                            let local = s.child_by_field_name("alias").map(|a| text(a, src).into_owned()).unwrap_or_else(|| name.clone());
+                            push(ImportKind::Named, &spec, Some(name), Some(local), type_only || has_token(s, "type"));
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+        Capture::ImportRequire | Capture::ImportDynamic => {
+            let Some(spec) = node
+                .child_by_field_name("arguments")
+                .and_then(|a| a.named_child(0))
+                .and_then(|s| string_value(s, src))
+            else {
+                return;
+            };
+            let kind = if role == Capture::ImportDynamic { ImportKind::Dynamic } else { ImportKind::Namespace };
+            // Walk up through `await` / parentheses to the declarator, if any.
+            let mut up = node.parent();
+            while let Some(p) = up {
+                if matches!(p.kind(), "await_expression" | "parenthesized_expression") {
+                    up = p.parent();
+                } else {
+                    break;
+                }
+            }
+            match up.filter(|p| p.kind() == "variable_declarator") {
+                Some(decl) => match decl.child_by_field_name("name") {
+                    Some(n) if n.kind() == "identifier" => push(kind, &spec, None, Some(text(n, src).into_owned()), false),
+                    Some(n) if n.kind() == "object_pattern" => {
+                        let mut c = n.walk();
+                        for p in n.named_children(&mut c) {
+                            match p.kind() {
+                                "shorthand_property_identifier_pattern" => {
+                                    let name = text(p, src).into_owned();
+                                    push(ImportKind::Named, &spec, Some(name.clone()), Some(name), false);
+                                }
+                                "pair_pattern" => {
+                                    let (Some(k), Some(v)) = (p.child_by_field_name("key"), p.child_by_field_name("value")) else { continue };
+                                    push(ImportKind::Named, &spec, Some(text(k, src).into_owned()), Some(text(v, src).into_owned()), false);
+                                }
+                                _ => {}
+                            }
+                        }
+                    }
+                    _ => push(ImportKind::SideEffect, &spec, None, None, false),
+                },
+                None if role == Capture::ImportDynamic => push(ImportKind::Dynamic, &spec, None, None, false),
+                None => push(ImportKind::SideEffect, &spec, None, None, false),
+            }
+        }
+        _ => {}
+    }
+}
+
+/// `export … from`, `export { a as b }`, `export default x`, `export * from`.
+pub(super) fn exports(node: Node, src: &[u8], facts: &mut FileFacts) {
+    let (line, col) = position(node);
+    let source = node.child_by_field_name("source").and_then(|s| string_value(s, src));
+    let type_only = has_token(node, "type");
+    let mut cursor = node.walk();
+    let children: Vec<Node> = node.named_children(&mut cursor).collect();
+    let mut import = |kind, imported: Option<String>, spec: &str| {
+        facts.imports.push(ImportFact { kind, specifier: spec.to_string(), imported, local: None, scope: 0, type_only, line, col });
+    };
+    if let Some(clause) = children.iter().find(|c| c.kind() == "export_clause") {
+        let mut c = clause.walk();
+        for s in clause.named_children(&mut c).filter(|n| n.kind() == "export_specifier") {
+            let Some(name) = s.child_by_field_name("name") else { continue };
+            let name = string_value(name, src).unwrap_or_else(|| text(name, src).into_owned());
+            let alias = s.child_by_field_name("alias").map(|a| string_value(a, src).unwrap_or_else(|| text(a, src).into_owned()));
+            let exported = alias.clone().unwrap_or_else(|| name.clone());
+            if let Some(spec) = &source {
+                import(ImportKind::Named, Some(name.clone()), spec);
+            }
+            facts.exports.push(ExportFact { name: exported, target: Some(name), specifier: source.clone(), line, col });
+        }
+        return;
+    }
+    if let Some(spec) = &source {
+        if let Some(ns) = children.iter().find(|c| c.kind() == "namespace_export") {
+            let mut c = ns.walk();
+            let name = ns.named_children(&mut c).next().map(|n| string_value(n, src).unwrap_or_else(|| text(n, src).into_owned()));
+            import(ImportKind::Namespace, None, spec);
+            if let Some(name) = name {
+                facts.exports.push(ExportFact { name, target: Some("*".into()), specifier: Some(spec.clone()), line, col });
+            }
+        } else {
+            import(ImportKind::Star, None, spec);
+            facts.exports.push(ExportFact { name: "*".into(), target: None, specifier: Some(spec.clone()), line, col });
+        }
+        return;
+    }
+    if has_token(node, "default") {
+        // `export default foo`, `export default function foo() {}`, `export default class A {}`.
+        let target = node
+            .child_by_field_name("value")
+            .filter(|v| v.kind() == "identifier")
+            .map(|v| text(v, src).into_owned())
+            .or_else(|| {
+                node.child_by_field_name("declaration")
+                    .and_then(|d| d.child_by_field_name("name"))
+                    .map(|n| text(n, src).into_owned())
+            });
+        if let Some(target) = target {
+            facts.exports.push(ExportFact { name: "default".into(), target: Some(target), specifier: None, line, col });
+        }
+    }
+}
+
+/// True when a definition node is declared with `export` (directly, or as a declarator of an
+/// exported `const`).
+pub(super) fn is_exported(node: Node) -> bool {
+    let mut cur = node.parent();
+    for _ in 0..3 {
+        match cur {
+            Some(p) if p.kind() == "export_statement" => return true,
+            Some(p) if matches!(p.kind(), "lexical_declaration" | "variable_declaration" | "ambient_declaration") => cur = p.parent(),
+            _ => return false,
+        }
+    }
+    false
+}
+
+/// Where the value of a name bound at `ident` came from: `const x = new Foo()`,
+/// `const app = express()`, `const y = a.b`, `let s: Service`, or a parameter `(s: Service)`.
+pub(super) fn value_source(ident: Node, src: &[u8]) -> Option<ValueSource> {
+    let parent = ident.parent()?;
+    match parent.kind() {
+        "variable_declarator" if parent.child_by_field_name("name") == Some(ident) => {
+            if let Some(v) = parent.child_by_field_name("value") {
+                let mut v = v;
+                while matches!(v.kind(), "await_expression" | "parenthesized_expression" | "as_expression" | "non_null_expression" | "satisfies_expression") {
+                    match v.named_child(0) {
+                        Some(inner) => v = inner,
+                        None => break,
+                    }
+                }
+                match v.kind() {
+                    "new_expression" => {
+                        let c = v.child_by_field_name("constructor")?;
+                        return path_of(c, src).map(|(p, _)| ValueSource::New(p));
+                    }
+                    "call_expression" => {
+                        let f = v.child_by_field_name("function")?;
+                        if f.kind() == "import" {
+                            return None;
+                        }
+                        return path_of(f, src).map(|(p, _)| ValueSource::Call(p));
+                    }
+                    "identifier" | "member_expression" => return path_of(v, src).map(|(p, _)| ValueSource::Alias(p)),
+                    _ => {}
+                }
+            }
+            parent.child_by_field_name("type").and_then(|t| annotation_path(t, src)).map(ValueSource::Annotation)
+        }
+        "required_parameter" | "optional_parameter" => {
+            parent.child_by_field_name("type").and_then(|t| annotation_path(t, src)).map(ValueSource::Annotation)
+        }
+        _ => None,
+    }
+}
+
+fn annotation_path(t: Node, src: &[u8]) -> Option<String> {
+    let inner = if t.kind() == "type_annotation" { t.named_child(0)? } else { t };
+    match inner.kind() {
+        "type_identifier" | "nested_type_identifier" => Some(text(inner, src).into_owned()),
+        "generic_type" => inner.child_by_field_name("name").map(|n| text(n, src).into_owned()),
+        _ => None,
+    }
+}

@@ -1,0 +1,407 @@
+//! Per-file facts: what extraction produces from one file, with no knowledge of any other file.
+//!
+//! Facts are the input of resolution. They are stored as they are (`refs`, `imports`,
+//! `exports`, `vars` tables) so that a later run can re-resolve a file without parsing it again.
+
+use serde::{Deserialize, Serialize};
+
+use crate::lang::Lang;
+
+/// What a definition is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SymbolKind {
+    Module,
+    Function,
+    Method,
+    Class,
+    Interface,
+    Type,
+    Enum,
+    /// A variable or const holding a function, a class or an object with methods.
+    Variable,
+    Property,
+    Lambda,
+    /// A node outside the repository: a package, a member used from it, or a builtin.
+    External,
+}
+
+impl SymbolKind {
+    pub const ALL: [SymbolKind; 11] = [
+        SymbolKind::Module,
+        SymbolKind::Function,
+        SymbolKind::Method,
+        SymbolKind::Class,
+        SymbolKind::Interface,
+        SymbolKind::Type,
+        SymbolKind::Enum,
+        SymbolKind::Variable,
+        SymbolKind::Property,
+        SymbolKind::Lambda,
+        SymbolKind::External,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SymbolKind::Module => "module",
+            SymbolKind::Function => "function",
+            SymbolKind::Method => "method",
+            SymbolKind::Class => "class",
+            SymbolKind::Interface => "interface",
+            SymbolKind::Type => "type",
+            SymbolKind::Enum => "enum",
+            SymbolKind::Variable => "variable",
+            SymbolKind::Property => "property",
+            SymbolKind::Lambda => "lambda",
+            SymbolKind::External => "external",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<SymbolKind> {
+        SymbolKind::ALL.into_iter().find(|k| k.as_str() == s)
+    }
+
+    /// Kinds whose body is a scope of its own (callable or class-like).
+    pub fn is_class_like(self) -> bool {
+        matches!(self, SymbolKind::Class | SymbolKind::Interface | SymbolKind::Enum)
+    }
+}
+
+/// A definition in a file. `qname` is complete (module prefix included) and unique in the file.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SymbolFact {
+    pub qname: String,
+    pub name: String,
+    pub kind: SymbolKind,
+    /// Index of the enclosing definition in `FileFacts::symbols` (0 is the module itself).
+    pub parent: Option<u32>,
+    /// 1-based line and column (UTF-8 bytes) of the name (or of the node when anonymous).
+    pub line: u32,
+    pub col: u32,
+    pub end_line: u32,
+    /// Declared with `export` (TS/JS) or listed in `__all__` (Python).
+    pub exported: bool,
+}
+
+/// The syntactic form of a reference site.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RefKind {
+    /// `f()`, `a.b.c()`.
+    Call,
+    /// `new Foo()`.
+    New,
+    /// An identifier or member expression passed as an argument.
+    Argument,
+    /// `<Foo/>`.
+    Jsx,
+    /// `@dec` (the decorator is called).
+    Decorator,
+    /// A type annotation.
+    Type,
+    /// `extends` / Python base classes.
+    Inherits,
+    /// `implements`.
+    Implements,
+}
+
+impl RefKind {
+    pub const ALL: [RefKind; 8] = [
+        RefKind::Call,
+        RefKind::New,
+        RefKind::Argument,
+        RefKind::Jsx,
+        RefKind::Decorator,
+        RefKind::Type,
+        RefKind::Inherits,
+        RefKind::Implements,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RefKind::Call => "call",
+            RefKind::New => "new",
+            RefKind::Argument => "argument",
+            RefKind::Jsx => "jsx",
+            RefKind::Decorator => "decorator",
+            RefKind::Type => "type",
+            RefKind::Inherits => "inherits",
+            RefKind::Implements => "implements",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<RefKind> {
+        RefKind::ALL.into_iter().find(|k| k.as_str() == s)
+    }
+}
+
+/// How the first segment of a reference's path is bound inside its own file, decided by
+/// extraction from the file's scopes alone.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum LocalBinding {
+    /// Not bound in any function or block scope: the resolver looks at module-level
+    /// definitions, imports, star imports and builtins.
+    Free,
+    /// Bound to a definition nested in an enclosing function (its qname).
+    Def(String),
+    /// A local variable or parameter; `value` says where its value came from, when simple.
+    Var(Option<ValueSource>),
+    /// `this` / `self` / `cls` inside a class member: the enclosing class's qname.
+    SelfOf(String),
+    /// `super` inside a class member: the enclosing class's qname.
+    SuperOf(String),
+}
+
+/// Where a variable's value came from, as written: `x = Foo()`, `x = new Foo()`, `x = a.b`,
+/// or a type annotation `x: Foo`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ValueSource {
+    Call(String),
+    New(String),
+    Alias(String),
+    Annotation(String),
+}
+
+impl ValueSource {
+    /// A compact text form stored in the database: `call:a.b`, `new:Foo`, `alias:x`, `type:T`.
+    pub fn encode(&self) -> String {
+        match self {
+            ValueSource::Call(p) => format!("call:{p}"),
+            ValueSource::New(p) => format!("new:{p}"),
+            ValueSource::Alias(p) => format!("alias:{p}"),
+            ValueSource::Annotation(p) => format!("type:{p}"),
+        }
+    }
+
+    pub fn decode(s: &str) -> Option<ValueSource> {
+        let (tag, path) = s.split_once(':')?;
+        let path = path.to_string();
+        Some(match tag {
+            "call" => ValueSource::Call(path),
+            "new" => ValueSource::New(path),
+            "alias" => ValueSource::Alias(path),
+            "type" => ValueSource::Annotation(path),
+            _ => return None,
+        })
+    }
+}
+
+impl LocalBinding {
+    pub fn encode(&self) -> Option<String> {
+        match self {
+            LocalBinding::Free => None,
+            LocalBinding::Def(q) => Some(format!("def {q}")),
+            LocalBinding::Var(None) => Some("var".to_string()),
+            LocalBinding::Var(Some(v)) => Some(format!("var {}", v.encode())),
+            LocalBinding::SelfOf(q) => Some(format!("self {q}")),
+            LocalBinding::SuperOf(q) => Some(format!("super {q}")),
+        }
+    }
+
+    pub fn decode(s: Option<&str>) -> LocalBinding {
+        let Some(s) = s else { return LocalBinding::Free };
+        let (tag, rest) = s.split_once(' ').unwrap_or((s, ""));
+        match tag {
+            "def" => LocalBinding::Def(rest.to_string()),
+            "var" if rest.is_empty() => LocalBinding::Var(None),
+            "var" => LocalBinding::Var(ValueSource::decode(rest)),
+            "self" => LocalBinding::SelfOf(rest.to_string()),
+            "super" => LocalBinding::SuperOf(rest.to_string()),
+            _ => LocalBinding::Free,
+        }
+    }
+}
+
+/// A reference site: a use of a name, with its enclosing symbol and position.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RefFact {
+    pub kind: RefKind,
+    /// Index of the enclosing symbol in `FileFacts::symbols`.
+    pub src: u32,
+    /// The written path, segments joined by `.`; a segment ending in `()` is a call result
+    /// (`express.Router().get`). Empty when the callee is not a name (`obj[k]()`).
+    pub path: String,
+    /// The callee as written, when `path` is empty (dynamic sites), truncated.
+    pub text: String,
+    pub binding: LocalBinding,
+    pub line: u32,
+    pub col: u32,
+}
+
+impl RefFact {
+    /// True for sites whose target cannot be named statically (`obj[name]()`, `getattr(o, n)()`).
+    pub fn is_dynamic(&self) -> bool {
+        self.path.is_empty()
+    }
+}
+
+/// The form of an import statement.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ImportKind {
+    /// `import { a as b } from 'm'`, `from m import a as b`, `const { a } = require('m')`.
+    Named,
+    /// `import d from 'm'`.
+    Default,
+    /// `import * as ns from 'm'`, `import m` / `import a.b as c`, `const m = require('m')`.
+    Namespace,
+    /// `import 'm'`, `require('m')` as a statement.
+    SideEffect,
+    /// `from m import *`.
+    Star,
+    /// Literal dynamic `import('m')`.
+    Dynamic,
+}
+
+impl ImportKind {
+    pub const ALL: [ImportKind; 6] = [
+        ImportKind::Named,
+        ImportKind::Default,
+        ImportKind::Namespace,
+        ImportKind::SideEffect,
+        ImportKind::Star,
+        ImportKind::Dynamic,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ImportKind::Named => "named",
+            ImportKind::Default => "default",
+            ImportKind::Namespace => "namespace",
+            ImportKind::SideEffect => "side_effect",
+            ImportKind::Star => "star",
+            ImportKind::Dynamic => "dynamic",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<ImportKind> {
+        ImportKind::ALL.into_iter().find(|k| k.as_str() == s)
+    }
+}
+
+/// One binding made by an import statement (a statement importing three names gives three).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ImportFact {
+    pub kind: ImportKind,
+    /// The module as written: `./util`, `express`, `..pkg.mod`, `os.path`.
+    pub specifier: String,
+    /// The imported member (`Named`), if any.
+    pub imported: Option<String>,
+    /// The local name it is bound to, if any (`import a.b.c` binds `a`).
+    pub local: Option<String>,
+    /// Enclosing symbol (0 = module). Imports inside functions bind in that function.
+    pub scope: u32,
+    /// Only used in type positions (`import type`, `if TYPE_CHECKING:`).
+    pub type_only: bool,
+    pub line: u32,
+    pub col: u32,
+}
+
+/// A name made visible to importers by a module: `export { a as b }`, `export * from 'm'`,
+/// `export default x`, `__all__`. Declarations marked `export` are flagged on the symbol.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ExportFact {
+    /// Exported name (`*` for `export * from`).
+    pub name: String,
+    /// The local name or the imported member it stands for, if different.
+    pub target: Option<String>,
+    /// Module re-exported from, if any.
+    pub specifier: Option<String>,
+    pub line: u32,
+    pub col: u32,
+}
+
+/// A module-level variable and where its value came from (`const app = express()`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct VarFact {
+    pub name: String,
+    pub value: Option<ValueSource>,
+    pub line: u32,
+}
+
+/// A per-file diagnostic: a problem that did not stop the run.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Diagnostic {
+    pub kind: DiagnosticKind,
+    pub message: String,
+    pub line: Option<u32>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DiagnosticKind {
+    SyntaxError,
+    InvalidUtf8,
+    Binary,
+    TooLarge,
+    Minified,
+    Unreadable,
+    Vanished,
+    WalkError,
+    Timeout,
+}
+
+impl DiagnosticKind {
+    pub const ALL: [DiagnosticKind; 9] = [
+        DiagnosticKind::SyntaxError,
+        DiagnosticKind::InvalidUtf8,
+        DiagnosticKind::Binary,
+        DiagnosticKind::TooLarge,
+        DiagnosticKind::Minified,
+        DiagnosticKind::Unreadable,
+        DiagnosticKind::Vanished,
+        DiagnosticKind::WalkError,
+        DiagnosticKind::Timeout,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DiagnosticKind::SyntaxError => "syntax_error",
+            DiagnosticKind::InvalidUtf8 => "invalid_utf8",
+            DiagnosticKind::Binary => "binary",
+            DiagnosticKind::TooLarge => "too_large",
+            DiagnosticKind::Minified => "minified",
+            DiagnosticKind::Unreadable => "unreadable",
+            DiagnosticKind::Vanished => "vanished",
+            DiagnosticKind::WalkError => "walk_error",
+            DiagnosticKind::Timeout => "timeout",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<DiagnosticKind> {
+        DiagnosticKind::ALL.into_iter().find(|k| k.as_str() == s)
+    }
+
+    /// Diagnostics that mean the file's content was not indexed at all.
+    pub fn skips_file(self) -> bool {
+        !matches!(self, DiagnosticKind::SyntaxError | DiagnosticKind::InvalidUtf8)
+    }
+}
+
+/// Everything extraction learns from one file.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileFacts {
+    /// `symbols[0]` is the module itself.
+    pub symbols: Vec<SymbolFact>,
+    pub refs: Vec<RefFact>,
+    pub imports: Vec<ImportFact>,
+    pub exports: Vec<ExportFact>,
+    pub vars: Vec<VarFact>,
+    pub diagnostics: Vec<Diagnostic>,
+    /// Number of ERROR and MISSING nodes in the syntax tree.
+    pub parse_errors: u32,
+    pub lines: u32,
+}
+
+/// A file as the store knows it: identity, content hash and facts.
+#[derive(Clone, Debug)]
+pub struct FileRecord {
+    /// Path relative to the root, `/`-separated.
+    pub path: String,
+    pub lang: Lang,
+    pub hash: u64,
+    pub size: u64,
+    pub mtime_ns: i64,
+    pub module: String,
+    pub facts: FileFacts,
+}

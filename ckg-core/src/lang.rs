@@ -1,0 +1,243 @@
+//! The language registry: file extensions, tree-sitter grammars, and the query files under
+//! `grammars/` compiled once per grammar and shared by every worker thread.
+
+use std::sync::OnceLock;
+
+use serde::{Deserialize, Serialize};
+use tree_sitter::{Language, Query};
+
+/// A source language as stored in the index. JavaScript is parsed with the TSX grammar
+/// (a superset of JavaScript with JSX); it keeps its own name so summaries stay honest.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Lang {
+    Python,
+    TypeScript,
+    Tsx,
+    JavaScript,
+}
+
+/// The grammars we compile queries for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Grammar {
+    Python,
+    TypeScript,
+    Tsx,
+}
+
+impl Lang {
+    pub const ALL: [Lang; 4] = [Lang::Python, Lang::TypeScript, Lang::Tsx, Lang::JavaScript];
+
+    /// Detects the language from a file name; `None` for files ckg does not index.
+    pub fn from_path(path: &str) -> Option<Lang> {
+        let name = path.rsplit('/').next().unwrap_or(path);
+        let ext = name.rsplit_once('.').map(|(_, e)| e)?;
+        Some(match ext {
+            "py" | "pyi" => Lang::Python,
+            "ts" | "mts" | "cts" => Lang::TypeScript,
+            "tsx" => Lang::Tsx,
+            "js" | "jsx" | "mjs" | "cjs" => Lang::JavaScript,
+            _ => return None,
+        })
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Lang::Python => "python",
+            Lang::TypeScript => "typescript",
+            Lang::Tsx => "tsx",
+            Lang::JavaScript => "javascript",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Lang> {
+        Lang::ALL.into_iter().find(|l| l.as_str() == s)
+    }
+
+    pub fn grammar(self) -> Grammar {
+        match self {
+            Lang::Python => Grammar::Python,
+            Lang::TypeScript => Grammar::TypeScript,
+            Lang::Tsx | Lang::JavaScript => Grammar::Tsx,
+        }
+    }
+
+    /// True for the TypeScript/JavaScript family (module names are paths, `#` members).
+    pub fn is_script(self) -> bool {
+        !matches!(self, Lang::Python)
+    }
+}
+
+/// The role of a capture name in a query file. Every capture name used in `grammars/` must
+/// map to one of these (names starting with `_` are private to predicates).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Capture {
+    Name,
+    Definition(DefKind),
+    Reference(crate::facts::RefKind),
+    ImportStatement,
+    ImportRequire,
+    ImportDynamic,
+    ExportStatement,
+    LocalScope,
+    LocalDefinition,
+    /// `_`-prefixed helper captures used only by predicates.
+    Private,
+}
+
+/// The definition captures, before extraction refines them (a function in a class is a method).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DefKind {
+    Function,
+    Method,
+    Class,
+    Interface,
+    Type,
+    Enum,
+    Variable,
+    Property,
+    Lambda,
+}
+
+/// The capture vocabulary, as written in the query files.
+pub const CAPTURES: &[(&str, Capture)] = {
+    use crate::facts::RefKind as R;
+    &[
+        ("name", Capture::Name),
+        ("definition.function", Capture::Definition(DefKind::Function)),
+        ("definition.method", Capture::Definition(DefKind::Method)),
+        ("definition.class", Capture::Definition(DefKind::Class)),
+        ("definition.interface", Capture::Definition(DefKind::Interface)),
+        ("definition.type", Capture::Definition(DefKind::Type)),
+        ("definition.enum", Capture::Definition(DefKind::Enum)),
+        ("definition.variable", Capture::Definition(DefKind::Variable)),
+        ("definition.property", Capture::Definition(DefKind::Property)),
+        ("definition.lambda", Capture::Definition(DefKind::Lambda)),
+        ("reference.call", Capture::Reference(R::Call)),
+        ("reference.new", Capture::Reference(R::New)),
+        ("reference.argument", Capture::Reference(R::Argument)),
+        ("reference.jsx", Capture::Reference(R::Jsx)),
+        ("reference.decorator", Capture::Reference(R::Decorator)),
+        ("reference.type", Capture::Reference(R::Type)),
+        ("reference.inherits", Capture::Reference(R::Inherits)),
+        ("reference.implements", Capture::Reference(R::Implements)),
+        ("import.statement", Capture::ImportStatement),
+        ("import.require", Capture::ImportRequire),
+        ("import.dynamic", Capture::ImportDynamic),
+        ("export.statement", Capture::ExportStatement),
+        ("local.scope", Capture::LocalScope),
+        ("local.definition", Capture::LocalDefinition),
+    ]
+};
+
+/// Maps a capture name to its role; `None` for names outside the vocabulary.
+pub fn capture_role(name: &str) -> Option<Capture> {
+    if name.starts_with('_') {
+        return Some(Capture::Private);
+    }
+    CAPTURES.iter().find(|(n, _)| *n == name).map(|(_, c)| *c)
+}
+
+/// The query sources for a grammar, in the order they are concatenated.
+pub fn query_sources(grammar: Grammar) -> &'static [(&'static str, &'static str)] {
+    match grammar {
+        Grammar::Python => &[
+            ("grammars/python/tags.scm", include_str!("../../grammars/python/tags.scm")),
+            ("grammars/python/locals.scm", include_str!("../../grammars/python/locals.scm")),
+        ],
+        Grammar::TypeScript => &[
+            ("grammars/typescript/tags.scm", include_str!("../../grammars/typescript/tags.scm")),
+            ("grammars/typescript/locals.scm", include_str!("../../grammars/typescript/locals.scm")),
+        ],
+        Grammar::Tsx => &[
+            ("grammars/typescript/tags.scm", include_str!("../../grammars/typescript/tags.scm")),
+            ("grammars/typescript/locals.scm", include_str!("../../grammars/typescript/locals.scm")),
+            ("grammars/tsx/tags.scm", include_str!("../../grammars/tsx/tags.scm")),
+        ],
+    }
+}
+
+impl Grammar {
+    pub fn language(self) -> Language {
+        match self {
+            Grammar::Python => tree_sitter_python::LANGUAGE.into(),
+            Grammar::TypeScript => tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(),
+            Grammar::Tsx => tree_sitter_typescript::LANGUAGE_TSX.into(),
+        }
+    }
+}
+
+/// A grammar with its compiled query and the role of each capture index. Built once, shared
+/// read-only by all threads (tree-sitter's `TagsConfiguration` pattern).
+pub struct LanguageConfig {
+    pub grammar: Grammar,
+    pub language: Language,
+    pub query: Query,
+    pub roles: Vec<Capture>,
+}
+
+impl LanguageConfig {
+    fn build(grammar: Grammar) -> Result<LanguageConfig, String> {
+        let language = grammar.language();
+        let source: String = query_sources(grammar).iter().map(|(_, s)| *s).collect::<Vec<_>>().join("\n");
+        let query = Query::new(&language, &source).map_err(|e| format!("{grammar:?} queries: {e}"))?;
+        let mut roles = Vec::new();
+        for name in query.capture_names() {
+            let role = capture_role(name).ok_or_else(|| format!("{grammar:?} queries: unknown capture @{name}"))?;
+            roles.push(role);
+        }
+        Ok(LanguageConfig { grammar, language, query, roles })
+    }
+
+    /// The shared configuration for a grammar. The query files are part of the binary, so a
+    /// failure here is a bug caught by the test suite, not a user error.
+    pub fn get(grammar: Grammar) -> &'static LanguageConfig {
+        static PY: OnceLock<LanguageConfig> = OnceLock::new();
+        static TS: OnceLock<LanguageConfig> = OnceLock::new();
+        static TSX: OnceLock<LanguageConfig> = OnceLock::new();
+        let cell = match grammar {
+            Grammar::Python => &PY,
+            Grammar::TypeScript => &TS,
+            Grammar::Tsx => &TSX,
+        };
+        cell.get_or_init(|| LanguageConfig::build(grammar).unwrap_or_else(|e| panic!("{e}")))
+    }
+
+    /// Compiles a grammar's queries, reporting errors instead of panicking (used by tests).
+    pub fn try_build(grammar: Grammar) -> Result<LanguageConfig, String> {
+        LanguageConfig::build(grammar)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn detects_languages_by_extension() {
+        assert_eq!(Lang::from_path("a/b.py"), Some(Lang::Python));
+        assert_eq!(Lang::from_path("a/b.pyi"), Some(Lang::Python));
+        assert_eq!(Lang::from_path("x.d.ts"), Some(Lang::TypeScript));
+        assert_eq!(Lang::from_path("x.mts"), Some(Lang::TypeScript));
+        assert_eq!(Lang::from_path("x.tsx"), Some(Lang::Tsx));
+        assert_eq!(Lang::from_path("x.cjs"), Some(Lang::JavaScript));
+        assert_eq!(Lang::from_path("x.jsx"), Some(Lang::JavaScript));
+        assert_eq!(Lang::from_path("Makefile"), None);
+        assert_eq!(Lang::from_path("x.rs"), None);
+    }
+
+    #[test]
+    fn every_query_file_compiles_with_known_captures_only() {
+        for g in [Grammar::Python, Grammar::TypeScript, Grammar::Tsx] {
+            LanguageConfig::try_build(g).unwrap();
+        }
+    }
+
+    #[test]
+    fn unknown_capture_names_are_rejected() {
+        assert!(capture_role("definition.function").is_some());
+        assert!(capture_role("_helper").is_some());
+        assert!(capture_role("definition.macro").is_none());
+        assert!(capture_role("reference.class").is_none());
+    }
+}

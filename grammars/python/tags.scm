@@ -1,0 +1,22 @@
+; Python: definitions, references and imports (tags.scm conventions).
+; Capture vocabulary: see ckg-core/src/lang.rs (CAPTURES); a test rejects unknown names.
+
+; ---- definitions -------------------------------------------------------------
+(class_definition name: (identifier) @name) @definition.class
+(function_definition name: (identifier) @name) @definition.function
+(lambda) @definition.lambda
+
+; ---- references --------------------------------------------------------------
+(call function: (_) @name) @reference.call
+(call arguments: (argument_list [(identifier) (attribute)] @name @reference.argument))
+(call arguments: (argument_list (keyword_argument value: [(identifier) (attribute)] @name @reference.argument)))
+(decorator [(identifier) (attribute)] @name @reference.decorator)
+(class_definition superclasses: (argument_list [(identifier) (attribute)] @name @reference.inherits))
+(type [(identifier) (attribute)] @name @reference.type)
+(type (subscript value: [(identifier) (attribute)] @name @reference.type))
+(type (generic_type (identifier) @name @reference.type))
+
+; ---- imports and exports -----------------------------------------------------
+(import_statement) @import.statement
+(import_from_statement) @import.statement
+(module (expression_statement (assignment left: (identifier) @_all (#eq? @_all "__all__")) @export.statement))

@@ -1,0 +1,28 @@
+; TypeScript / JavaScript: scopes and the names bound in them.
+(statement_block) @local.scope
+(function_declaration) @local.scope
+(generator_function_declaration) @local.scope
+(function_expression) @local.scope
+(generator_function) @local.scope
+(arrow_function) @local.scope
+(method_definition) @local.scope
+(class_declaration) @local.scope
+(abstract_class_declaration) @local.scope
+(interface_declaration) @local.scope
+(type_alias_declaration) @local.scope
+(for_statement) @local.scope
+(for_in_statement) @local.scope
+(catch_clause) @local.scope
+
+(variable_declarator name: (identifier) @local.definition)
+(variable_declarator name: (object_pattern (shorthand_property_identifier_pattern) @local.definition))
+(variable_declarator name: (object_pattern (pair_pattern value: (identifier) @local.definition)))
+(variable_declarator name: (array_pattern (identifier) @local.definition))
+(required_parameter pattern: (identifier) @local.definition)
+(optional_parameter pattern: (identifier) @local.definition)
+(required_parameter pattern: (object_pattern (shorthand_property_identifier_pattern) @local.definition))
+(required_parameter pattern: (rest_pattern (identifier) @local.definition))
+(arrow_function parameter: (identifier) @local.definition)
+(catch_clause parameter: (identifier) @local.definition)
+(for_in_statement left: (identifier) @local.definition)
+(type_parameter name: (type_identifier) @local.definition)

@@ -1,1 +1,30 @@
-fn main(){}
+//! The `ckg` command line: arguments -> library calls -> exit code.
+//!
+//! Exit codes: 0 success (or a closed pipe), 1 a query found nothing, 2 an error.
+
+mod cli;
+mod progress;
+mod query;
+
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    match cli::run() {
+        Ok(code) => code,
+        Err(err) => {
+            if is_broken_pipe(&err) {
+                return ExitCode::SUCCESS;
+            }
+            eprintln!("ckg: error: {err:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn is_broken_pipe(err: &anyhow::Error) -> bool {
+    err.chain().any(|e| {
+        e.downcast_ref::<std::io::Error>().is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+            || e.downcast_ref::<ckg_core::Error>()
+                .is_some_and(|c| matches!(c, ckg_core::Error::Io { source, .. } if source.kind() == std::io::ErrorKind::BrokenPipe))
+    })
+}

@@ -1,0 +1,238 @@
+//! Discovery: which files under the root are indexed, in a deterministic order, and the
+//! module name each one gets.
+//!
+//! Uses the `ignore` crate (ripgrep's walker): `.gitignore`, `.ignore` and git excludes are
+//! respected; `.git`, `node_modules`, virtualenvs, caches and `dist`/`build` output are
+//! skipped by default; `--include`/`--exclude` globs refine the set. Symlinks are not followed
+//! unless asked, and a symlink loop is reported, never followed forever.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+
+use ignore::overrides::OverrideBuilder;
+
+use crate::error::{Error, Result};
+use crate::facts::{Diagnostic, DiagnosticKind};
+use crate::lang::Lang;
+
+/// Directory names never descended into.
+pub const SKIPPED_DIRS: &[&str] = &[
+    ".git", ".hg", ".svn", ".ckg", "node_modules", "bower_components", "__pycache__", ".venv", "venv",
+    ".tox", ".nox", ".mypy_cache", ".pytest_cache", ".ruff_cache", "site-packages", "dist", "build",
+    "out", ".next", ".nuxt", ".turbo", ".cache", "coverage", ".parcel-cache", ".svelte-kit",
+];
+
+/// Options for discovery.
+#[derive(Clone, Debug)]
+pub struct DiscoverConfig {
+    /// Globs a path must match (any of), relative to the root; empty means everything.
+    pub include: Vec<String>,
+    /// Globs that exclude paths.
+    pub exclude: Vec<String>,
+    pub follow_symlinks: bool,
+    /// Files larger than this are skipped with a diagnostic.
+    pub max_file_size: u64,
+    /// Respect .gitignore and friends.
+    pub respect_ignore_files: bool,
+}
+
+impl Default for DiscoverConfig {
+    fn default() -> Self {
+        DiscoverConfig {
+            include: Vec::new(),
+            exclude: Vec::new(),
+            follow_symlinks: false,
+            max_file_size: 2 * 1024 * 1024,
+            respect_ignore_files: true,
+        }
+    }
+}
+
+/// A file to index.
+#[derive(Clone, Debug)]
+pub struct SourceFile {
+    /// Relative to the root, `/`-separated.
+    pub path: String,
+    pub abs: PathBuf,
+    pub lang: Lang,
+    pub size: u64,
+    pub mtime_ns: i64,
+    /// Module qname: dotted for Python, the path for TS/JS.
+    pub module: String,
+}
+
+/// A path that was seen but not indexed, and why.
+#[derive(Clone, Debug)]
+pub struct Skipped {
+    pub path: String,
+    pub diagnostic: Diagnostic,
+}
+
+#[derive(Debug, Default)]
+pub struct Discovery {
+    pub files: Vec<SourceFile>,
+    pub skipped: Vec<Skipped>,
+}
+
+fn rel_path(root: &Path, path: &Path) -> String {
+    let rel = path.strip_prefix(root).unwrap_or(path);
+    rel.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/")
+}
+
+pub(crate) fn mtime_ns(meta: &std::fs::Metadata) -> i64 {
+    meta.modified()
+        .ok()
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map(|d| d.as_nanos() as i64)
+        .unwrap_or(0)
+}
+
+/// Walks the root and returns the files to index, sorted by path.
+pub fn discover(root: &Path, config: &DiscoverConfig) -> Result<Discovery> {
+    if !root.is_dir() {
+        return Err(Error::NotADirectory(root.to_path_buf()));
+    }
+    let mut overrides = OverrideBuilder::new(root);
+    for g in &config.include {
+        overrides.add(g).map_err(|e| Error::Pattern { pattern: g.clone(), message: e.to_string() })?;
+    }
+    for g in &config.exclude {
+        overrides.add(&format!("!{g}")).map_err(|e| Error::Pattern { pattern: g.clone(), message: e.to_string() })?;
+    }
+    let overrides = overrides.build().map_err(|e| Error::Pattern { pattern: "<globs>".into(), message: e.to_string() })?;
+    let mut builder = ignore::WalkBuilder::new(root);
+    builder
+        .follow_links(config.follow_symlinks)
+        .hidden(false)
+        .git_ignore(config.respect_ignore_files)
+        .git_global(false)
+        .git_exclude(config.respect_ignore_files)
+        .ignore(config.respect_ignore_files)
+        .parents(config.respect_ignore_files)
+        .require_git(false)
+        .overrides(overrides)
+        .filter_entry(|e| {
+            if e.file_type().is_some_and(|t| t.is_dir()) && e.depth() > 0 {
+                let name = e.file_name().to_string_lossy();
+                if SKIPPED_DIRS.contains(&name.as_ref()) {
+                    return false;
+                }
+                // A virtualenv under any name.
+                if e.path().join("pyvenv.cfg").exists() {
+                    return false;
+                }
+            }
+            true
+        });
+    let mut out = Discovery::default();
+    for entry in builder.build() {
+        let entry = match entry {
+            Ok(e) => e,
+            Err(err) => {
+                let path = walk_error_path(&err).map(|p| rel_path(root, &p)).unwrap_or_else(|| ".".into());
+                let message = if err.is_io() { err.to_string() } else { format!("{err}") };
+                out.skipped.push(Skipped { path, diagnostic: Diagnostic { kind: DiagnosticKind::WalkError, message, line: None } });
+                continue;
+            }
+        };
+        if !entry.file_type().is_some_and(|t| t.is_file()) {
+            continue;
+        }
+        let path = rel_path(root, entry.path());
+        let Some(lang) = Lang::from_path(&path) else { continue };
+        let meta = match entry.metadata() {
+            Ok(m) => m,
+            Err(err) => {
+                out.skipped.push(Skipped {
+                    path,
+                    diagnostic: Diagnostic { kind: DiagnosticKind::Unreadable, message: err.to_string(), line: None },
+                });
+                continue;
+            }
+        };
+        if meta.len() > config.max_file_size {
+            out.skipped.push(Skipped {
+                path,
+                diagnostic: Diagnostic {
+                    kind: DiagnosticKind::TooLarge,
+                    message: format!("{} bytes is over the limit of {} bytes (--max-file-size)", meta.len(), config.max_file_size),
+                    line: None,
+                },
+            });
+            continue;
+        }
+        out.files.push(SourceFile {
+            path,
+            abs: entry.path().to_path_buf(),
+            lang,
+            size: meta.len(),
+            mtime_ns: mtime_ns(&meta),
+            module: String::new(),
+        });
+    }
+    out.files.sort_by(|a, b| a.path.cmp(&b.path));
+    out.files.dedup_by(|b, a| a.path == b.path);
+    out.skipped.sort_by(|a, b| a.path.cmp(&b.path));
+    assign_modules(&mut out.files);
+    Ok(out)
+}
+
+fn walk_error_path(err: &ignore::Error) -> Option<PathBuf> {
+    match err {
+        ignore::Error::WithPath { path, .. } => Some(path.clone()),
+        ignore::Error::WithDepth { err, .. } => walk_error_path(err),
+        ignore::Error::Loop { child, .. } => Some(child.clone()),
+        ignore::Error::WithLineNumber { err, .. } => walk_error_path(err),
+        ignore::Error::Partial(errs) => errs.first().and_then(walk_error_path),
+        _ => None,
+    }
+}
+
+/// The Python import roots a path may live under: the repository root, and `src/` when it is
+/// not itself a package (the "src layout").
+fn python_module_name(path: &str, src_is_package: bool) -> String {
+    let stem = path.strip_suffix(".pyi").or_else(|| path.strip_suffix(".py")).unwrap_or(path);
+    let stem = if !src_is_package { stem.strip_prefix("src/").unwrap_or(stem) } else { stem };
+    let dotted = stem.replace('/', ".");
+    match dotted.strip_suffix(".__init__") {
+        Some(pkg) => pkg.to_string(),
+        None if dotted == "__init__" => "__init__".to_string(),
+        None => dotted,
+    }
+}
+
+/// Gives every file its module qname. Two files that would get the same Python module name
+/// (`m.py` and `m.pyi`, or `pkg.py` next to `pkg/__init__.py`) are told apart
+/// deterministically: the first in path order keeps the name, `.py` before `.pyi`.
+pub fn assign_modules(files: &mut [SourceFile]) {
+    let src_is_package = files.iter().any(|f| f.path == "src/__init__.py");
+    let mut taken: BTreeMap<String, usize> = BTreeMap::new();
+    let mut order: Vec<usize> = (0..files.len()).collect();
+    // `.py` sources win over `.pyi` stubs for the plain module name.
+    order.sort_by_key(|&i| (files[i].path.ends_with(".pyi"), files[i].path.clone()));
+    let mut names: HashMap<usize, String> = HashMap::new();
+    for i in order {
+        let f = &files[i];
+        let name = if f.lang == Lang::Python { python_module_name(&f.path, src_is_package) } else { f.path.clone() };
+        let name = if taken.contains_key(&name) { format!("{name}[{}]", f.path) } else { name };
+        taken.insert(name.clone(), i);
+        names.insert(i, name);
+    }
+    for (i, f) in files.iter_mut().enumerate() {
+        f.module = names.remove(&i).unwrap_or_default();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn python_module_names() {
+        assert_eq!(python_module_name("pkg/mod.py", false), "pkg.mod");
+        assert_eq!(python_module_name("pkg/__init__.py", false), "pkg");
+        assert_eq!(python_module_name("src/pkg/mod.py", false), "pkg.mod");
+        assert_eq!(python_module_name("src/pkg/mod.py", true), "src.pkg.mod");
+        assert_eq!(python_module_name("stubs/x.pyi", false), "stubs.x");
+    }
+}

@@ -1,0 +1,348 @@
+//! The indexing pipeline: discover -> read + hash -> parse + extract (parallel) -> store
+//! (one writer) -> resolve -> commit.
+//!
+//! Unchanged files (same size and mtime, or same content hash) are not parsed again. The
+//! whole run is one write transaction, so a killed run leaves the previous generation.
+
+use std::collections::{BTreeMap, HashSet};
+use std::path::PathBuf;
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use rayon::prelude::*;
+use serde::Serialize;
+
+use crate::discover::{self, DiscoverConfig, SourceFile};
+use crate::error::{Error, Result};
+use crate::extract::Extractor;
+use crate::facts::{Diagnostic, DiagnosticKind, FileRecord};
+use crate::resolve;
+use crate::store::{FileState, Store};
+
+/// Options for one indexing run.
+#[derive(Clone, Debug)]
+pub struct IndexConfig {
+    pub root: PathBuf,
+    /// Defaults to `ROOT/.ckg/index.db`.
+    pub db: Option<PathBuf>,
+    /// Worker threads for parsing; 0 means one per core.
+    pub jobs: usize,
+    pub discover: DiscoverConfig,
+    /// Delete any existing index first.
+    pub rebuild: bool,
+    /// A file whose longest line exceeds this many bytes and whose average line is long is
+    /// treated as minified and skipped.
+    pub minified_line_len: usize,
+}
+
+impl IndexConfig {
+    pub fn new(root: impl Into<PathBuf>) -> IndexConfig {
+        IndexConfig {
+            root: root.into(),
+            db: None,
+            jobs: 0,
+            discover: DiscoverConfig::default(),
+            rebuild: false,
+            minified_line_len: 2000,
+        }
+    }
+
+    pub fn db_path(&self) -> PathBuf {
+        self.db.clone().unwrap_or_else(|| default_db_path(&self.root))
+    }
+}
+
+/// Where the index of a root lives by default.
+pub fn default_db_path(root: &std::path::Path) -> PathBuf {
+    root.join(".ckg").join("index.db")
+}
+
+/// Progress reports, sent from the writer thread.
+#[derive(Clone, Copy, Debug)]
+pub enum Progress {
+    Discovered { files: usize, to_parse: usize },
+    Parsed { done: usize, total: usize },
+    Resolving,
+}
+
+/// A file that was not indexed, and why.
+#[derive(Clone, Debug, Serialize)]
+pub struct SkippedFile {
+    pub path: String,
+    pub reason: &'static str,
+    pub message: String,
+}
+
+/// What a run did.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Summary {
+    pub root: String,
+    pub db: String,
+    pub generation: i64,
+    /// False when nothing changed and the previous generation was kept.
+    pub changed: bool,
+    pub rebuilt: Option<String>,
+    pub files_by_lang: BTreeMap<String, u64>,
+    pub lines: u64,
+    pub bytes: u64,
+    pub symbols: u64,
+    pub externals: u64,
+    pub edges_by_kind: BTreeMap<String, u64>,
+    pub edges_by_evidence: BTreeMap<String, u64>,
+    pub parse_errors: u64,
+    pub files_with_parse_errors: u64,
+    pub parsed: u64,
+    pub unchanged: u64,
+    pub removed: u64,
+    pub skipped: Vec<SkippedFile>,
+    /// Wall time per stage, in milliseconds.
+    pub timings_ms: BTreeMap<String, f64>,
+    pub jobs: usize,
+}
+
+enum Outcome {
+    Indexed(Box<FileRecord>),
+    /// Same content as stored; only the metadata changed.
+    Touched { id: i64, size: u64, mtime_ns: i64 },
+    Skipped { path: String, diagnostic: Diagnostic },
+}
+
+/// Reads, checks and extracts one file. Never fails: problems become diagnostics.
+fn process(ex: &mut Extractor, file: &SourceFile, old: Option<&FileState>, minified_line_len: usize) -> Outcome {
+    let skip = |kind, message: String| Outcome::Skipped {
+        path: file.path.clone(),
+        diagnostic: Diagnostic { kind, message, line: None },
+    };
+    let bytes = match std::fs::read(&file.abs) {
+        Ok(b) => b,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return skip(DiagnosticKind::Vanished, "file disappeared between discovery and reading".into());
+        }
+        Err(e) => return skip(DiagnosticKind::Unreadable, e.to_string()),
+    };
+    if bytes[..bytes.len().min(8192)].contains(&0) {
+        return skip(DiagnosticKind::Binary, "file contains NUL bytes (binary)".into());
+    }
+    if let Some(msg) = minified(&bytes, minified_line_len) {
+        return skip(DiagnosticKind::Minified, msg);
+    }
+    let hash = xxhash_rust::xxh3::xxh3_64(&bytes);
+    if let Some(old) = old {
+        if old.hash == hash {
+            return Outcome::Touched { id: old.id, size: bytes.len() as u64, mtime_ns: file.mtime_ns };
+        }
+    }
+    let facts = ex.extract(file.lang, &file.module, &bytes);
+    Outcome::Indexed(
+        Box::new(FileRecord {
+            path: file.path.clone(),
+            lang: file.lang,
+            hash,
+            size: bytes.len() as u64,
+            mtime_ns: file.mtime_ns,
+            module: file.module.clone(),
+            facts,
+        }),
+    )
+}
+
+/// A generated or minified bundle: a very long line and a high average line length.
+fn minified(bytes: &[u8], max_line: usize) -> Option<String> {
+    if bytes.len() < max_line {
+        return None;
+    }
+    let mut longest = 0;
+    let mut lines = 0usize;
+    for line in bytes.split(|&b| b == b'\n') {
+        longest = longest.max(line.len());
+        lines += 1;
+    }
+    let average = bytes.len() / lines.max(1);
+    (longest > max_line && average > 200)
+        .then(|| format!("looks minified (longest line {longest} bytes, average {average}); skipped"))
+}
+
+fn ms(d: Duration) -> f64 {
+    (d.as_secs_f64() * 1e5).round() / 100.0
+}
+
+/// Indexes (or updates the index of) a root.
+pub fn index(config: &IndexConfig, progress: &(dyn Fn(Progress) + Sync)) -> Result<Summary> {
+    let mut timings = BTreeMap::new();
+    let t = Instant::now();
+    let root = config.root.canonicalize().map_err(|e| Error::Io { path: config.root.clone(), source: e })?;
+    let mut discover_config = config.discover.clone();
+    // Never index our own database folder.
+    discover_config.exclude.push(".ckg/**".into());
+    let discovery = discover::discover(&root, &discover_config)?;
+    timings.insert("discover".to_string(), ms(t.elapsed()));
+
+    let db = config.db_path();
+    let (mut store, report) = Store::open(&db, config.rebuild)?;
+    let tx = store.begin()?;
+    let states = tx.file_states()?;
+
+    // Unchanged size and mtime: trust the stored facts without reading the file.
+    let mut to_parse: Vec<&SourceFile> = Vec::new();
+    let mut unchanged = 0u64;
+    for f in &discovery.files {
+        match states.get(&f.path) {
+            Some(s) if s.size == f.size && s.mtime_ns == f.mtime_ns => unchanged += 1,
+            _ => to_parse.push(f),
+        }
+    }
+    progress(Progress::Discovered { files: discovery.files.len(), to_parse: to_parse.len() });
+
+    let jobs = if config.jobs == 0 { std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1) } else { config.jobs };
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(jobs)
+        .thread_name(|i| format!("ckg-parse-{i}"))
+        .build()
+        .map_err(|e| Error::Invalid(format!("cannot start {jobs} worker threads: {e}")))?;
+
+    let t = Instant::now();
+    let mut store_time = Duration::ZERO;
+    let mut changed_files: HashSet<i64> = HashSet::new();
+    let mut removed = 0u64;
+    let mut skipped: Vec<(String, Diagnostic)> =
+        discovery.skipped.iter().map(|s| (s.path.clone(), s.diagnostic.clone())).collect();
+    let total = to_parse.len();
+    let (sender, receiver) = mpsc::sync_channel::<Outcome>(256);
+    let minified_line_len = config.minified_line_len;
+    let write_result: Result<()> = std::thread::scope(|scope| {
+        let states = &states;
+        let to_parse = &to_parse;
+        scope.spawn(move || {
+            pool.install(|| {
+                to_parse.par_iter().for_each_init(Extractor::new, |ex, f| {
+                    let outcome = process(ex, f, states.get(&f.path), minified_line_len);
+                    let _ = sender.send(outcome);
+                });
+            });
+            drop(sender);
+        });
+        let mut done = 0;
+        for outcome in receiver {
+            let w = Instant::now();
+            match outcome {
+                Outcome::Indexed(rec) => {
+                    let id = tx.put_file(&rec)?;
+                    changed_files.insert(id);
+                }
+                Outcome::Touched { id, size, mtime_ns } => tx.touch_file(id, size, mtime_ns)?,
+                Outcome::Skipped { path, diagnostic } => {
+                    if let Some(s) = states.get(&path) {
+                        tx.delete_file(s.id)?;
+                        removed += 1;
+                    }
+                    skipped.push((path, diagnostic));
+                }
+            }
+            store_time += w.elapsed();
+            done += 1;
+            progress(Progress::Parsed { done, total });
+        }
+        Ok(())
+    });
+    write_result?;
+    timings.insert("parse_extract".to_string(), ms(t.elapsed()));
+
+    let w = Instant::now();
+    // Files that are gone from the tree (deleted, now ignored, or now skipped).
+    let live: HashSet<&str> = discovery.files.iter().map(|f| f.path.as_str()).collect();
+    for (path, state) in &states {
+        if !live.contains(path.as_str()) {
+            tx.delete_file(state.id)?;
+            removed += 1;
+        }
+    }
+    for (path, diag) in &skipped {
+        tx.put_diagnostics(path, std::slice::from_ref(diag))?;
+    }
+    let mut live_paths: HashSet<&str> = live.clone();
+    live_paths.extend(skipped.iter().map(|(p, _)| p.as_str()));
+    tx.retain_diagnostics(&live_paths)?;
+    store_time += w.elapsed();
+    timings.insert("store".to_string(), ms(store_time));
+
+    let changed = !changed_files.is_empty() || removed > 0 || report.created || report.rebuilt.is_some();
+    let mut tx = tx;
+    let generation = if changed {
+        progress(Progress::Resolving);
+        let t = Instant::now();
+        let input = tx.load_resolve_input()?;
+        let edges = resolve::resolve(&input, None);
+        timings.insert("resolve".to_string(), ms(t.elapsed()));
+        let t = Instant::now();
+        let all: Vec<i64> = input.files.iter().map(|f| f.id).collect();
+        tx.delete_edges_of(&all)?;
+        tx.insert_edges(&edges)?;
+        tx.collect_garbage()?;
+        timings.insert("store_edges".to_string(), ms(t.elapsed()));
+        None
+    } else {
+        Some(tx.generation()?)
+    };
+    let t = Instant::now();
+    let counts = tx.counts()?;
+    let mut summary = Summary {
+        files_by_lang: counts.files_by_lang,
+        lines: counts.lines,
+        bytes: counts.bytes,
+        symbols: counts.symbols,
+        externals: counts.externals,
+        edges_by_kind: counts.edges_by_kind,
+        edges_by_evidence: counts.edges_by_evidence,
+        parse_errors: counts.parse_errors,
+        files_with_parse_errors: counts.files_with_parse_errors,
+        ..Summary::default()
+    };
+    let stats_json = serde_json::to_string(&timings).unwrap_or_default();
+    let generation = match generation {
+        Some(g) => {
+            drop(tx); // nothing changed: roll back, keep the generation
+            g
+        }
+        None => tx.commit(&stats_json)?,
+    };
+    timings.insert("commit".to_string(), ms(t.elapsed()));
+    let mut skipped_files: Vec<SkippedFile> = skipped
+        .into_iter()
+        .map(|(path, d)| SkippedFile { path, reason: d.kind.as_str(), message: d.message })
+        .collect();
+    skipped_files.sort_by(|a, b| a.path.cmp(&b.path));
+    summary.root = root.display().to_string();
+    summary.db = db.display().to_string();
+    summary.generation = generation;
+    summary.changed = changed;
+    summary.rebuilt = report.rebuilt;
+    summary.parsed = changed_files.len() as u64;
+    summary.unchanged = unchanged;
+    summary.removed = removed;
+    summary.skipped = skipped_files;
+    summary.timings_ms = timings;
+    summary.jobs = jobs;
+    Ok(summary)
+}
+
+/// Parses every file under a root without extracting or storing anything: the baseline
+/// that full indexing is compared with. Returns (files, bytes).
+pub fn parse_only(root: &std::path::Path, config: &DiscoverConfig, jobs: usize) -> Result<(usize, u64)> {
+    let discovery = discover::discover(root, config)?;
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(if jobs == 0 { std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1) } else { jobs })
+        .build()
+        .map_err(|e| Error::Invalid(e.to_string()))?;
+    let bytes: u64 = pool.install(|| {
+        discovery
+            .files
+            .par_iter()
+            .map_init(Extractor::new, |ex, f| {
+                let Ok(src) = std::fs::read(&f.abs) else { return 0 };
+                let _ = xxhash_rust::xxh3::xxh3_64(&src);
+                ex.parse(f.lang, &src).map(|_| src.len() as u64).unwrap_or(0)
+            })
+            .sum()
+    });
+    Ok((discovery.files.len(), bytes))
+}

@@ -1,0 +1,520 @@
+//! Resolution: binds the stored reference facts of files to definitions across files.
+//!
+//! **Invariant:** resolution reads only stored facts (never source files) and is where all
+//! cross-file knowledge lives. It is a pure function from [`ResolveInput`] to edges, so the
+//! same facts always give the same edges, whatever order files were parsed in.
+//!
+//! A reference's first name is looked up in this order: the binding extraction found in the
+//! file's own scopes ([`LocalBinding`]); imports in enclosing function scopes, then at module
+//! level; module-level definitions and variables; Python star imports; builtins. The rest of
+//! its path is then walked through members (module members and re-exports, class members,
+//! external members). Each edge gets one evidence tier:
+//!
+//! - `exact`: bound through scopes and imports to one definition (or a builtin/external);
+//! - `inferred`: bound through simple flow: `self`/`this`, `x = Foo()`, annotations;
+//! - `unresolved`: kept with its written name.
+//!
+//! Nothing binds a bare name globally.
+
+mod builtins;
+mod modules;
+
+use std::collections::{HashMap, HashSet};
+
+use rayon::prelude::*;
+
+use crate::facts::{ImportKind, LocalBinding, RefKind, SymbolKind, ValueSource};
+use crate::lang::Lang;
+use crate::store::{Dst, EdgeRow, ImportRow, ResolveInput, SymbolRow};
+
+pub use modules::ModuleTarget;
+
+pub const EXACT: &str = "exact";
+pub const INFERRED: &str = "inferred";
+pub const HEURISTIC: &str = "heuristic";
+pub const UNRESOLVED: &str = "unresolved";
+
+/// How far member and re-export chains are followed (guards against import cycles).
+const MAX_HOPS: usize = 12;
+
+/// What a name or path denotes during resolution.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Target {
+    Sym(i64),
+    Module(i64),
+    /// A Python namespace package (a folder of modules with no `__init__.py`).
+    Package(String),
+    External(String),
+    /// An instance of a class in the repository (from `Foo()`, `new Foo()`, an annotation).
+    Instance(i64),
+    /// A local or module variable whose value is not known.
+    Opaque,
+}
+
+/// The indexes resolution needs over the loaded facts.
+pub struct Resolver<'a> {
+    input: &'a ResolveInput,
+    files: HashMap<i64, usize>,
+    modules: modules::ModuleIndex<'a>,
+    by_qname: HashMap<&'a str, usize>,
+    by_id: HashMap<i64, usize>,
+    module_sym: HashMap<i64, i64>,
+    imports: HashMap<i64, Vec<&'a ImportRow>>,
+    exports: HashMap<i64, Vec<usize>>,
+    vars: HashMap<(i64, &'a str), Option<&'a ValueSource>>,
+    builtins_py: HashSet<&'static str>,
+    builtins_script: HashSet<&'static str>,
+}
+
+impl<'a> Resolver<'a> {
+    pub fn new(input: &'a ResolveInput) -> Resolver<'a> {
+        let files = input.files.iter().enumerate().map(|(i, f)| (f.id, i)).collect();
+        let by_qname = input.symbols.iter().enumerate().map(|(i, s)| (s.qname.as_str(), i)).collect();
+        let by_id = input.symbols.iter().enumerate().map(|(i, s)| (s.id, i)).collect();
+        let module_sym = input
+            .symbols
+            .iter()
+            .filter(|s| s.kind == SymbolKind::Module)
+            .filter_map(|s| s.file.map(|f| (f, s.id)))
+            .collect();
+        let mut imports: HashMap<i64, Vec<&ImportRow>> = HashMap::new();
+        for i in &input.imports {
+            imports.entry(i.file).or_default().push(i);
+        }
+        let mut exports: HashMap<i64, Vec<usize>> = HashMap::new();
+        for (k, e) in input.exports.iter().enumerate() {
+            exports.entry(e.file).or_default().push(k);
+        }
+        let vars = input.vars.iter().map(|v| ((v.file, v.name.as_str()), v.value.as_ref())).collect();
+        Resolver {
+            input,
+            files,
+            modules: modules::ModuleIndex::new(&input.files),
+            by_qname,
+            by_id,
+            module_sym,
+            imports,
+            exports,
+            vars,
+            builtins_py: builtins::PYTHON.iter().copied().collect(),
+            builtins_script: builtins::SCRIPT.iter().copied().collect(),
+        }
+    }
+
+    fn sym(&self, id: i64) -> Option<&'a SymbolRow> {
+        self.by_id.get(&id).map(|&i| &self.input.symbols[i])
+    }
+
+    fn qname(&self, q: &str) -> Option<&'a SymbolRow> {
+        self.by_qname.get(q).map(|&i| &self.input.symbols[i])
+    }
+
+    fn file_lang(&self, file: i64) -> Lang {
+        self.files.get(&file).map(|&i| self.input.files[i].lang).unwrap_or(Lang::TypeScript)
+    }
+
+    fn module_qname(&self, file: i64) -> Option<&'a str> {
+        self.files.get(&file).map(|&i| self.input.files[i].module.as_str())
+    }
+
+    /// The qname of a direct member of a symbol (`mod#name` for a TS module, `mod.name`).
+    fn member_qname(&self, parent: &SymbolRow, name: &str) -> String {
+        if parent.kind == SymbolKind::Module && parent.file.is_some_and(|f| self.file_lang(f).is_script()) {
+            format!("{}#{name}", parent.qname)
+        } else {
+            format!("{}.{name}", parent.qname)
+        }
+    }
+
+    fn module_target(&self, t: ModuleTarget) -> Option<Target> {
+        match t {
+            ModuleTarget::File(f) => Some(Target::Module(f)),
+            ModuleTarget::Package(p) => Some(Target::Package(p)),
+            ModuleTarget::External(e) => Some(Target::External(e)),
+            ModuleTarget::Missing => None,
+        }
+    }
+
+    /// What an import binding denotes.
+    fn import_target(&self, imp: &ImportRow, hops: usize) -> Option<Target> {
+        let from = imp.file;
+        match imp.kind {
+            ImportKind::Namespace | ImportKind::Dynamic => {
+                // Python `import a.b.c` binds `a`.
+                let spec = match &imp.local {
+                    Some(local) if !self.file_lang(from).is_script() && imp.specifier.starts_with(&format!("{local}.")) => local.as_str(),
+                    _ => imp.specifier.as_str(),
+                };
+                self.module_target(self.modules.resolve(from, self.file_lang(from), spec))
+            }
+            ImportKind::Named | ImportKind::Default => {
+                let member = imp.imported.as_deref().unwrap_or("default");
+                match self.modules.resolve(from, self.file_lang(from), &imp.specifier) {
+                    ModuleTarget::File(f) => self.module_member(f, member, hops + 1),
+                    ModuleTarget::Package(p) => self.package_member(&p, member),
+                    ModuleTarget::External(e) if imp.kind == ImportKind::Default => Some(Target::External(e)),
+                    ModuleTarget::External(e) => Some(Target::External(format!("{e}.{member}"))),
+                    ModuleTarget::Missing => None,
+                }
+            }
+            ImportKind::Star | ImportKind::SideEffect => None,
+        }
+    }
+
+    fn package_member(&self, package: &str, name: &str) -> Option<Target> {
+        let full = format!("{package}.{name}");
+        self.module_target(self.modules.resolve_python_absolute(&full))
+    }
+
+    /// A name visible as a member of a module: a definition, a submodule, a re-export.
+    fn module_member(&self, file: i64, name: &str, hops: usize) -> Option<Target> {
+        if hops > MAX_HOPS {
+            return None;
+        }
+        let lang = self.file_lang(file);
+        let module = self.module_qname(file)?;
+        if lang.is_script() {
+            for &k in self.exports.get(&file).map(Vec::as_slice).unwrap_or(&[]) {
+                let e = &self.input.exports[k];
+                if e.name != name {
+                    continue;
+                }
+                let target = e.target.as_deref().unwrap_or(name);
+                match &e.specifier {
+                    Some(spec) => {
+                        return match self.modules.resolve(file, lang, spec) {
+                            ModuleTarget::File(f) if target == "*" => Some(Target::Module(f)),
+                            ModuleTarget::File(f) => self.module_member(f, target, hops + 1),
+                            ModuleTarget::External(x) if target == "*" => Some(Target::External(x)),
+                            ModuleTarget::External(x) if target == "default" => Some(Target::External(x)),
+                            ModuleTarget::External(x) => Some(Target::External(format!("{x}.{target}"))),
+                            _ => None,
+                        };
+                    }
+                    None => {
+                        if let Some(s) = self.qname(&format!("{module}#{target}")) {
+                            return Some(Target::Sym(s.id));
+                        }
+                        if let Some(t) = self.module_import_binding(file, target, hops) {
+                            return Some(t);
+                        }
+                    }
+                }
+            }
+            if let Some(s) = self.qname(&format!("{module}#{name}")) {
+                return Some(Target::Sym(s.id));
+            }
+            for &k in self.exports.get(&file).map(Vec::as_slice).unwrap_or(&[]) {
+                let e = &self.input.exports[k];
+                if e.name == "*" {
+                    if let Some(ModuleTarget::File(f)) = e.specifier.as_deref().map(|s| self.modules.resolve(file, lang, s)) {
+                        if let Some(t) = self.module_member(f, name, hops + 1) {
+                            return Some(t);
+                        }
+                    }
+                }
+            }
+            None
+        } else {
+            if let Some(s) = self.qname(&format!("{module}.{name}")) {
+                if s.kind != SymbolKind::Module || s.file == Some(file) {
+                    return Some(Target::Sym(s.id));
+                }
+            }
+            if let ModuleTarget::File(f) = self.modules.resolve_python_absolute(&format!("{module}.{name}")) {
+                return Some(Target::Module(f));
+            }
+            if let Some(t) = self.module_import_binding(file, name, hops) {
+                return Some(t);
+            }
+            self.star_member(file, name, hops)
+        }
+    }
+
+    /// A module-level import of `file` that binds `name`.
+    fn module_import_binding(&self, file: i64, name: &str, hops: usize) -> Option<Target> {
+        let module_sym = self.module_sym.get(&file).copied();
+        let imports = self.imports.get(&file)?;
+        imports
+            .iter()
+            .rev()
+            .filter(|i| Some(i.scope) == module_sym && i.local.as_deref() == Some(name))
+            .find_map(|i| self.import_target(i, hops + 1))
+    }
+
+    fn star_member(&self, file: i64, name: &str, hops: usize) -> Option<Target> {
+        let lang = self.file_lang(file);
+        for imp in self.imports.get(&file).map(Vec::as_slice).unwrap_or(&[]) {
+            if imp.kind != ImportKind::Star || lang.is_script() {
+                continue;
+            }
+            if let ModuleTarget::File(f) = self.modules.resolve(file, lang, &imp.specifier) {
+                if self.star_exports(f, name) {
+                    if let Some(t) = self.module_member(f, name, hops + 1) {
+                        return Some(t);
+                    }
+                }
+            }
+        }
+        None
+    }
+
+    /// Whether `from m import *` brings `name` (respecting `__all__`, else public names).
+    fn star_exports(&self, file: i64, name: &str) -> bool {
+        let all: Vec<&str> = self
+            .exports
+            .get(&file)
+            .map(|v| v.iter().map(|&k| self.input.exports[k].name.as_str()).collect())
+            .unwrap_or_default();
+        if all.is_empty() { !name.starts_with('_') } else { all.contains(&name) }
+    }
+
+    /// Resolves the first name of a path that extraction left free, as seen from `src`.
+    fn free_name(&self, file: i64, src: i64, name: &str) -> Option<(Target, &'static str)> {
+        let lang = self.file_lang(file);
+        // Imports in enclosing function scopes, innermost first.
+        if let Some(imports) = self.imports.get(&file) {
+            let mut scope = Some(src);
+            let mut steps = 0;
+            while let Some(s) = scope {
+                if let Some(imp) = imports.iter().rev().find(|i| i.scope == s && i.local.as_deref() == Some(name)) {
+                    return self.import_target(imp, 0).map(|t| (t, EXACT)).or(Some((Target::Opaque, UNRESOLVED)));
+                }
+                let sym = self.sym(s)?;
+                if sym.kind == SymbolKind::Module {
+                    break;
+                }
+                scope = sym.parent;
+                steps += 1;
+                if steps > MAX_HOPS * 4 {
+                    break;
+                }
+            }
+        }
+        let module = self.module_qname(file)?;
+        let sep = if lang.is_script() { '#' } else { '.' };
+        if let Some(s) = self.qname(&format!("{module}{sep}{name}")) {
+            return Some((Target::Sym(s.id), EXACT));
+        }
+        if let Some(v) = self.vars.get(&(file, name)) {
+            return Some(match v {
+                Some(value) => self.value_target(file, src, value, 0),
+                None => (Target::Opaque, UNRESOLVED),
+            });
+        }
+        if !lang.is_script() {
+            if let Some(t) = self.star_member(file, name, 0) {
+                return Some((t, EXACT));
+            }
+        }
+        let builtins = if lang.is_script() { &self.builtins_script } else { &self.builtins_py };
+        if builtins.contains(name) {
+            return Some((Target::External(format!("<builtin>.{name}")), EXACT));
+        }
+        None
+    }
+
+    /// What a variable holds, from where its value came.
+    fn value_target(&self, file: i64, src: i64, value: &ValueSource, depth: usize) -> (Target, &'static str) {
+        if depth > 4 {
+            return (Target::Opaque, UNRESOLVED);
+        }
+        let (path, instance) = match value {
+            ValueSource::Call(p) => (p, true),
+            ValueSource::New(p) | ValueSource::Annotation(p) => (p, true),
+            ValueSource::Alias(p) => (p, false),
+        };
+        let Some((target, evidence)) = self.path_target(file, src, path, &LocalBinding::Free, depth + 1) else {
+            return (Target::Opaque, UNRESOLVED);
+        };
+        if evidence == UNRESOLVED {
+            return (Target::Opaque, UNRESOLVED);
+        }
+        let flowed = if evidence == EXACT { INFERRED } else { evidence };
+        match (target, instance, value) {
+            (t, false, _) => (t, evidence),
+            (Target::Sym(id), true, _) if self.sym(id).is_some_and(|s| s.kind.is_class_like()) => (Target::Instance(id), flowed),
+            (Target::External(e), true, ValueSource::Call(_)) => (Target::External(format!("{e}()")), flowed),
+            (Target::External(e), true, _) => (Target::External(e), flowed),
+            _ => (Target::Opaque, UNRESOLVED),
+        }
+    }
+
+    /// Resolves a whole written path from a reference site.
+    fn path_target(&self, file: i64, src: i64, path: &str, binding: &LocalBinding, depth: usize) -> Option<(Target, &'static str)> {
+        let mut segments = path.split('.');
+        let root = segments.next()?;
+        let (mut target, mut evidence) = match binding {
+            LocalBinding::Def(q) => (Target::Sym(self.qname(q)?.id), EXACT),
+            LocalBinding::Var(Some(v)) => self.value_target(file, src, v, depth),
+            LocalBinding::Var(None) => (Target::Opaque, UNRESOLVED),
+            LocalBinding::SelfOf(class) => (Target::Instance(self.qname(class)?.id), INFERRED),
+            LocalBinding::SuperOf(_) => return None,
+            LocalBinding::Free => {
+                let bare = root.strip_suffix("()").unwrap_or(root);
+                let (t, e) = self.free_name(file, src, bare)?;
+                if root.ends_with("()") { (self.call_result(t)?, e) } else { (t, e) }
+            }
+        };
+        for seg in segments {
+            if target == Target::Opaque {
+                return Some((Target::Opaque, UNRESOLVED));
+            }
+            let (name, call) = match seg.strip_suffix("()") {
+                Some(n) => (n, true),
+                None => (seg, false),
+            };
+            let (next, inferred) = self.member(&target, name)?;
+            if inferred && evidence == EXACT {
+                evidence = INFERRED;
+            }
+            target = if call { self.call_result(next)? } else { next };
+        }
+        Some((target, evidence))
+    }
+
+    /// What calling a target gives: an instance of a class, a call result of an external.
+    fn call_result(&self, t: Target) -> Option<Target> {
+        match t {
+            Target::Sym(id) if self.sym(id).is_some_and(|s| s.kind == SymbolKind::Class) => Some(Target::Instance(id)),
+            Target::External(e) => Some(Target::External(format!("{e}()"))),
+            _ => None,
+        }
+    }
+
+    /// A member of a target; the flag says the step was by inference (an instance member).
+    fn member(&self, target: &Target, name: &str) -> Option<(Target, bool)> {
+        match target {
+            Target::Sym(id) => {
+                let sym = self.sym(*id)?;
+                let q = self.member_qname(sym, name);
+                self.qname(&q).map(|s| (Target::Sym(s.id), false))
+            }
+            Target::Instance(id) => {
+                let sym = self.sym(*id)?;
+                let q = self.member_qname(sym, name);
+                self.qname(&q).map(|s| (Target::Sym(s.id), true))
+            }
+            Target::Module(f) => self.module_member(*f, name, 0).map(|t| (t, false)),
+            Target::Package(p) => self.package_member(p, name).map(|t| (t, false)),
+            Target::External(e) => Some((Target::External(format!("{e}.{name}")), false)),
+            Target::Opaque => None,
+        }
+    }
+
+    fn dst_of(&self, t: &Target) -> Option<Dst> {
+        match t {
+            Target::Sym(id) | Target::Instance(id) => Some(Dst::Symbol(*id)),
+            Target::Module(f) => self.module_sym.get(f).map(|&id| Dst::Symbol(id)),
+            Target::Package(p) => Some(Dst::Unresolved(p.clone())),
+            Target::External(e) => Some(Dst::External(e.clone())),
+            Target::Opaque => None,
+        }
+    }
+
+    /// The edges of one file.
+    pub fn file_edges(&self, file: i64, refs: &[&crate::store::RefRow]) -> Vec<EdgeRow> {
+        let mut out = Vec::new();
+        let lang = self.file_lang(file);
+        // Imports: module -> module or external package.
+        if let (Some(imports), Some(&module_sym)) = (self.imports.get(&file), self.module_sym.get(&file)) {
+            for imp in imports {
+                let dst = match self.modules.resolve(file, lang, &imp.specifier) {
+                    ModuleTarget::File(f) => self.module_sym.get(&f).map(|&id| Dst::Symbol(id)),
+                    ModuleTarget::Package(p) => Some(Dst::Unresolved(p)),
+                    ModuleTarget::External(e) => Some(Dst::External(e)),
+                    ModuleTarget::Missing => Some(Dst::Unresolved(imp.specifier.clone())),
+                };
+                let Some(dst) = dst else { continue };
+                let evidence = if matches!(dst, Dst::Unresolved(_)) { UNRESOLVED } else { EXACT };
+                out.push(EdgeRow { kind: "imports", src: module_sym, dst, file, line: imp.line, col: imp.col, evidence, dynamic: false });
+            }
+        }
+        for r in refs {
+            if r.path.is_empty() {
+                // A dynamic site (`obj[name]()`): a completeness gap, kept with its text.
+                out.push(EdgeRow {
+                    kind: edge_kind(r.kind, None),
+                    src: r.src,
+                    dst: Dst::Unresolved(r.text.clone()),
+                    file,
+                    line: r.line,
+                    col: r.col,
+                    evidence: UNRESOLVED,
+                    dynamic: true,
+                });
+                continue;
+            }
+            if matches!(r.binding, LocalBinding::SelfOf(_) | LocalBinding::SuperOf(_)) && !r.path.contains('.') {
+                continue; // `this` / `self` alone
+            }
+            let resolved = self.path_target(file, r.src, &r.path, &r.binding, 0);
+            let value_use = matches!(r.kind, RefKind::Argument | RefKind::Type);
+            match resolved {
+                // A member of an external value passed along (`f(req.body.id)`) is data, not
+                // a dependency worth a node of its own.
+                Some((Target::External(_), _)) if r.kind == RefKind::Argument && r.path.contains('.') => {}
+                Some((target, evidence)) if evidence != UNRESOLVED && target != Target::Opaque => {
+                    let Some(dst) = self.dst_of(&target) else { continue };
+                    let kind = edge_kind(r.kind, self.target_kind(&target));
+                    out.push(EdgeRow { kind, src: r.src, dst, file, line: r.line, col: r.col, evidence, dynamic: false });
+                }
+                // A local or module variable passed along is data flow, not a graph edge.
+                Some(_) if value_use => {}
+                None if value_use && matches!(r.binding, LocalBinding::Var(_)) => {}
+                _ => out.push(EdgeRow {
+                    kind: edge_kind(r.kind, None),
+                    src: r.src,
+                    dst: Dst::Unresolved(r.path.clone()),
+                    file,
+                    line: r.line,
+                    col: r.col,
+                    evidence: UNRESOLVED,
+                    dynamic: false,
+                }),
+            }
+        }
+        out.sort();
+        out.dedup();
+        out
+    }
+
+    fn target_kind(&self, t: &Target) -> Option<SymbolKind> {
+        match t {
+            Target::Sym(id) => self.sym(*id).map(|s| s.kind),
+            _ => None,
+        }
+    }
+}
+
+/// The edge kind for a reference site and what it resolved to.
+fn edge_kind(kind: RefKind, target: Option<SymbolKind>) -> &'static str {
+    match kind {
+        RefKind::Call if target == Some(SymbolKind::Class) => "instantiates",
+        RefKind::Call | RefKind::Decorator => "calls",
+        RefKind::New => "instantiates",
+        RefKind::Argument | RefKind::Jsx | RefKind::Type => "references",
+        RefKind::Inherits => "inherits",
+        RefKind::Implements => "implements",
+    }
+}
+
+/// Resolves the given files (all when `only` is `None`) in parallel. Output is sorted, so it
+/// does not depend on thread scheduling.
+pub fn resolve(input: &ResolveInput, only: Option<&HashSet<i64>>) -> Vec<EdgeRow> {
+    let resolver = Resolver::new(input);
+    let mut refs_by_file: HashMap<i64, Vec<&crate::store::RefRow>> = HashMap::new();
+    for r in &input.refs {
+        refs_by_file.entry(r.file).or_default().push(r);
+    }
+    let files: Vec<i64> = input.files.iter().map(|f| f.id).filter(|id| only.is_none_or(|o| o.contains(id))).collect();
+    let mut edges: Vec<EdgeRow> = files
+        .par_iter()
+        .flat_map_iter(|&f| {
+            let refs = refs_by_file.get(&f).map(Vec::as_slice).unwrap_or(&[]);
+            resolver.file_edges(f, refs)
+        })
+        .collect();
+    edges.sort();
+    edges
+}

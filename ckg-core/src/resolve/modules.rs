@@ -1,0 +1,166 @@
+//! Module resolution: from an import specifier to a file in the repository, a Python
+//! namespace package, an external package, or nothing (a missing relative import).
+
+use std::collections::{HashMap, HashSet};
+
+use crate::lang::Lang;
+use crate::store::FileRow;
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ModuleTarget {
+    File(i64),
+    Package(String),
+    External(String),
+    /// A relative import (or a submodule of a repository package) that does not exist.
+    Missing,
+}
+
+pub(super) struct ModuleIndex<'a> {
+    python: HashMap<&'a str, i64>,
+    /// Dotted prefixes of Python modules: packages, with or without `__init__.py`.
+    packages: HashSet<String>,
+    scripts: HashMap<&'a str, i64>,
+    files: HashMap<i64, &'a FileRow>,
+}
+
+/// Extensions probed for an extension-less relative specifier, in order.
+const SCRIPT_EXTS: &[&str] = &[".ts", ".tsx", ".d.ts", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs"];
+
+impl<'a> ModuleIndex<'a> {
+    pub(super) fn new(files: &'a [FileRow]) -> ModuleIndex<'a> {
+        let mut python = HashMap::new();
+        let mut packages = HashSet::new();
+        let mut scripts = HashMap::new();
+        for f in files {
+            if f.lang == Lang::Python {
+                python.insert(f.module.as_str(), f.id);
+                let mut prefix = f.module.as_str();
+                while let Some((p, _)) = prefix.rsplit_once('.') {
+                    packages.insert(p.to_string());
+                    prefix = p;
+                }
+                packages.insert(f.module.clone());
+            } else {
+                scripts.insert(f.path.as_str(), f.id);
+            }
+        }
+        ModuleIndex { python, packages, scripts, files: files.iter().map(|f| (f.id, f)).collect() }
+    }
+
+    pub(super) fn resolve(&self, from: i64, lang: Lang, spec: &str) -> ModuleTarget {
+        if lang.is_script() { self.resolve_script(from, spec) } else { self.resolve_python(from, spec) }
+    }
+
+    pub(super) fn resolve_python_absolute(&self, name: &str) -> ModuleTarget {
+        if let Some(&f) = self.python.get(name) {
+            return ModuleTarget::File(f);
+        }
+        if self.packages.contains(name) {
+            return ModuleTarget::Package(name.to_string());
+        }
+        let top = name.split('.').next().unwrap_or(name);
+        if self.packages.contains(top) || self.python.contains_key(top) {
+            ModuleTarget::Missing
+        } else {
+            ModuleTarget::External(name.to_string())
+        }
+    }
+
+    fn resolve_python(&self, from: i64, spec: &str) -> ModuleTarget {
+        let level = spec.chars().take_while(|&c| c == '.').count();
+        if level == 0 {
+            return self.resolve_python_absolute(spec);
+        }
+        let rest = &spec[level..];
+        let Some(file) = self.files.get(&from) else { return ModuleTarget::Missing };
+        let is_init = file.path.ends_with("__init__.py") || file.path.ends_with("__init__.pyi");
+        let mut base: Vec<&str> = file.module.split('.').collect();
+        if !is_init {
+            base.pop();
+        }
+        for _ in 1..level {
+            if base.pop().is_none() {
+                return ModuleTarget::Missing;
+            }
+        }
+        let mut name = base.join(".");
+        if !rest.is_empty() {
+            if !name.is_empty() {
+                name.push('.');
+            }
+            name.push_str(rest);
+        }
+        match self.resolve_python_absolute(&name) {
+            ModuleTarget::External(_) => ModuleTarget::Missing,
+            t => t,
+        }
+    }
+
+    fn resolve_script(&self, from: i64, spec: &str) -> ModuleTarget {
+        if !(spec.starts_with("./") || spec.starts_with("../") || spec == "." || spec == "..") {
+            let spec = spec.strip_prefix("node:").unwrap_or(spec);
+            return ModuleTarget::External(spec.to_string());
+        }
+        let Some(file) = self.files.get(&from) else { return ModuleTarget::Missing };
+        let dir = file.path.rsplit_once('/').map(|(d, _)| d).unwrap_or("");
+        let Some(joined) = normalize(dir, spec) else { return ModuleTarget::Missing };
+        self.probe(&joined).map(ModuleTarget::File).unwrap_or(ModuleTarget::Missing)
+    }
+
+    /// Finds the file a relative path denotes: as written, with a source extension swapped in
+    /// for a `.js` specifier, with an extension appended, or as a folder's index file.
+    fn probe(&self, path: &str) -> Option<i64> {
+        if let Some(&f) = self.scripts.get(path) {
+            return Some(f);
+        }
+        for (js, ts) in [(".js", [".ts", ".tsx"]), (".jsx", [".tsx", ".tsx"]), (".mjs", [".mts", ".mts"]), (".cjs", [".cts", ".cts"])] {
+            if let Some(stem) = path.strip_suffix(js) {
+                for ext in ts {
+                    if let Some(&f) = self.scripts.get(format!("{stem}{ext}").as_str()) {
+                        return Some(f);
+                    }
+                }
+            }
+        }
+        for ext in SCRIPT_EXTS {
+            if let Some(&f) = self.scripts.get(format!("{path}{ext}").as_str()) {
+                return Some(f);
+            }
+        }
+        for ext in SCRIPT_EXTS {
+            let index = if path.is_empty() { format!("index{ext}") } else { format!("{path}/index{ext}") };
+            if let Some(&f) = self.scripts.get(index.as_str()) {
+                return Some(f);
+            }
+        }
+        None
+    }
+}
+
+/// Joins a relative specifier onto a directory, resolving `.` and `..`; `None` if it leaves
+/// the root.
+fn normalize(dir: &str, spec: &str) -> Option<String> {
+    let mut parts: Vec<&str> = dir.split('/').filter(|p| !p.is_empty()).collect();
+    for p in spec.split('/') {
+        match p {
+            "" | "." => {}
+            ".." => {
+                parts.pop()?;
+            }
+            p => parts.push(p),
+        }
+    }
+    Some(parts.join("/"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn normalizes_relative_paths() {
+        assert_eq!(normalize("src/a", "./b").as_deref(), Some("src/a/b"));
+        assert_eq!(normalize("src/a", "../b/c").as_deref(), Some("src/b/c"));
+        assert_eq!(normalize("", "../x"), None);
+    }
+}

@@ -1,0 +1,770 @@
+//! The SQLite store: schema, pragmas, the writer, and the loaders that feed resolution.
+//!
+//! **Invariant:** this is the only module with SQL that writes. Readers (ckg-query, export)
+//! open their own read-only connections.
+//!
+//! One `ckg index` run is one write transaction: rows are inserted in batches through cached
+//! prepared statements while facts stream in from the parser threads, and the generation is
+//! bumped just before `COMMIT`. In WAL mode readers keep seeing the previous generation until
+//! then, and a run killed at any moment leaves the previous generation intact.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
+
+use crate::error::{Error, Result};
+use crate::facts::{Diagnostic, FileRecord, ImportKind, LocalBinding, RefKind, SymbolKind, ValueSource};
+use crate::lang::Lang;
+
+/// Bump when the schema or the meaning of stored facts changes; an index with another
+/// version is rebuilt from scratch (it is derived data).
+pub const SCHEMA_VERSION: i64 = 1;
+/// `PRAGMA application_id` of ckg databases ("ckg1").
+pub const APPLICATION_ID: i64 = 0x636b_6731;
+
+const SCHEMA: &str = "
+CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL) STRICT;
+CREATE TABLE files(
+    id INTEGER PRIMARY KEY,
+    path TEXT NOT NULL UNIQUE,
+    lang TEXT NOT NULL,
+    module TEXT NOT NULL,
+    hash TEXT NOT NULL,
+    size INTEGER NOT NULL,
+    mtime_ns INTEGER NOT NULL,
+    lines INTEGER NOT NULL,
+    parse_errors INTEGER NOT NULL
+) STRICT;
+CREATE TABLE symbols(
+    id INTEGER PRIMARY KEY,
+    qname TEXT NOT NULL UNIQUE,
+    name TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    file_id INTEGER,
+    parent_id INTEGER,
+    line INTEGER NOT NULL,
+    col INTEGER NOT NULL,
+    end_line INTEGER NOT NULL,
+    exported INTEGER NOT NULL
+) STRICT;
+CREATE INDEX symbols_file ON symbols(file_id);
+CREATE INDEX symbols_name ON symbols(name);
+CREATE TABLE refs(
+    file_id INTEGER NOT NULL,
+    src_id INTEGER NOT NULL,
+    kind TEXT NOT NULL,
+    path TEXT NOT NULL,
+    text TEXT NOT NULL,
+    binding TEXT,
+    line INTEGER NOT NULL,
+    col INTEGER NOT NULL
+) STRICT;
+CREATE INDEX refs_file ON refs(file_id);
+CREATE TABLE imports(
+    file_id INTEGER NOT NULL,
+    kind TEXT NOT NULL,
+    specifier TEXT NOT NULL,
+    imported TEXT,
+    local TEXT,
+    scope_id INTEGER NOT NULL,
+    type_only INTEGER NOT NULL,
+    line INTEGER NOT NULL,
+    col INTEGER NOT NULL
+) STRICT;
+CREATE INDEX imports_file ON imports(file_id);
+CREATE TABLE exports(
+    file_id INTEGER NOT NULL,
+    name TEXT NOT NULL,
+    target TEXT,
+    specifier TEXT,
+    line INTEGER NOT NULL,
+    col INTEGER NOT NULL
+) STRICT;
+CREATE INDEX exports_file ON exports(file_id);
+CREATE TABLE vars(
+    file_id INTEGER NOT NULL,
+    name TEXT NOT NULL,
+    value TEXT,
+    line INTEGER NOT NULL
+) STRICT;
+CREATE INDEX vars_file ON vars(file_id);
+CREATE TABLE diagnostics(
+    path TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    message TEXT NOT NULL,
+    line INTEGER
+) STRICT;
+CREATE INDEX diagnostics_path ON diagnostics(path);
+CREATE TABLE edges(
+    id INTEGER PRIMARY KEY,
+    kind TEXT NOT NULL,
+    src_id INTEGER NOT NULL,
+    dst_id INTEGER,
+    dst_name TEXT,
+    file_id INTEGER NOT NULL,
+    line INTEGER NOT NULL,
+    col INTEGER NOT NULL,
+    evidence TEXT NOT NULL,
+    dynamic INTEGER NOT NULL
+) STRICT;
+CREATE INDEX edges_src ON edges(src_id);
+CREATE INDEX edges_dst ON edges(dst_id);
+CREATE INDEX edges_file ON edges(file_id);
+";
+
+/// The stored state of a file, used to skip unchanged files.
+#[derive(Clone, Debug)]
+pub struct FileState {
+    pub id: i64,
+    pub hash: u64,
+    pub size: u64,
+    pub mtime_ns: i64,
+}
+
+/// Where an edge points.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Dst {
+    Symbol(i64),
+    /// An external node by qname; interned on write.
+    External(String),
+    /// Kept with the written name.
+    Unresolved(String),
+}
+
+/// An edge ready to be written.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct EdgeRow {
+    pub kind: &'static str,
+    pub src: i64,
+    pub dst: Dst,
+    pub file: i64,
+    pub line: u32,
+    pub col: u32,
+    pub evidence: &'static str,
+    pub dynamic: bool,
+}
+
+/// What opening the writer found.
+#[derive(Debug, Default)]
+pub struct OpenReport {
+    /// Set when an index of another schema version was replaced.
+    pub rebuilt: Option<String>,
+    pub created: bool,
+}
+
+/// The writer: one per index, holding the connection that runs the write transaction.
+pub struct Store {
+    conn: Connection,
+    path: PathBuf,
+}
+
+fn configure_writer(conn: &Connection) -> rusqlite::Result<()> {
+    conn.busy_timeout(std::time::Duration::from_secs(5))?;
+    conn.pragma_update(None, "journal_mode", "WAL")?;
+    conn.pragma_update(None, "synchronous", "NORMAL")?;
+    conn.pragma_update(None, "temp_store", "MEMORY")?;
+    conn.pragma_update(None, "cache_size", -65536)?;
+    Ok(())
+}
+
+fn remove_db_files(path: &Path) -> Result<()> {
+    for suffix in ["", "-wal", "-shm"] {
+        let p = PathBuf::from(format!("{}{suffix}", path.display()));
+        match std::fs::remove_file(&p) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(Error::Io { path: p, source: e }),
+        }
+    }
+    Ok(())
+}
+
+impl Store {
+    /// Opens (or creates) the index for writing. An index of another schema version is
+    /// deleted and recreated; a corrupt file or a foreign database is an error, never
+    /// silently overwritten unless `rebuild` is set.
+    pub fn open(path: &Path, rebuild: bool) -> Result<(Store, OpenReport)> {
+        let mut report = OpenReport::default();
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).map_err(|e| Error::Io { path: dir.to_path_buf(), source: e })?;
+        }
+        if rebuild {
+            remove_db_files(path)?;
+        }
+        let existed = path.exists();
+        let sql = |e| Error::sqlite(path, e);
+        if existed {
+            match Self::inspect(path) {
+                Ok(Some(version)) if version == SCHEMA_VERSION => {}
+                Ok(Some(version)) => {
+                    report.rebuilt = Some(format!(
+                        "index schema version {version} differs from this ckg's {SCHEMA_VERSION}; rebuilt it"
+                    ));
+                    remove_db_files(path)?;
+                }
+                Ok(None) => {
+                    // An empty file (or an SQLite file with no tables) is ours to initialise.
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        let conn = Connection::open(path).map_err(sql)?;
+        configure_writer(&conn).map_err(sql)?;
+        let version: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0)).map_err(sql)?;
+        if version == 0 {
+            conn.execute_batch(SCHEMA).map_err(sql)?;
+            conn.pragma_update(None, "application_id", APPLICATION_ID).map_err(sql)?;
+            conn.pragma_update(None, "user_version", SCHEMA_VERSION).map_err(sql)?;
+            conn.execute("INSERT INTO meta(key, value) VALUES ('generation', '0')", []).map_err(sql)?;
+            report.created = true;
+        }
+        Ok((Store { conn, path: path.to_path_buf() }, report))
+    }
+
+    /// Reads the schema version of an existing file: `Some(v)` for a ckg index, `None` for an
+    /// empty database, an error for corrupt or foreign files.
+    fn inspect(path: &Path) -> Result<Option<i64>> {
+        let sql = |e| Error::sqlite(path, e);
+        let conn = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX)
+            .map_err(sql)?;
+        let app: i64 = conn.pragma_query_value(None, "application_id", |r| r.get(0)).map_err(sql)?;
+        let tables: i64 =
+            conn.query_row("SELECT count(*) FROM sqlite_schema", [], |r| r.get(0)).map_err(sql)?;
+        if app == APPLICATION_ID {
+            let version: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0)).map_err(sql)?;
+            return Ok(Some(version));
+        }
+        if tables == 0 && app == 0 {
+            return Ok(None);
+        }
+        Err(Error::Foreign { path: path.to_path_buf() })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Starts the run's write transaction.
+    pub fn begin(&mut self) -> Result<WriteTx<'_>> {
+        let tx = self
+            .conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+            .map_err(|e| Error::sqlite(&self.path, e))?;
+        Ok(WriteTx { tx, path: &self.path, externals: HashMap::new() })
+    }
+}
+
+/// The write transaction of one run.
+pub struct WriteTx<'a> {
+    tx: rusqlite::Transaction<'a>,
+    path: &'a Path,
+    externals: HashMap<String, i64>,
+}
+
+fn hash_text(h: u64) -> String {
+    format!("{h:016x}")
+}
+
+impl WriteTx<'_> {
+    fn err(&self, e: rusqlite::Error) -> Error {
+        Error::sqlite(self.path, e)
+    }
+
+    pub fn generation(&self) -> Result<i64> {
+        let g: String = self
+            .tx
+            .query_row("SELECT value FROM meta WHERE key = 'generation'", [], |r| r.get(0))
+            .map_err(|e| self.err(e))?;
+        Ok(g.parse().unwrap_or(0))
+    }
+
+    /// The stored state of every file, by path.
+    pub fn file_states(&self) -> Result<HashMap<String, FileState>> {
+        let mut stmt = self.tx.prepare("SELECT path, id, hash, size, mtime_ns FROM files").map_err(|e| self.err(e))?;
+        let rows = stmt
+            .query_map([], |r| {
+                let hash: String = r.get(2)?;
+                Ok((
+                    r.get::<_, String>(0)?,
+                    FileState {
+                        id: r.get(1)?,
+                        hash: u64::from_str_radix(&hash, 16).unwrap_or(0),
+                        size: r.get::<_, i64>(3)? as u64,
+                        mtime_ns: r.get(4)?,
+                    },
+                ))
+            })
+            .map_err(|e| self.err(e))?;
+        rows.collect::<rusqlite::Result<_>>().map_err(|e| self.err(e))
+    }
+
+    /// Records new metadata for a file whose content hash did not change.
+    pub fn touch_file(&self, id: i64, size: u64, mtime_ns: i64) -> Result<()> {
+        self.tx
+            .prepare_cached("UPDATE files SET size = ?2, mtime_ns = ?3 WHERE id = ?1")
+            .and_then(|mut s| s.execute(params![id, size as i64, mtime_ns]))
+            .map_err(|e| self.err(e))?;
+        Ok(())
+    }
+
+    /// Replaces everything stored for one file (its row, symbols and facts) atomically
+    /// within the run's transaction. Symbol ids are kept for qnames that survive, so edges
+    /// from other files stay valid.
+    pub fn put_file(&self, rec: &FileRecord) -> Result<i64> {
+        let e = |e| self.err(e);
+        let facts = &rec.facts;
+        let file_id: i64 = self
+            .tx
+            .prepare_cached(
+                "INSERT INTO files(path, lang, module, hash, size, mtime_ns, lines, parse_errors)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
+                 ON CONFLICT(path) DO UPDATE SET lang = excluded.lang, module = excluded.module,
+                   hash = excluded.hash, size = excluded.size, mtime_ns = excluded.mtime_ns,
+                   lines = excluded.lines, parse_errors = excluded.parse_errors
+                 RETURNING id",
+            )
+            .and_then(|mut s| {
+                s.query_row(
+                    params![
+                        rec.path,
+                        rec.lang.as_str(),
+                        rec.module,
+                        hash_text(rec.hash),
+                        rec.size as i64,
+                        rec.mtime_ns,
+                        facts.lines,
+                        facts.parse_errors
+                    ],
+                    |r| r.get(0),
+                )
+            })
+            .map_err(e)?;
+        self.delete_facts(file_id)?;
+        // Symbols: upsert by qname, then drop the file's symbols that are gone.
+        let old: HashMap<String, i64> = {
+            let mut s = self.tx.prepare_cached("SELECT qname, id FROM symbols WHERE file_id = ?1").map_err(e)?;
+            s.query_map([file_id], |r| Ok((r.get(0)?, r.get(1)?))).map_err(e)?.collect::<rusqlite::Result<_>>().map_err(e)?
+        };
+        let mut ids: Vec<i64> = Vec::with_capacity(facts.symbols.len());
+        {
+            let mut s = self
+                .tx
+                .prepare_cached(
+                    "INSERT INTO symbols(qname, name, kind, file_id, parent_id, line, col, end_line, exported)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
+                     ON CONFLICT(qname) DO UPDATE SET name = excluded.name, kind = excluded.kind,
+                       file_id = excluded.file_id, parent_id = excluded.parent_id, line = excluded.line,
+                       col = excluded.col, end_line = excluded.end_line, exported = excluded.exported
+                     RETURNING id",
+                )
+                .map_err(e)?;
+            for sym in &facts.symbols {
+                let parent = sym.parent.map(|p| ids[p as usize]);
+                let id: i64 = s
+                    .query_row(
+                        params![sym.qname, sym.name, sym.kind.as_str(), file_id, parent, sym.line, sym.col, sym.end_line, sym.exported],
+                        |r| r.get(0),
+                    )
+                    .map_err(e)?;
+                ids.push(id);
+            }
+        }
+        {
+            let kept: std::collections::HashSet<i64> = ids.iter().copied().collect();
+            let mut del = self.tx.prepare_cached("DELETE FROM symbols WHERE id = ?1").map_err(e)?;
+            for (_, id) in old {
+                if !kept.contains(&id) {
+                    del.execute([id]).map_err(e)?;
+                }
+            }
+        }
+        {
+            let mut s = self
+                .tx
+                .prepare_cached("INSERT INTO refs(file_id, src_id, kind, path, text, binding, line, col) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)")
+                .map_err(e)?;
+            for r in &facts.refs {
+                s.execute(params![file_id, ids[r.src as usize], r.kind.as_str(), r.path, r.text, r.binding.encode(), r.line, r.col])
+                    .map_err(e)?;
+            }
+        }
+        {
+            let mut s = self
+                .tx
+                .prepare_cached(
+                    "INSERT INTO imports(file_id, kind, specifier, imported, local, scope_id, type_only, line, col)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+                )
+                .map_err(e)?;
+            for i in &facts.imports {
+                s.execute(params![file_id, i.kind.as_str(), i.specifier, i.imported, i.local, ids[i.scope as usize], i.type_only, i.line, i.col])
+                    .map_err(e)?;
+            }
+        }
+        {
+            let mut s = self
+                .tx
+                .prepare_cached("INSERT INTO exports(file_id, name, target, specifier, line, col) VALUES (?1, ?2, ?3, ?4, ?5, ?6)")
+                .map_err(e)?;
+            for x in &facts.exports {
+                s.execute(params![file_id, x.name, x.target, x.specifier, x.line, x.col]).map_err(e)?;
+            }
+        }
+        {
+            let mut s = self.tx.prepare_cached("INSERT INTO vars(file_id, name, value, line) VALUES (?1, ?2, ?3, ?4)").map_err(e)?;
+            for v in &facts.vars {
+                s.execute(params![file_id, v.name, v.value.as_ref().map(ValueSource::encode), v.line]).map_err(e)?;
+            }
+        }
+        self.put_diagnostics(&rec.path, &facts.diagnostics)?;
+        Ok(file_id)
+    }
+
+    fn delete_facts(&self, file_id: i64) -> Result<()> {
+        for sql in [
+            "DELETE FROM refs WHERE file_id = ?1",
+            "DELETE FROM imports WHERE file_id = ?1",
+            "DELETE FROM exports WHERE file_id = ?1",
+            "DELETE FROM vars WHERE file_id = ?1",
+            "DELETE FROM edges WHERE file_id = ?1",
+        ] {
+            self.tx.prepare_cached(sql).and_then(|mut s| s.execute([file_id])).map_err(|e| self.err(e))?;
+        }
+        Ok(())
+    }
+
+    /// Replaces the diagnostics recorded for a path (indexed or skipped).
+    pub fn put_diagnostics(&self, path: &str, diags: &[Diagnostic]) -> Result<()> {
+        let e = |e| self.err(e);
+        self.tx.prepare_cached("DELETE FROM diagnostics WHERE path = ?1").and_then(|mut s| s.execute([path])).map_err(e)?;
+        let mut s = self.tx.prepare_cached("INSERT INTO diagnostics(path, kind, message, line) VALUES (?1, ?2, ?3, ?4)").map_err(e)?;
+        for d in diags {
+            s.execute(params![path, d.kind.as_str(), d.message, d.line]).map_err(e)?;
+        }
+        Ok(())
+    }
+
+    /// Removes a file that is no longer part of the tree (or is now skipped), with its
+    /// symbols, facts and outgoing edges. Inbound edges are re-resolved by the caller.
+    pub fn delete_file(&self, id: i64) -> Result<()> {
+        self.delete_facts(id)?;
+        let e = |e| self.err(e);
+        self.tx.prepare_cached("DELETE FROM symbols WHERE file_id = ?1").and_then(|mut s| s.execute([id])).map_err(e)?;
+        self.tx.prepare_cached("DELETE FROM files WHERE id = ?1").and_then(|mut s| s.execute([id])).map_err(e)?;
+        Ok(())
+    }
+
+    /// Deletes the diagnostics of paths that no longer exist in the tree.
+    pub fn retain_diagnostics(&self, live: &std::collections::HashSet<&str>) -> Result<()> {
+        let paths: Vec<String> = {
+            let mut s = self.tx.prepare("SELECT DISTINCT path FROM diagnostics").map_err(|e| self.err(e))?;
+            s.query_map([], |r| r.get(0)).map_err(|e| self.err(e))?.collect::<rusqlite::Result<_>>().map_err(|e| self.err(e))?
+        };
+        for p in paths {
+            if !live.contains(p.as_str()) {
+                self.put_diagnostics(&p, &[])?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Interns an external node (package, member or builtin) and returns its id.
+    fn external_id(&mut self, qname: &str) -> Result<i64> {
+        if let Some(&id) = self.externals.get(qname) {
+            return Ok(id);
+        }
+        let name = qname.rsplit('.').next().unwrap_or(qname);
+        let id: i64 = self
+            .tx
+            .prepare_cached(
+                "INSERT INTO symbols(qname, name, kind, file_id, parent_id, line, col, end_line, exported)
+                 VALUES (?1, ?2, 'external', NULL, NULL, 0, 0, 0, 1)
+                 ON CONFLICT(qname) DO UPDATE SET qname = excluded.qname
+                 RETURNING id",
+            )
+            .and_then(|mut s| s.query_row(params![qname, name], |r| r.get(0)))
+            .map_err(|e| self.err(e))?;
+        self.externals.insert(qname.to_string(), id);
+        Ok(id)
+    }
+
+    /// Deletes the outgoing edges of the given files (before re-resolving them).
+    pub fn delete_edges_of(&self, files: &[i64]) -> Result<()> {
+        let mut s = self.tx.prepare_cached("DELETE FROM edges WHERE file_id = ?1").map_err(|e| self.err(e))?;
+        for f in files {
+            s.execute([f]).map_err(|e| self.err(e))?;
+        }
+        Ok(())
+    }
+
+    pub fn insert_edges(&mut self, edges: &[EdgeRow]) -> Result<()> {
+        for edge in edges {
+            let (dst_id, dst_name) = match &edge.dst {
+                Dst::Symbol(id) => (Some(*id), None),
+                Dst::External(q) => (Some(self.external_id(q)?), None),
+                Dst::Unresolved(name) => (None, Some(name.as_str())),
+            };
+            self.tx
+                .prepare_cached(
+                    "INSERT INTO edges(kind, src_id, dst_id, dst_name, file_id, line, col, evidence, dynamic)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+                )
+                .and_then(|mut s| {
+                    s.execute(params![edge.kind, edge.src, dst_id, dst_name, edge.file, edge.line, edge.col, edge.evidence, edge.dynamic])
+                })
+                .map_err(|e| self.err(e))?;
+        }
+        Ok(())
+    }
+
+    /// Drops external nodes that no edge points to any more.
+    pub fn collect_garbage(&mut self) -> Result<()> {
+        self.tx
+            .execute(
+                "DELETE FROM symbols WHERE kind = 'external' AND file_id IS NULL
+                 AND NOT EXISTS (SELECT 1 FROM edges WHERE edges.dst_id = symbols.id)",
+                [],
+            )
+            .map_err(|e| self.err(e))?;
+        self.externals.clear();
+        Ok(())
+    }
+
+    /// Loads the stored facts that resolution reads.
+    pub fn load_resolve_input(&self) -> Result<ResolveInput> {
+        load_resolve_input(&self.tx).map_err(|e| self.err(e))
+    }
+
+    /// Totals for the run summary, as seen inside the transaction.
+    pub fn counts(&self) -> Result<Counts> {
+        read_counts(&self.tx).map_err(|e| self.err(e))
+    }
+
+    /// Bumps the generation and commits the run. Nothing is visible to readers before this.
+    pub fn commit(self, stats_json: &str) -> Result<i64> {
+        let generation = self.generation()? + 1;
+        let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
+        for (k, v) in [
+            ("generation", generation.to_string()),
+            ("updated_at", now.to_string()),
+            ("last_run", stats_json.to_string()),
+            ("ckg_version", env!("CARGO_PKG_VERSION").to_string()),
+        ] {
+            self.tx
+                .execute("INSERT INTO meta(key, value) VALUES (?1, ?2) ON CONFLICT(key) DO UPDATE SET value = excluded.value", params![k, v])
+                .map_err(|e| Error::sqlite(self.path, e))?;
+        }
+        let path = self.path;
+        self.tx.commit().map_err(|e| Error::sqlite(path, e))?;
+        Ok(generation)
+    }
+}
+
+/// A file row as resolution needs it.
+#[derive(Clone, Debug)]
+pub struct FileRow {
+    pub id: i64,
+    pub path: String,
+    pub lang: Lang,
+    pub module: String,
+}
+
+#[derive(Clone, Debug)]
+pub struct SymbolRow {
+    pub id: i64,
+    pub qname: String,
+    pub name: String,
+    pub kind: SymbolKind,
+    pub file: Option<i64>,
+    pub parent: Option<i64>,
+    pub exported: bool,
+}
+
+#[derive(Clone, Debug)]
+pub struct ImportRow {
+    pub file: i64,
+    pub kind: ImportKind,
+    pub specifier: String,
+    pub imported: Option<String>,
+    pub local: Option<String>,
+    pub scope: i64,
+    pub type_only: bool,
+    pub line: u32,
+    pub col: u32,
+}
+
+#[derive(Clone, Debug)]
+pub struct ExportRow {
+    pub file: i64,
+    pub name: String,
+    pub target: Option<String>,
+    pub specifier: Option<String>,
+}
+
+#[derive(Clone, Debug)]
+pub struct VarRow {
+    pub file: i64,
+    pub name: String,
+    pub value: Option<ValueSource>,
+}
+
+#[derive(Clone, Debug)]
+pub struct RefRow {
+    pub file: i64,
+    pub src: i64,
+    pub kind: RefKind,
+    pub path: String,
+    pub text: String,
+    pub binding: LocalBinding,
+    pub line: u32,
+    pub col: u32,
+}
+
+/// Everything resolution reads, loaded in one pass.
+#[derive(Debug, Default)]
+pub struct ResolveInput {
+    pub files: Vec<FileRow>,
+    pub symbols: Vec<SymbolRow>,
+    pub imports: Vec<ImportRow>,
+    pub exports: Vec<ExportRow>,
+    pub vars: Vec<VarRow>,
+    pub refs: Vec<RefRow>,
+}
+
+fn load_resolve_input(conn: &Connection) -> rusqlite::Result<ResolveInput> {
+    let mut input = ResolveInput::default();
+    let mut s = conn.prepare("SELECT id, path, lang, module FROM files ORDER BY path")?;
+    input.files = s
+        .query_map([], |r| {
+            Ok(FileRow { id: r.get(0)?, path: r.get(1)?, lang: Lang::parse(&r.get::<_, String>(2)?).unwrap_or(Lang::TypeScript), module: r.get(3)? })
+        })?
+        .collect::<rusqlite::Result<_>>()?;
+    let mut s = conn.prepare("SELECT id, qname, name, kind, file_id, parent_id, exported FROM symbols WHERE file_id IS NOT NULL")?;
+    input.symbols = s
+        .query_map([], |r| {
+            Ok(SymbolRow {
+                id: r.get(0)?,
+                qname: r.get(1)?,
+                name: r.get(2)?,
+                kind: SymbolKind::parse(&r.get::<_, String>(3)?).unwrap_or(SymbolKind::Variable),
+                file: r.get(4)?,
+                parent: r.get(5)?,
+                exported: r.get(6)?,
+            })
+        })?
+        .collect::<rusqlite::Result<_>>()?;
+    let mut s = conn.prepare("SELECT file_id, kind, specifier, imported, local, scope_id, type_only, line, col FROM imports")?;
+    input.imports = s
+        .query_map([], |r| {
+            Ok(ImportRow {
+                file: r.get(0)?,
+                kind: ImportKind::parse(&r.get::<_, String>(1)?).unwrap_or(ImportKind::SideEffect),
+                specifier: r.get(2)?,
+                imported: r.get(3)?,
+                local: r.get(4)?,
+                scope: r.get(5)?,
+                type_only: r.get(6)?,
+                line: r.get(7)?,
+                col: r.get(8)?,
+            })
+        })?
+        .collect::<rusqlite::Result<_>>()?;
+    let mut s = conn.prepare("SELECT file_id, name, target, specifier FROM exports")?;
+    input.exports = s
+        .query_map([], |r| Ok(ExportRow { file: r.get(0)?, name: r.get(1)?, target: r.get(2)?, specifier: r.get(3)? }))?
+        .collect::<rusqlite::Result<_>>()?;
+    let mut s = conn.prepare("SELECT file_id, name, value FROM vars")?;
+    input.vars = s
+        .query_map([], |r| {
+            let v: Option<String> = r.get(2)?;
+            Ok(VarRow { file: r.get(0)?, name: r.get(1)?, value: v.as_deref().and_then(ValueSource::decode) })
+        })?
+        .collect::<rusqlite::Result<_>>()?;
+    let mut s = conn.prepare("SELECT file_id, src_id, kind, path, text, binding, line, col FROM refs")?;
+    input.refs = s
+        .query_map([], |r| {
+            let b: Option<String> = r.get(5)?;
+            Ok(RefRow {
+                file: r.get(0)?,
+                src: r.get(1)?,
+                kind: RefKind::parse(&r.get::<_, String>(2)?).unwrap_or(RefKind::Call),
+                path: r.get(3)?,
+                text: r.get(4)?,
+                binding: LocalBinding::decode(b.as_deref()),
+                line: r.get(6)?,
+                col: r.get(7)?,
+            })
+        })?
+        .collect::<rusqlite::Result<_>>()?;
+    Ok(input)
+}
+
+/// Opens an index read-only (queries, export). Fails with a clear error when there is no
+/// index, it is corrupt, or it has another schema version.
+pub fn open_reader(path: &Path) -> Result<Connection> {
+    if !path.exists() {
+        return Err(Error::NoIndex(path.to_path_buf()));
+    }
+    let sql = |e| Error::sqlite(path, e);
+    let conn = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX).map_err(sql)?;
+    conn.busy_timeout(std::time::Duration::from_secs(5)).map_err(sql)?;
+    let app: i64 = conn.pragma_query_value(None, "application_id", |r| r.get(0)).map_err(sql)?;
+    if app != APPLICATION_ID {
+        return Err(Error::Foreign { path: path.to_path_buf() });
+    }
+    let version: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0)).map_err(sql)?;
+    if version != SCHEMA_VERSION {
+        return Err(Error::Invalid(format!(
+            "the index at {} has schema version {version}, this ckg reads {SCHEMA_VERSION}; run `ckg index` to rebuild it",
+            path.display()
+        )));
+    }
+    Ok(conn)
+}
+
+/// The committed generation of an index (read side).
+pub fn read_generation(conn: &Connection) -> rusqlite::Result<i64> {
+    let g: Option<String> = conn.query_row("SELECT value FROM meta WHERE key = 'generation'", [], |r| r.get(0)).optional()?;
+    Ok(g.and_then(|g| g.parse().ok()).unwrap_or(0))
+}
+
+/// Totals over the whole index.
+#[derive(Clone, Debug, Default)]
+pub struct Counts {
+    pub files_by_lang: std::collections::BTreeMap<String, u64>,
+    pub lines: u64,
+    pub bytes: u64,
+    pub symbols: u64,
+    pub externals: u64,
+    pub edges_by_kind: std::collections::BTreeMap<String, u64>,
+    pub edges_by_evidence: std::collections::BTreeMap<String, u64>,
+    pub parse_errors: u64,
+    pub files_with_parse_errors: u64,
+}
+
+/// Reads the totals of an index (works on a reader or inside the write transaction).
+pub fn read_counts(conn: &Connection) -> rusqlite::Result<Counts> {
+    let mut c = Counts::default();
+    let group = |sql: &str| -> rusqlite::Result<std::collections::BTreeMap<String, u64>> {
+        let mut s = conn.prepare(sql)?;
+        let rows = s.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)? as u64)))?;
+        rows.collect()
+    };
+    c.files_by_lang = group("SELECT lang, count(*) FROM files GROUP BY lang")?;
+    c.edges_by_kind = group("SELECT kind, count(*) FROM edges GROUP BY kind")?;
+    c.edges_by_evidence = group("SELECT evidence, count(*) FROM edges GROUP BY evidence")?;
+    let (lines, bytes, errors, with_errors): (i64, i64, i64, i64) = conn.query_row(
+        "SELECT coalesce(sum(lines), 0), coalesce(sum(size), 0), coalesce(sum(parse_errors), 0),
+                coalesce(sum(parse_errors > 0), 0) FROM files",
+        [],
+        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+    )?;
+    c.lines = lines as u64;
+    c.bytes = bytes as u64;
+    c.parse_errors = errors as u64;
+    c.files_with_parse_errors = with_errors as u64;
+    c.symbols = conn.query_row("SELECT count(*) FROM symbols WHERE kind != 'external'", [], |r| r.get::<_, i64>(0))? as u64;
+    c.externals = conn.query_row("SELECT count(*) FROM symbols WHERE kind = 'external'", [], |r| r.get::<_, i64>(0))? as u64;
+    Ok(c)
+}

@@ -1,0 +1,311 @@
+//! `impact TARGET`: the transitive reverse dependencies of a symbol, a file or an external
+//! package, grouped by file, each with the chain of edges that makes it impacted, and the
+//! completeness of the answer.
+
+use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
+
+use serde::Serialize;
+
+use crate::{Error, Index, Node, Result};
+
+/// Options for an impact query.
+#[derive(Clone, Debug)]
+pub struct ImpactOptions {
+    /// How many edges away from the target to go (1 = direct users only).
+    pub depth: u32,
+    /// Weakest evidence followed: `exact`, `inferred`, `heuristic` or `unresolved`.
+    pub min_evidence: String,
+    /// Edge kinds followed; empty means all.
+    pub kinds: Vec<String>,
+    /// At most this many gap sites are listed (all are counted).
+    pub max_gaps: usize,
+}
+
+impl Default for ImpactOptions {
+    fn default() -> Self {
+        ImpactOptions { depth: 3, min_evidence: "heuristic".into(), kinds: Vec::new(), max_gaps: 50 }
+    }
+}
+
+fn evidence_rank(e: &str) -> u8 {
+    match e {
+        "exact" => 3,
+        "inferred" => 2,
+        "heuristic" => 1,
+        _ => 0,
+    }
+}
+
+/// One edge of an impact chain.
+#[derive(Clone, Debug, Serialize)]
+pub struct ImpactEdge {
+    pub kind: String,
+    pub src: String,
+    pub dst: String,
+    pub file: String,
+    pub line: u32,
+    pub col: u32,
+    pub evidence: String,
+}
+
+/// An impacted file: the edges in it that touch the impact set, and the chain from the
+/// target to its nearest impacted symbol.
+#[derive(Clone, Debug, Serialize)]
+pub struct ImpactFile {
+    pub path: String,
+    pub depth: u32,
+    pub edges: Vec<ImpactEdge>,
+    pub chain: Vec<ImpactEdge>,
+}
+
+/// A place that could hide more results.
+#[derive(Clone, Debug, Serialize)]
+pub struct Gap {
+    pub kind: String,
+    pub file: String,
+    pub line: u32,
+    pub detail: String,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Completeness {
+    /// True when no gap could hide more results.
+    pub complete: bool,
+    pub counts: BTreeMap<String, u64>,
+    pub gaps: Vec<Gap>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct ImpactAnswer {
+    pub target: String,
+    pub generation: i64,
+    pub roots: Vec<Node>,
+    pub files: Vec<ImpactFile>,
+    pub symbols: usize,
+    pub completeness: Completeness,
+}
+
+struct Hit {
+    id: i64,
+    edge: ImpactEdge,
+}
+
+impl Index {
+    /// The nodes a target names: an exact qname; an external package and every member used
+    /// from it; a file path (its module and definitions); or a bare name (one candidate).
+    pub fn resolve_target(&self, target: &str) -> Result<Vec<i64>> {
+        let ids = |sql: &str, arg: &str| -> Result<Vec<i64>> {
+            let mut s = self.conn.prepare_cached(sql).map_err(|e| self.sql(e))?;
+            let rows = s.query_map([arg], |r| r.get(0)).map_err(|e| self.sql(e))?;
+            rows.collect::<rusqlite::Result<_>>().map_err(|e| self.sql(e))
+        };
+        let exact = ids("SELECT id FROM symbols WHERE qname = ?1", target)?;
+        if !exact.is_empty() {
+            let mut all = exact.clone();
+            // An external package also stands for every member used from it.
+            let is_external: bool = self
+                .conn
+                .query_row("SELECT kind = 'external' FROM symbols WHERE id = ?1", [exact[0]], |r| r.get(0))
+                .map_err(|e| self.sql(e))?;
+            if is_external {
+                all.extend(ids(
+                    "SELECT id FROM symbols WHERE file_id IS NULL AND (substr(qname, 1, length(?1) + 1) = ?1 || '.' OR substr(qname, 1, length(?1) + 1) = ?1 || '(')",
+                    target,
+                )?);
+            }
+            return Ok(all);
+        }
+        let members = ids(
+            "SELECT id FROM symbols WHERE file_id IS NULL AND (substr(qname, 1, length(?1) + 1) = ?1 || '.' OR substr(qname, 1, length(?1) + 1) = ?1 || '(')",
+            target,
+        )?;
+        if !members.is_empty() {
+            return Ok(members);
+        }
+        let in_file = ids("SELECT s.id FROM symbols s JOIN files f ON f.id = s.file_id WHERE f.path = ?1", target)?;
+        if !in_file.is_empty() {
+            return Ok(in_file);
+        }
+        let by_name = ids("SELECT id FROM symbols WHERE name = ?1 ORDER BY qname", target)?;
+        match by_name.len() {
+            0 => Err(Error::NotFound(target.to_string())),
+            1 => Ok(by_name),
+            _ => {
+                let mut candidates = Vec::new();
+                for id in by_name {
+                    if let Some(n) = self.node(id)? {
+                        candidates.push(format!("{} ({}{})", n.qname, n.kind, n.file.map(|f| format!(", {f}:{}", n.line)).unwrap_or_default()));
+                    }
+                }
+                Err(Error::Ambiguous { name: target.to_string(), candidates })
+            }
+        }
+    }
+
+    fn inbound(&self, id: i64) -> Result<Vec<Hit>> {
+        let mut s = self
+            .conn
+            .prepare_cached(
+                "SELECT e.src_id, e.kind, src.qname, dst.qname, f.path, e.line, e.col, e.evidence
+                 FROM edges e JOIN symbols src ON src.id = e.src_id JOIN symbols dst ON dst.id = e.dst_id
+                 JOIN files f ON f.id = e.file_id WHERE e.dst_id = ?1",
+            )
+            .map_err(|e| self.sql(e))?;
+        let rows = s
+            .query_map([id], |r| {
+                Ok(Hit {
+                    id: r.get(0)?,
+                    edge: ImpactEdge {
+                        kind: r.get(1)?,
+                        src: r.get(2)?,
+                        dst: r.get(3)?,
+                        file: r.get(4)?,
+                        line: r.get::<_, i64>(5)? as u32,
+                        col: r.get::<_, i64>(6)? as u32,
+                        evidence: r.get(7)?,
+                    },
+                })
+            })
+            .map_err(|e| self.sql(e))?;
+        rows.collect::<rusqlite::Result<_>>().map_err(|e| self.sql(e))
+    }
+
+    /// Transitive reverse dependencies of a target.
+    pub fn impact(&self, target: &str, opts: &ImpactOptions) -> Result<ImpactAnswer> {
+        if opts.depth == 0 || opts.depth > 64 {
+            return Err(Error::Invalid(format!("depth must be between 1 and 64, got {}", opts.depth)));
+        }
+        let min = evidence_rank(&opts.min_evidence);
+        let roots = self.resolve_target(target)?;
+        let mut seen: HashMap<i64, (u32, Option<ImpactEdge>, Option<i64>)> = HashMap::new();
+        let mut queue: VecDeque<i64> = VecDeque::new();
+        for &r in &roots {
+            seen.insert(r, (0, None, None));
+            queue.push_back(r);
+        }
+        let mut by_file: BTreeMap<String, Vec<(u32, ImpactEdge, i64)>> = BTreeMap::new();
+        while let Some(id) = queue.pop_front() {
+            let depth = seen[&id].0;
+            if depth >= opts.depth {
+                continue;
+            }
+            for hit in self.inbound(id)? {
+                if evidence_rank(&hit.edge.evidence) < min || (!opts.kinds.is_empty() && !opts.kinds.contains(&hit.edge.kind)) {
+                    continue;
+                }
+                by_file.entry(hit.edge.file.clone()).or_default().push((depth + 1, hit.edge.clone(), id));
+                if let std::collections::hash_map::Entry::Vacant(v) = seen.entry(hit.id) {
+                    v.insert((depth + 1, Some(hit.edge), Some(id)));
+                    queue.push_back(hit.id);
+                }
+            }
+        }
+        let mut files = Vec::new();
+        for (path, mut edges) in by_file {
+            edges.sort_by(|a, b| (a.0, a.1.line, a.1.col, &a.1.kind).cmp(&(b.0, b.1.line, b.1.col, &b.1.kind)));
+            let depth = edges[0].0;
+            // The chain: from this file's shallowest edge back to a root.
+            let mut chain = vec![edges[0].1.clone()];
+            let mut cur = Some(edges[0].2);
+            let mut guard = 0;
+            while let Some(c) = cur {
+                match seen.get(&c) {
+                    Some((_, Some(edge), parent)) if guard < 64 => {
+                        chain.push(edge.clone());
+                        cur = *parent;
+                    }
+                    _ => break,
+                }
+                guard += 1;
+            }
+            chain.reverse();
+            let mut dedup: Vec<ImpactEdge> = Vec::new();
+            let mut keys = HashSet::new();
+            for (_, e, _) in edges {
+                if keys.insert((e.kind.clone(), e.src.clone(), e.dst.clone(), e.line, e.col)) {
+                    dedup.push(e);
+                }
+            }
+            files.push(ImpactFile { path, depth, edges: dedup, chain });
+        }
+        files.sort_by(|a, b| (a.depth, &a.path).cmp(&(b.depth, &b.path)));
+        let mut root_nodes = Vec::new();
+        for r in &roots {
+            if let Some(n) = self.node(*r)? {
+                root_nodes.push(n);
+            }
+        }
+        let names: HashSet<String> = root_nodes.iter().map(|n| n.qname.rsplit(['.', '#']).next().unwrap_or(&n.qname).to_string()).collect();
+        let completeness = self.completeness(&names, opts.max_gaps)?;
+        Ok(ImpactAnswer {
+            target: target.to_string(),
+            generation: self.generation,
+            roots: root_nodes,
+            symbols: seen.len() - roots.len(),
+            files,
+            completeness,
+        })
+    }
+
+    /// Gaps that could hide more results: dynamic sites, unresolved references whose written
+    /// name ends in one of the target's names, files with syntax errors, skipped files.
+    fn completeness(&self, names: &HashSet<String>, max: usize) -> Result<Completeness> {
+        let mut gaps = Vec::new();
+        let mut counts: BTreeMap<String, u64> = BTreeMap::new();
+        let mut s = self
+            .conn
+            .prepare_cached(
+                "SELECT e.dynamic, e.dst_name, f.path, e.line FROM edges e JOIN files f ON f.id = e.file_id
+                 WHERE e.dst_id IS NULL AND e.kind != 'imports' ORDER BY f.path, e.line",
+            )
+            .map_err(|e| self.sql(e))?;
+        let mut rows = s.query([]).map_err(|e| self.sql(e))?;
+        while let Some(r) = rows.next().map_err(|e| self.sql(e))? {
+            let dynamic: bool = r.get(0).map_err(|e| self.sql(e))?;
+            let name: String = r.get::<_, Option<String>>(1).map_err(|e| self.sql(e))?.unwrap_or_default();
+            let last = name.rsplit('.').next().unwrap_or(&name).trim_end_matches("()");
+            let kind = if dynamic {
+                "dynamic_site"
+            } else if names.contains(last) {
+                "unresolved_same_name"
+            } else {
+                continue;
+            };
+            *counts.entry(kind.to_string()).or_default() += 1;
+            if gaps.len() < max {
+                gaps.push(Gap {
+                    kind: kind.into(),
+                    file: r.get(2).map_err(|e| self.sql(e))?,
+                    line: r.get::<_, i64>(3).map_err(|e| self.sql(e))? as u32,
+                    detail: name,
+                });
+            }
+        }
+        let mut s = self
+            .conn
+            .prepare_cached("SELECT path, parse_errors FROM files WHERE parse_errors > 0 ORDER BY path")
+            .map_err(|e| self.sql(e))?;
+        let mut rows = s.query([]).map_err(|e| self.sql(e))?;
+        while let Some(r) = rows.next().map_err(|e| self.sql(e))? {
+            *counts.entry("parse_errors".into()).or_default() += 1;
+            if gaps.len() < max {
+                let n: i64 = r.get(1).map_err(|e| self.sql(e))?;
+                gaps.push(Gap { kind: "parse_errors".into(), file: r.get(0).map_err(|e| self.sql(e))?, line: 0, detail: format!("{n} syntax error(s)") });
+            }
+        }
+        let mut s = self
+            .conn
+            .prepare_cached("SELECT path, kind, message FROM diagnostics WHERE kind NOT IN ('syntax_error', 'invalid_utf8') ORDER BY path")
+            .map_err(|e| self.sql(e))?;
+        let mut rows = s.query([]).map_err(|e| self.sql(e))?;
+        while let Some(r) = rows.next().map_err(|e| self.sql(e))? {
+            *counts.entry("not_indexed".into()).or_default() += 1;
+            if gaps.len() < max {
+                let kind: String = r.get(1).map_err(|e| self.sql(e))?;
+                let msg: String = r.get(2).map_err(|e| self.sql(e))?;
+                gaps.push(Gap { kind: "not_indexed".into(), file: r.get(0).map_err(|e| self.sql(e))?, line: 0, detail: format!("{kind}: {msg}") });
+            }
+        }
+        Ok(Completeness { complete: counts.is_empty(), counts, gaps })
+    }
+}

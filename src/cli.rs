@@ -1,0 +1,190 @@
+//! Argument parsing and the subcommands.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{Context, Result};
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+use ckg_core::discover::DiscoverConfig;
+use ckg_core::index::{IndexConfig, Summary};
+
+use crate::progress::Bar;
+
+/// ckg: a code knowledge graph for TypeScript/JavaScript and Python.
+///
+/// Indexes who defines, imports, calls, references and extends what, with the evidence for
+/// each edge, into `.ckg/index.db` under the root.
+#[derive(Parser, Debug)]
+#[command(name = "ckg", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Index a repository (incrementally when an index exists).
+    Index(IndexArgs),
+    /// Write the whole graph: files, diagnostics, symbols, externals, edges.
+    Export(ExportArgs),
+    /// Ask the graph: impact, callers, callees, refs, symbols, deps.
+    Query(crate::query::QueryArgs),
+    /// Parse every file without extracting or storing (benchmark baseline).
+    #[command(hide = true)]
+    ParseOnly {
+        #[arg(default_value = ".")]
+        root: PathBuf,
+        #[arg(long, short = 'j', default_value_t = 0)]
+        jobs: usize,
+    },
+}
+
+#[derive(Args, Debug)]
+struct IndexArgs {
+    /// Repository root to index.
+    #[arg(default_value = ".")]
+    root: PathBuf,
+    /// Database file (default: ROOT/.ckg/index.db).
+    #[arg(long)]
+    db: Option<PathBuf>,
+    /// Parser threads (default: one per core).
+    #[arg(long, short = 'j', default_value_t = 0)]
+    jobs: usize,
+    /// Only index paths matching this glob (repeatable).
+    #[arg(long = "include", value_name = "GLOB")]
+    include: Vec<String>,
+    /// Skip paths matching this glob (repeatable).
+    #[arg(long = "exclude", value_name = "GLOB")]
+    exclude: Vec<String>,
+    /// Follow symbolic links (loops are detected and reported).
+    #[arg(long)]
+    follow: bool,
+    /// Do not read .gitignore / .ignore files.
+    #[arg(long)]
+    no_ignore: bool,
+    /// Skip files larger than this many bytes.
+    #[arg(long, default_value_t = 2 * 1024 * 1024, value_name = "BYTES")]
+    max_file_size: u64,
+    /// Delete the existing index and build it from scratch.
+    #[arg(long)]
+    rebuild: bool,
+    /// No progress bar and no summary.
+    #[arg(long, short = 'q')]
+    quiet: bool,
+    /// Print the summary as JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Copy, Clone, Debug, ValueEnum)]
+enum ExportFormat {
+    Jsonl,
+}
+
+#[derive(Args, Debug)]
+struct ExportArgs {
+    /// Database file (default: found by walking up from the current directory).
+    #[arg(long)]
+    db: Option<PathBuf>,
+    #[arg(long, value_enum, default_value = "jsonl")]
+    format: ExportFormat,
+    /// Write to a file instead of stdout.
+    #[arg(long, short = 'o')]
+    output: Option<PathBuf>,
+}
+
+pub fn run() -> Result<ExitCode> {
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Index(args) => index(args),
+        Command::Export(args) => export(args),
+        Command::Query(args) => crate::query::run(args),
+        Command::ParseOnly { root, jobs } => {
+            let t = std::time::Instant::now();
+            let (files, bytes) = ckg_core::index::parse_only(&root, &DiscoverConfig::default(), jobs)?;
+            println!("parsed {files} files, {bytes} bytes in {:.3}s", t.elapsed().as_secs_f64());
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+fn index(args: IndexArgs) -> Result<ExitCode> {
+    let mut config = IndexConfig::new(&args.root);
+    config.db = args.db;
+    config.jobs = args.jobs;
+    config.rebuild = args.rebuild;
+    config.discover = DiscoverConfig {
+        include: args.include,
+        exclude: args.exclude,
+        follow_symlinks: args.follow,
+        max_file_size: args.max_file_size,
+        respect_ignore_files: !args.no_ignore,
+    };
+    let bar = Bar::new(args.quiet || args.json);
+    let summary = ckg_core::index::index(&config, &|p| bar.update(p));
+    bar.finish();
+    let summary = summary.with_context(|| format!("indexing {}", args.root.display()))?;
+    if let Some(msg) = &summary.rebuilt {
+        eprintln!("ckg: {msg}");
+    }
+    let mut out = std::io::stdout().lock();
+    if args.json {
+        serde_json::to_writer_pretty(&mut out, &summary)?;
+        writeln!(out)?;
+    } else if !args.quiet {
+        print_summary(&mut out, &summary)?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn print_summary(out: &mut dyn Write, s: &Summary) -> Result<()> {
+    let files: u64 = s.files_by_lang.values().sum();
+    let status = if s.changed { format!("generation {}", s.generation) } else { format!("unchanged, generation {}", s.generation) };
+    writeln!(out, "indexed {} ({status})", s.root)?;
+    let langs: Vec<String> = s.files_by_lang.iter().map(|(l, n)| format!("{l} {n}")).collect();
+    writeln!(out, "  files      {files} ({}); {} lines, {} KiB", langs.join(", "), s.lines, s.bytes / 1024)?;
+    writeln!(out, "  this run   {} parsed, {} unchanged, {} removed, {} skipped", s.parsed, s.unchanged, s.removed, s.skipped.len())?;
+    writeln!(out, "  symbols    {} (+{} external nodes)", s.symbols, s.externals)?;
+    let edges: u64 = s.edges_by_kind.values().sum();
+    let kinds: Vec<String> = s.edges_by_kind.iter().map(|(k, n)| format!("{k} {n}")).collect();
+    writeln!(out, "  edges      {edges} ({})", kinds.join(", "))?;
+    let ev: Vec<String> = s.edges_by_evidence.iter().map(|(k, n)| format!("{k} {n}")).collect();
+    writeln!(out, "  evidence   {}", ev.join(", "))?;
+    writeln!(out, "  errors     {} syntax error(s) in {} file(s)", s.parse_errors, s.files_with_parse_errors)?;
+    if !s.skipped.is_empty() {
+        writeln!(out, "  skipped    {} file(s):", s.skipped.len())?;
+        for f in s.skipped.iter().take(20) {
+            writeln!(out, "    {} [{}] {}", f.path, f.reason, f.message)?;
+        }
+        if s.skipped.len() > 20 {
+            writeln!(out, "    ... and {} more (see --json)", s.skipped.len() - 20)?;
+        }
+    }
+    let t: Vec<String> = s.timings_ms.iter().map(|(k, v)| format!("{k} {v:.0} ms")).collect();
+    writeln!(out, "  time       {} (jobs {})", t.join(", "), s.jobs)?;
+    writeln!(out, "  database   {}", s.db)?;
+    Ok(())
+}
+
+fn export(args: ExportArgs) -> Result<ExitCode> {
+    let db = ckg_query::locate_db(args.db.as_deref())?;
+    let conn = ckg_core::store::open_reader(&db)?;
+    let ExportFormat::Jsonl = args.format;
+    match args.output {
+        Some(path) => {
+            let file = std::fs::File::create(&path).with_context(|| format!("creating {}", path.display()))?;
+            let mut w = std::io::BufWriter::new(file);
+            ckg_core::export::export_jsonl(&conn, &db, &mut w)?;
+            w.flush()?;
+        }
+        None => {
+            let stdout = std::io::stdout();
+            let mut w = std::io::BufWriter::new(stdout.lock());
+            ckg_core::export::export_jsonl(&conn, &db, &mut w)?;
+            w.flush()?;
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}

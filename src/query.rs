@@ -60,7 +60,14 @@ pub fn run(args: QueryArgs) -> Result<ExitCode> {
                 writeln!(out)?;
             } else {
                 let roots: Vec<&str> = answer.roots.iter().map(|n| n.qname.as_str()).collect();
-                writeln!(out, "impact of {} (generation {}): {} file(s), {} symbol(s)", target, answer.generation, answer.files.len(), answer.symbols)?;
+                writeln!(
+                    out,
+                    "impact of {} (generation {}): {} file(s), {} symbol(s)",
+                    target,
+                    answer.generation,
+                    answer.files.len(),
+                    answer.symbols
+                )?;
                 if roots.len() > 1 {
                     writeln!(out, "  target nodes: {}", roots.join(", "))?;
                 }

@@ -17,9 +17,31 @@ use crate::lang::Lang;
 
 /// Directory names never descended into.
 pub const SKIPPED_DIRS: &[&str] = &[
-    ".git", ".hg", ".svn", ".ckg", "node_modules", "bower_components", "__pycache__", ".venv", "venv",
-    ".tox", ".nox", ".mypy_cache", ".pytest_cache", ".ruff_cache", "site-packages", "dist", "build",
-    "out", ".next", ".nuxt", ".turbo", ".cache", "coverage", ".parcel-cache", ".svelte-kit",
+    ".git",
+    ".hg",
+    ".svn",
+    ".ckg",
+    "node_modules",
+    "bower_components",
+    "__pycache__",
+    ".venv",
+    "venv",
+    ".tox",
+    ".nox",
+    ".mypy_cache",
+    ".pytest_cache",
+    ".ruff_cache",
+    "site-packages",
+    "dist",
+    "build",
+    "out",
+    ".next",
+    ".nuxt",
+    ".turbo",
+    ".cache",
+    "coverage",
+    ".parcel-cache",
+    ".svelte-kit",
 ];
 
 /// Options for discovery.
@@ -80,11 +102,7 @@ fn rel_path(root: &Path, path: &Path) -> String {
 }
 
 pub(crate) fn mtime_ns(meta: &std::fs::Metadata) -> i64 {
-    meta.modified()
-        .ok()
-        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-        .map(|d| d.as_nanos() as i64)
-        .unwrap_or(0)
+    meta.modified().ok().and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok()).map(|d| d.as_nanos() as i64).unwrap_or(0)
 }
 
 /// Walks the root and returns the files to index, sorted by path.

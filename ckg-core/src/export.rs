@@ -25,9 +25,7 @@ pub fn export_jsonl(conn: &Connection, db: &std::path::Path, out: &mut dyn Write
         writeln!(out, r#"{{"type":"file","path":{},"lang":{},"hash":{},"parse_errors":{errors}}}"#, js(&path), js(&lang), js(&hash))
             .map_err(io)?;
     }
-    let mut s = conn
-        .prepare("SELECT path, kind, message, line FROM diagnostics ORDER BY path, kind, line, message")
-        .map_err(sql)?;
+    let mut s = conn.prepare("SELECT path, kind, message, line FROM diagnostics ORDER BY path, kind, line, message").map_err(sql)?;
     let mut rows = s.query([]).map_err(sql)?;
     while let Some(r) = rows.next().map_err(sql)? {
         let (path, kind, message, line): (String, String, String, Option<i64>) =

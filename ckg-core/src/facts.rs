@@ -254,14 +254,8 @@ pub enum ImportKind {
 }
 
 impl ImportKind {
-    pub const ALL: [ImportKind; 6] = [
-        ImportKind::Named,
-        ImportKind::Default,
-        ImportKind::Namespace,
-        ImportKind::SideEffect,
-        ImportKind::Star,
-        ImportKind::Dynamic,
-    ];
+    pub const ALL: [ImportKind; 6] =
+        [ImportKind::Named, ImportKind::Default, ImportKind::Namespace, ImportKind::SideEffect, ImportKind::Star, ImportKind::Dynamic];
 
     pub fn as_str(self) -> &'static str {
         match self {

@@ -37,14 +37,7 @@ pub struct IndexConfig {
 
 impl IndexConfig {
     pub fn new(root: impl Into<PathBuf>) -> IndexConfig {
-        IndexConfig {
-            root: root.into(),
-            db: None,
-            jobs: 0,
-            discover: DiscoverConfig::default(),
-            rebuild: false,
-            minified_line_len: 2000,
-        }
+        IndexConfig { root: root.into(), db: None, jobs: 0, discover: DiscoverConfig::default(), rebuild: false, minified_line_len: 2000 }
     }
 
     pub fn db_path(&self) -> PathBuf {
@@ -103,16 +96,20 @@ pub struct Summary {
 enum Outcome {
     Indexed(Box<FileRecord>),
     /// Same content as stored; only the metadata changed.
-    Touched { id: i64, size: u64, mtime_ns: i64 },
-    Skipped { path: String, diagnostic: Diagnostic },
+    Touched {
+        id: i64,
+        size: u64,
+        mtime_ns: i64,
+    },
+    Skipped {
+        path: String,
+        diagnostic: Diagnostic,
+    },
 }
 
 /// Reads, checks and extracts one file. Never fails: problems become diagnostics.
 fn process(ex: &mut Extractor, file: &SourceFile, old: Option<&FileState>, minified_line_len: usize) -> Outcome {
-    let skip = |kind, message: String| Outcome::Skipped {
-        path: file.path.clone(),
-        diagnostic: Diagnostic { kind, message, line: None },
-    };
+    let skip = |kind, message: String| Outcome::Skipped { path: file.path.clone(), diagnostic: Diagnostic { kind, message, line: None } };
     let bytes = match std::fs::read(&file.abs) {
         Ok(b) => b,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
@@ -133,17 +130,15 @@ fn process(ex: &mut Extractor, file: &SourceFile, old: Option<&FileState>, minif
         }
     }
     let facts = ex.extract(file.lang, &file.module, &bytes);
-    Outcome::Indexed(
-        Box::new(FileRecord {
-            path: file.path.clone(),
-            lang: file.lang,
-            hash,
-            size: bytes.len() as u64,
-            mtime_ns: file.mtime_ns,
-            module: file.module.clone(),
-            facts,
-        }),
-    )
+    Outcome::Indexed(Box::new(FileRecord {
+        path: file.path.clone(),
+        lang: file.lang,
+        hash,
+        size: bytes.len() as u64,
+        mtime_ns: file.mtime_ns,
+        module: file.module.clone(),
+        facts,
+    }))
 }
 
 /// A generated or minified bundle: a very long line and a high average line length.
@@ -158,8 +153,7 @@ fn minified(bytes: &[u8], max_line: usize) -> Option<String> {
         lines += 1;
     }
     let average = bytes.len() / lines.max(1);
-    (longest > max_line && average > 200)
-        .then(|| format!("looks minified (longest line {longest} bytes, average {average}); skipped"))
+    (longest > max_line && average > 200).then(|| format!("looks minified (longest line {longest} bytes, average {average}); skipped"))
 }
 
 fn ms(d: Duration) -> f64 {
@@ -204,8 +198,7 @@ pub fn index(config: &IndexConfig, progress: &(dyn Fn(Progress) + Sync)) -> Resu
     let mut store_time = Duration::ZERO;
     let mut changed_files: HashSet<i64> = HashSet::new();
     let mut removed = 0u64;
-    let mut skipped: Vec<(String, Diagnostic)> =
-        discovery.skipped.iter().map(|s| (s.path.clone(), s.diagnostic.clone())).collect();
+    let mut skipped: Vec<(String, Diagnostic)> = discovery.skipped.iter().map(|s| (s.path.clone(), s.diagnostic.clone())).collect();
     let total = to_parse.len();
     let (sender, receiver) = mpsc::sync_channel::<Outcome>(256);
     let minified_line_len = config.minified_line_len;
@@ -306,10 +299,8 @@ pub fn index(config: &IndexConfig, progress: &(dyn Fn(Progress) + Sync)) -> Resu
         None => tx.commit(&stats_json)?,
     };
     timings.insert("commit".to_string(), ms(t.elapsed()));
-    let mut skipped_files: Vec<SkippedFile> = skipped
-        .into_iter()
-        .map(|(path, d)| SkippedFile { path, reason: d.kind.as_str(), message: d.message })
-        .collect();
+    let mut skipped_files: Vec<SkippedFile> =
+        skipped.into_iter().map(|(path, d)| SkippedFile { path, reason: d.kind.as_str(), message: d.message }).collect();
     skipped_files.sort_by(|a, b| a.path.cmp(&b.path));
     summary.root = root.display().to_string();
     summary.db = db.display().to_string();

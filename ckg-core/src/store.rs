@@ -198,9 +198,7 @@ impl Store {
             match Self::inspect(path) {
                 Ok(Some(version)) if version == SCHEMA_VERSION => {}
                 Ok(Some(version)) => {
-                    report.rebuilt = Some(format!(
-                        "index schema version {version} differs from this ckg's {SCHEMA_VERSION}; rebuilt it"
-                    ));
+                    report.rebuilt = Some(format!("index schema version {version} differs from this ckg's {SCHEMA_VERSION}; rebuilt it"));
                     remove_db_files(path)?;
                 }
                 Ok(None) => {
@@ -226,11 +224,9 @@ impl Store {
     /// empty database, an error for corrupt or foreign files.
     fn inspect(path: &Path) -> Result<Option<i64>> {
         let sql = |e| Error::sqlite(path, e);
-        let conn = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX)
-            .map_err(sql)?;
+        let conn = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX).map_err(sql)?;
         let app: i64 = conn.pragma_query_value(None, "application_id", |r| r.get(0)).map_err(sql)?;
-        let tables: i64 =
-            conn.query_row("SELECT count(*) FROM sqlite_schema", [], |r| r.get(0)).map_err(sql)?;
+        let tables: i64 = conn.query_row("SELECT count(*) FROM sqlite_schema", [], |r| r.get(0)).map_err(sql)?;
         if app == APPLICATION_ID {
             let version: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0)).map_err(sql)?;
             return Ok(Some(version));
@@ -247,10 +243,7 @@ impl Store {
 
     /// Starts the run's write transaction.
     pub fn begin(&mut self) -> Result<WriteTx<'_>> {
-        let tx = self
-            .conn
-            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
-            .map_err(|e| Error::sqlite(&self.path, e))?;
+        let tx = self.conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate).map_err(|e| Error::sqlite(&self.path, e))?;
         Ok(WriteTx { tx, path: &self.path, externals: HashMap::new() })
     }
 }
@@ -272,10 +265,7 @@ impl WriteTx<'_> {
     }
 
     pub fn generation(&self) -> Result<i64> {
-        let g: String = self
-            .tx
-            .query_row("SELECT value FROM meta WHERE key = 'generation'", [], |r| r.get(0))
-            .map_err(|e| self.err(e))?;
+        let g: String = self.tx.query_row("SELECT value FROM meta WHERE key = 'generation'", [], |r| r.get(0)).map_err(|e| self.err(e))?;
         Ok(g.parse().unwrap_or(0))
     }
 
@@ -382,7 +372,9 @@ impl WriteTx<'_> {
         {
             let mut s = self
                 .tx
-                .prepare_cached("INSERT INTO refs(file_id, src_id, kind, path, text, binding, line, col) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)")
+                .prepare_cached(
+                    "INSERT INTO refs(file_id, src_id, kind, path, text, binding, line, col) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                )
                 .map_err(e)?;
             for r in &facts.refs {
                 s.execute(params![file_id, ids[r.src as usize], r.kind.as_str(), r.path, r.text, r.binding.encode(), r.line, r.col])
@@ -398,8 +390,18 @@ impl WriteTx<'_> {
                 )
                 .map_err(e)?;
             for i in &facts.imports {
-                s.execute(params![file_id, i.kind.as_str(), i.specifier, i.imported, i.local, ids[i.scope as usize], i.type_only, i.line, i.col])
-                    .map_err(e)?;
+                s.execute(params![
+                    file_id,
+                    i.kind.as_str(),
+                    i.specifier,
+                    i.imported,
+                    i.local,
+                    ids[i.scope as usize],
+                    i.type_only,
+                    i.line,
+                    i.col
+                ])
+                .map_err(e)?;
             }
         }
         {
@@ -552,7 +554,10 @@ impl WriteTx<'_> {
             ("ckg_version", env!("CARGO_PKG_VERSION").to_string()),
         ] {
             self.tx
-                .execute("INSERT INTO meta(key, value) VALUES (?1, ?2) ON CONFLICT(key) DO UPDATE SET value = excluded.value", params![k, v])
+                .execute(
+                    "INSERT INTO meta(key, value) VALUES (?1, ?2) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                    params![k, v],
+                )
                 .map_err(|e| Error::sqlite(self.path, e))?;
         }
         let path = self.path;
@@ -637,7 +642,12 @@ fn load_resolve_input(conn: &Connection) -> rusqlite::Result<ResolveInput> {
     let mut s = conn.prepare("SELECT id, path, lang, module FROM files ORDER BY path")?;
     input.files = s
         .query_map([], |r| {
-            Ok(FileRow { id: r.get(0)?, path: r.get(1)?, lang: Lang::parse(&r.get::<_, String>(2)?).unwrap_or(Lang::TypeScript), module: r.get(3)? })
+            Ok(FileRow {
+                id: r.get(0)?,
+                path: r.get(1)?,
+                lang: Lang::parse(&r.get::<_, String>(2)?).unwrap_or(Lang::TypeScript),
+                module: r.get(3)?,
+            })
         })?
         .collect::<rusqlite::Result<_>>()?;
     let mut s = conn.prepare("SELECT id, qname, name, kind, file_id, parent_id, exported FROM symbols WHERE file_id IS NOT NULL")?;

@@ -134,7 +134,12 @@ impl Index {
                 let mut candidates = Vec::new();
                 for id in by_name {
                     if let Some(n) = self.node(id)? {
-                        candidates.push(format!("{} ({}{})", n.qname, n.kind, n.file.map(|f| format!(", {f}:{}", n.line)).unwrap_or_default()));
+                        candidates.push(format!(
+                            "{} ({}{})",
+                            n.qname,
+                            n.kind,
+                            n.file.map(|f| format!(", {f}:{}", n.line)).unwrap_or_default()
+                        ));
                     }
                 }
                 Err(Error::Ambiguous { name: target.to_string(), candidates })
@@ -290,7 +295,12 @@ impl Index {
             *counts.entry("parse_errors".into()).or_default() += 1;
             if gaps.len() < max {
                 let n: i64 = r.get(1).map_err(|e| self.sql(e))?;
-                gaps.push(Gap { kind: "parse_errors".into(), file: r.get(0).map_err(|e| self.sql(e))?, line: 0, detail: format!("{n} syntax error(s)") });
+                gaps.push(Gap {
+                    kind: "parse_errors".into(),
+                    file: r.get(0).map_err(|e| self.sql(e))?,
+                    line: 0,
+                    detail: format!("{n} syntax error(s)"),
+                });
             }
         }
         let mut s = self
@@ -303,7 +313,12 @@ impl Index {
             if gaps.len() < max {
                 let kind: String = r.get(1).map_err(|e| self.sql(e))?;
                 let msg: String = r.get(2).map_err(|e| self.sql(e))?;
-                gaps.push(Gap { kind: "not_indexed".into(), file: r.get(0).map_err(|e| self.sql(e))?, line: 0, detail: format!("{kind}: {msg}") });
+                gaps.push(Gap {
+                    kind: "not_indexed".into(),
+                    file: r.get(0).map_err(|e| self.sql(e))?,
+                    line: 0,
+                    detail: format!("{kind}: {msg}"),
+                });
             }
         }
         Ok(Completeness { complete: counts.is_empty(), counts, gaps })

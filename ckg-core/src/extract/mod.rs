@@ -22,10 +22,7 @@ use std::collections::HashMap;
 
 use tree_sitter::{Node, Parser, QueryCursor, StreamingIterator, Tree};
 
-use crate::facts::{
-    Diagnostic, DiagnosticKind, FileFacts, LocalBinding, RefFact, RefKind, SymbolFact, SymbolKind,
-    ValueSource, VarFact,
-};
+use crate::facts::{Diagnostic, DiagnosticKind, FileFacts, LocalBinding, RefFact, RefKind, SymbolFact, SymbolKind, ValueSource, VarFact};
 use crate::lang::{Capture, DefKind, Grammar, Lang, LanguageConfig};
 
 /// Scope chains longer than this are not searched for local names (pathological nesting);
@@ -75,11 +72,7 @@ impl Extractor {
             });
         }
         let Some(tree) = self.parse(lang, src) else {
-            facts.diagnostics.push(Diagnostic {
-                kind: DiagnosticKind::Timeout,
-                message: "parser gave up on this file".into(),
-                line: None,
-            });
+            facts.diagnostics.push(Diagnostic { kind: DiagnosticKind::Timeout, message: "parser gave up on this file".into(), line: None });
             facts.symbols.push(module_symbol(module, &facts));
             return facts;
         };
@@ -324,9 +317,17 @@ pub(crate) fn path_of<'t>(node: Node<'t>, src: &[u8]) -> Option<(String, Node<'t
     let mut last: Option<Node> = None;
     loop {
         let (segment, next) = match cur.kind() {
-            "identifier" | "property_identifier" | "type_identifier" | "private_property_identifier"
-            | "shorthand_property_identifier" | "this" | "super" | "string_fragment" => (Some(text(cur, src).into_owned()), None),
-            "member_expression" => (cur.child_by_field_name("property").map(|p| text(p, src).into_owned()), cur.child_by_field_name("object")),
+            "identifier"
+            | "property_identifier"
+            | "type_identifier"
+            | "private_property_identifier"
+            | "shorthand_property_identifier"
+            | "this"
+            | "super"
+            | "string_fragment" => (Some(text(cur, src).into_owned()), None),
+            "member_expression" => {
+                (cur.child_by_field_name("property").map(|p| text(p, src).into_owned()), cur.child_by_field_name("object"))
+            }
             "attribute" => (cur.child_by_field_name("attribute").map(|p| text(p, src).into_owned()), cur.child_by_field_name("object")),
             "nested_type_identifier" | "nested_identifier" | "dotted_name" => (Some(text(cur, src).into_owned()), None),
             "call_expression" | "call" => {
@@ -377,11 +378,7 @@ fn short_text(node: Node, src: &[u8]) -> String {
 
 /// Where a local name's value came from, read off the syntax around its binding identifier.
 fn value_source(lang: Lang, ident: Node, src: &[u8]) -> Option<ValueSource> {
-    if lang.is_script() {
-        typescript::value_source(ident, src)
-    } else {
-        python::value_source(ident, src)
-    }
+    if lang.is_script() { typescript::value_source(ident, src) } else { python::value_source(ident, src) }
 }
 
 fn build(lang: Lang, module: &str, src: &[u8], caps: Captures, facts: &mut FileFacts) {
@@ -474,11 +471,7 @@ fn build(lang: Lang, module: &str, src: &[u8], caps: Captures, facts: &mut FileF
         let parent_q = &facts.symbols[parent as usize].qname;
         let qname = if parent == 0 { format!("{parent_q}{sep}{name}") } else { format!("{parent_q}.{name}") };
         let (line, col) = position(name_node.unwrap_or(node));
-        let exported = if lang.is_script() {
-            parent == 0 && typescript::is_exported(node)
-        } else {
-            parent == 0 && !name.starts_with('_')
-        };
+        let exported = if lang.is_script() { parent == 0 && typescript::is_exported(node) } else { parent == 0 && !name.starts_with('_') };
         // Redefinitions and overloads share one node: the first definition's position.
         let idx = match qindex.get(&qname) {
             Some(&existing) => existing,
@@ -501,9 +494,7 @@ fn build(lang: Lang, module: &str, src: &[u8], caps: Captures, facts: &mut FileF
         sym_of_def[d] = idx;
         sym_of_interval.insert(i, idx);
     }
-    let sym_at = |inner: Option<usize>| -> u32 {
-        nesting.def_of(inner).and_then(|i| sym_of_interval.get(&i).copied()).unwrap_or(0)
-    };
+    let sym_at = |inner: Option<usize>| -> u32 { nesting.def_of(inner).and_then(|i| sym_of_interval.get(&i).copied()).unwrap_or(0) };
 
     // --- local names per scope ----------------------------------------------------------
     let mut locals: HashMap<(usize, String), Local> = HashMap::new();
@@ -537,14 +528,15 @@ fn build(lang: Lang, module: &str, src: &[u8], caps: Captures, facts: &mut FileF
     facts.vars.dedup_by(|b, a| a.name == b.name);
 
     // --- references ----------------------------------------------------------------------
-    let claimed: std::collections::HashSet<usize> =
-        caps.refs.iter().filter(|(k, _)| *k != RefKind::Type).map(|(_, n)| n.id()).collect();
+    let claimed: std::collections::HashSet<usize> = caps.refs.iter().filter(|(k, _)| *k != RefKind::Type).map(|(_, n)| n.id()).collect();
     for ((kind, name_node), point) in caps.refs.iter().zip(ref_points) {
         let (kind, name_node) = (*kind, *name_node);
         if kind == RefKind::Type
             && (name_nodes.contains(&name_node.id())
                 || claimed.contains(&name_node.id())
-                || name_node.parent().is_some_and(|p| p.kind() == "nested_type_identifier" || p.kind() == "generic_type" && claimed.contains(&p.id())))
+                || name_node
+                    .parent()
+                    .is_some_and(|p| p.kind() == "nested_type_identifier" || p.kind() == "generic_type" && claimed.contains(&p.id())))
         {
             continue;
         }
@@ -564,11 +556,7 @@ fn build(lang: Lang, module: &str, src: &[u8], caps: Captures, facts: &mut FileF
         }
         let (line, col) = position(anchor);
         let text = if path.is_empty() { short_text(name_node, src) } else { String::new() };
-        let binding = if path.is_empty() {
-            LocalBinding::Free
-        } else {
-            bind(lang, &path, point.2, src_sym, &nesting, &locals, facts)
-        };
+        let binding = if path.is_empty() { LocalBinding::Free } else { bind(lang, &path, point.2, src_sym, &nesting, &locals, facts) };
         facts.refs.push(RefFact { kind, src: src_sym, path, text, binding, line, col });
     }
 

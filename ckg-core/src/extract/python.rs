@@ -106,7 +106,8 @@ pub(super) fn exports(node: Node, src: &[u8], facts: &mut FileFacts) {
             continue;
         }
         let mut c = item.walk();
-        let content: String = item.named_children(&mut c).filter(|n| n.kind() == "string_content").map(|n| text(n, src).into_owned()).collect();
+        let content: String =
+            item.named_children(&mut c).filter(|n| n.kind() == "string_content").map(|n| text(n, src).into_owned()).collect();
         if content.is_empty() {
             continue;
         }

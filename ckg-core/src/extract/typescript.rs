@@ -72,11 +72,7 @@ pub(super) fn imports(role: Capture, node: Node, src: &[u8], scope: u32, out: &m
             }
         }
         Capture::ImportRequire | Capture::ImportDynamic => {
-            let Some(spec) = node
-                .child_by_field_name("arguments")
-                .and_then(|a| a.named_child(0))
-                .and_then(|s| string_value(s, src))
-            else {
+            let Some(spec) = node.child_by_field_name("arguments").and_then(|a| a.named_child(0)).and_then(|s| string_value(s, src)) else {
                 return;
             };
             let kind = if role == Capture::ImportDynamic { ImportKind::Dynamic } else { ImportKind::Namespace };
@@ -101,7 +97,9 @@ pub(super) fn imports(role: Capture, node: Node, src: &[u8], scope: u32, out: &m
                                     push(ImportKind::Named, &spec, Some(name.clone()), Some(name), false);
                                 }
                                 "pair_pattern" => {
-                                    let (Some(k), Some(v)) = (p.child_by_field_name("key"), p.child_by_field_name("value")) else { continue };
+                                    let (Some(k), Some(v)) = (p.child_by_field_name("key"), p.child_by_field_name("value")) else {
+                                        continue;
+                                    };
                                     push(ImportKind::Named, &spec, Some(text(k, src).into_owned()), Some(text(v, src).into_owned()), false);
                                 }
                                 _ => {}
@@ -158,14 +156,9 @@ pub(super) fn exports(node: Node, src: &[u8], facts: &mut FileFacts) {
     }
     if has_token(node, "default") {
         // `export default foo`, `export default function foo() {}`, `export default class A {}`.
-        let target = node
-            .child_by_field_name("value")
-            .filter(|v| v.kind() == "identifier")
-            .map(|v| text(v, src).into_owned())
-            .or_else(|| {
-                node.child_by_field_name("declaration")
-                    .and_then(|d| d.child_by_field_name("name"))
-                    .map(|n| text(n, src).into_owned())
+        let target =
+            node.child_by_field_name("value").filter(|v| v.kind() == "identifier").map(|v| text(v, src).into_owned()).or_else(|| {
+                node.child_by_field_name("declaration").and_then(|d| d.child_by_field_name("name")).map(|n| text(n, src).into_owned())
             });
         if let Some(target) = target {
             facts.exports.push(ExportFact { name: "default".into(), target: Some(target), specifier: None, line, col });
@@ -195,7 +188,10 @@ pub(super) fn value_source(ident: Node, src: &[u8]) -> Option<ValueSource> {
         "variable_declarator" if parent.child_by_field_name("name") == Some(ident) => {
             if let Some(v) = parent.child_by_field_name("value") {
                 let mut v = v;
-                while matches!(v.kind(), "await_expression" | "parenthesized_expression" | "as_expression" | "non_null_expression" | "satisfies_expression") {
+                while matches!(
+                    v.kind(),
+                    "await_expression" | "parenthesized_expression" | "as_expression" | "non_null_expression" | "satisfies_expression"
+                ) {
                     match v.named_child(0) {
                         Some(inner) => v = inner,
                         None => break,

@@ -71,12 +71,7 @@ impl<'a> Resolver<'a> {
         let files = input.files.iter().enumerate().map(|(i, f)| (f.id, i)).collect();
         let by_qname = input.symbols.iter().enumerate().map(|(i, s)| (s.qname.as_str(), i)).collect();
         let by_id = input.symbols.iter().enumerate().map(|(i, s)| (s.id, i)).collect();
-        let module_sym = input
-            .symbols
-            .iter()
-            .filter(|s| s.kind == SymbolKind::Module)
-            .filter_map(|s| s.file.map(|f| (f, s.id)))
-            .collect();
+        let module_sym = input.symbols.iter().filter(|s| s.kind == SymbolKind::Module).filter_map(|s| s.file.map(|f| (f, s.id))).collect();
         let mut imports: HashMap<i64, Vec<&ImportRow>> = HashMap::new();
         for i in &input.imports {
             imports.entry(i.file).or_default().push(i);
@@ -261,11 +256,8 @@ impl<'a> Resolver<'a> {
 
     /// Whether `from m import *` brings `name` (respecting `__all__`, else public names).
     fn star_exports(&self, file: i64, name: &str) -> bool {
-        let all: Vec<&str> = self
-            .exports
-            .get(&file)
-            .map(|v| v.iter().map(|&k| self.input.exports[k].name.as_str()).collect())
-            .unwrap_or_default();
+        let all: Vec<&str> =
+            self.exports.get(&file).map(|v| v.iter().map(|&k| self.input.exports[k].name.as_str()).collect()).unwrap_or_default();
         if all.is_empty() { !name.starts_with('_') } else { all.contains(&name) }
     }
 

@@ -1,0 +1,13 @@
+export { default as booksRouter } from './books';
+export { authorsRouter } from './authors';
+export { default as ordersRouter } from './orders';
+export * from './customers';
+export { default as authRouter } from './auth';
+export { default as cartRouter } from './cart';
+export { default as reviewsRouter } from './reviews';
+export { default as inventoryRouter } from './inventory';
+export { default as paymentsRouter } from './payments';
+export * from './reports';
+export * from './health';
+export { default as categoriesRouter } from './categories';
+export { default as adminRouter } from './admin';

@@ -171,7 +171,7 @@ pub fn index(config: &IndexConfig, progress: &(dyn Fn(Progress) + Sync)) -> Resu
     let discovery = discover::discover(&root, &discover_config)?;
     timings.insert("discover".to_string(), ms(t.elapsed()));
 
-    let db = config.db_path();
+    let db = config.db.clone().unwrap_or_else(|| default_db_path(&root));
     let (mut store, report) = Store::open(&db, config.rebuild)?;
     let tx = store.begin()?;
     let states = tx.file_states()?;
@@ -336,4 +336,48 @@ pub fn parse_only(root: &std::path::Path, config: &DiscoverConfig, jobs: usize) 
             .sum()
     });
     Ok((discovery.files.len(), bytes))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lang::Lang;
+
+    fn source(dir: &std::path::Path, name: &str) -> SourceFile {
+        SourceFile { path: name.into(), abs: dir.join(name), lang: Lang::Python, size: 0, mtime_ns: 0, module: "m".into() }
+    }
+
+    #[test]
+    fn a_file_that_vanishes_after_discovery_is_a_diagnostic() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("m.py"), "def f(): pass\n").unwrap();
+        let file = source(dir.path(), "m.py");
+        std::fs::remove_file(dir.path().join("m.py")).unwrap();
+        match process(&mut Extractor::new(), &file, None, 2000) {
+            Outcome::Skipped { path, diagnostic } => {
+                assert_eq!(path, "m.py");
+                assert_eq!(diagnostic.kind, DiagnosticKind::Vanished);
+            }
+            _ => panic!("expected a skip"),
+        }
+    }
+
+    #[test]
+    fn same_content_with_new_metadata_is_only_touched() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("m.py"), "def f(): pass\n").unwrap();
+        let file = source(dir.path(), "m.py");
+        let hash = xxhash_rust::xxh3::xxh3_64(b"def f(): pass\n");
+        let old = FileState { id: 7, hash, size: 1, mtime_ns: 1 };
+        assert!(matches!(process(&mut Extractor::new(), &file, Some(&old), 2000), Outcome::Touched { id: 7, .. }));
+    }
+
+    #[test]
+    fn minified_detection_needs_long_lines_on_average() {
+        assert!(minified(&vec![b'a'; 5000], 2000).is_some());
+        let normal = "x = 1\n".repeat(2000);
+        assert!(minified(normal.as_bytes(), 2000).is_none());
+        let one_long = format!("{}\n{}", "a".repeat(3000), "b = 2\n".repeat(500));
+        assert!(minified(one_long.as_bytes(), 2000).is_none());
+    }
 }

@@ -1,0 +1,102 @@
+//! Test helpers: a temporary repository and a way to run the `ckg` binary in it
+//! (ripgrep's `Dir` / `TestCommand` pattern).
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+pub struct Repo {
+    pub dir: tempfile::TempDir,
+}
+
+impl Repo {
+    pub fn new() -> Repo {
+        Repo { dir: tempfile::Builder::new().prefix("ckg-test-").tempdir().unwrap() }
+    }
+
+    pub fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    pub fn write(&self, rel: &str, content: impl AsRef<[u8]>) -> PathBuf {
+        let p = self.dir.path().join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(&p, content).unwrap();
+        p
+    }
+
+    pub fn remove(&self, rel: &str) {
+        std::fs::remove_file(self.dir.path().join(rel)).unwrap();
+    }
+
+    pub fn db(&self) -> PathBuf {
+        self.dir.path().join(".ckg").join("index.db")
+    }
+
+    /// Runs `ckg ARGS` with the repository as working directory.
+    pub fn ckg(&self, args: &[&str]) -> Output {
+        Command::new(env!("CARGO_BIN_EXE_ckg")).args(args).current_dir(self.path()).output().unwrap()
+    }
+
+    /// Runs `ckg ARGS` and asserts success, returning stdout.
+    pub fn ok(&self, args: &[&str]) -> String {
+        let out = self.ckg(args);
+        assert!(
+            out.status.success(),
+            "ckg {args:?} failed with {:?}\nstdout:\n{}\nstderr:\n{}",
+            out.status,
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    }
+
+    pub fn index_json(&self, extra: &[&str]) -> serde_json::Value {
+        let mut args = vec!["index", ".", "--json"];
+        args.extend_from_slice(extra);
+        serde_json::from_str(&self.ok(&args)).unwrap()
+    }
+
+    pub fn export(&self) -> String {
+        self.ok(&["export"])
+    }
+}
+
+/// Edge lines of an export, as `kind src -> dst [evidence]`.
+pub fn edges(export: &str) -> Vec<String> {
+    export
+        .lines()
+        .filter_map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).unwrap();
+            (v["type"] == "edge").then(|| {
+                format!(
+                    "{} {} -> {} [{}]",
+                    v["kind"].as_str().unwrap(),
+                    v["src"].as_str().unwrap(),
+                    v["dst"].as_str().unwrap(),
+                    v["evidence"].as_str().unwrap()
+                )
+            })
+        })
+        .collect()
+}
+
+/// A deterministic synthetic repository: `n` TypeScript and `n` Python modules that import,
+/// call, instantiate and subclass each other.
+pub fn synth_repo(repo: &Repo, n: usize, variant: u32) {
+    for i in 0..n {
+        let prev = if i == 0 { n - 1 } else { i - 1 };
+        let ts = format!(
+            "import {{ helper{prev}, Base{prev} }} from '../m{prev}/mod';\nimport express from 'express';\n\n\
+             export class Base{i} extends Base{prev} {{\n  run(x: number): number {{ return helper{prev}(x) + this.size(); }}\n  size(): number {{ return {variant}; }}\n}}\n\n\
+             export function helper{i}(x: number): number {{\n  const b = new Base{i}();\n  const app = express();\n  app.use(helper{prev});\n  return b.run(x) + {variant};\n}}\n"
+        );
+        repo.write(&format!("src/m{i}/mod.ts"), ts);
+        let py = format!(
+            "from pkg.m{prev} import helper{prev}, Base{prev}\nimport os.path\n\n\nclass Base{i}(Base{prev}):\n    def run(self, x):\n        return helper{prev}(x) + self.size()\n\n    def size(self):\n        return {variant}\n\n\n\
+             def helper{i}(x):\n    b = Base{i}()\n    os.path.join('a', str(x))\n    return b.run(x) + {variant}\n"
+        );
+        repo.write(&format!("pkg/m{i}.py"), py);
+    }
+    repo.write("pkg/__init__.py", "");
+}

@@ -1,0 +1,288 @@
+//! End-to-end tests of `ckg index` and `ckg export`: results, determinism, and bad input.
+
+mod common;
+
+use common::{Repo, edges, synth_repo};
+
+#[test]
+fn indexes_typescript_and_python_and_exports_edges_with_evidence() {
+    let repo = Repo::new();
+    repo.write(
+        "config/server.ts",
+        "import express from 'express';\nimport { auth } from '../middleware/auth';\n\nexport function configure(app: express.Application) {\n  app.use(auth);\n  app.use('/public', express.static('public'));\n}\n",
+    );
+    repo.write("middleware/auth.ts", "export function auth(req: any, res: any, next: () => void) { next(); }\n");
+    repo.write(
+        "app/service.py",
+        "import os.path as osp\nfrom .util import helper\n\nclass Service:\n    def run(self):\n        self.step()\n        return helper(osp.join('a', 'b'))\n\n    def step(self):\n        return len([])\n",
+    );
+    repo.write("app/util.py", "def helper(x):\n    return x\n");
+    repo.write("app/__init__.py", "");
+    let summary = repo.index_json(&[]);
+    assert_eq!(summary["files_by_lang"]["typescript"], 2);
+    assert_eq!(summary["files_by_lang"]["python"], 3);
+    assert_eq!(summary["generation"], 1);
+    let export = repo.export();
+    let e = edges(&export);
+    for expected in [
+        "calls config/server.ts#configure -> express.static [exact]",
+        "references config/server.ts#configure -> middleware/auth.ts#auth [exact]",
+        "imports config/server.ts -> express [exact]",
+        "imports config/server.ts -> middleware/auth.ts [exact]",
+        "calls app.service.Service.run -> app.service.Service.step [inferred]",
+        "calls app.service.Service.run -> app.util.helper [exact]",
+        "calls app.service.Service.run -> os.path.join [exact]",
+        "calls app.service.Service.step -> <builtin>.len [exact]",
+    ] {
+        assert!(e.iter().any(|l| l == expected), "missing edge {expected:?} in:\n{}", e.join("\n"));
+    }
+    assert!(export.contains(r#"{"type":"symbol","qname":"config/server.ts#configure","name":"configure","kind":"function","file":"config/server.ts","line":4,"col":17,"end_line":7}"#));
+    assert!(export.contains(r#"{"type":"external","qname":"express.static"}"#));
+}
+
+#[test]
+fn export_is_byte_identical_whatever_the_thread_count() {
+    let repo = Repo::new();
+    synth_repo(&repo, 60, 1);
+    repo.index_json(&["--jobs", "1"]);
+    let one = repo.export();
+    repo.index_json(&["--jobs", "4", "--rebuild"]);
+    let four = repo.export();
+    assert!(one.lines().count() > 1000);
+    assert_eq!(one, four);
+}
+
+#[test]
+fn unchanged_tree_keeps_the_generation_and_changes_bump_it() {
+    let repo = Repo::new();
+    synth_repo(&repo, 5, 1);
+    assert_eq!(repo.index_json(&[])["generation"], 1);
+    let again = repo.index_json(&[]);
+    assert_eq!(again["generation"], 1);
+    assert_eq!(again["changed"], false);
+    assert_eq!(again["parsed"], 0);
+    repo.write("src/m0/mod.ts", "export function helper0(x: number) { return x; }\n");
+    let changed = repo.index_json(&[]);
+    assert_eq!(changed["generation"], 2);
+    assert_eq!(changed["parsed"], 1);
+    repo.remove("pkg/m1.py");
+    let removed = repo.index_json(&[]);
+    assert_eq!(removed["removed"], 1);
+    assert!(!repo.export().contains("pkg/m1.py"));
+}
+
+#[test]
+fn syntax_errors_keep_what_parses_and_are_counted() {
+    let repo = Repo::new();
+    repo.write("broken.py", "def good():\n    return 1\n\ndef bad(:\n    pass\n\ndef also_good():\n    good()\n");
+    repo.write("broken.ts", "export function ok() { return 1; }\nfunction (((( {\nexport function fine() { ok(); }\n");
+    let s = repo.index_json(&[]);
+    assert!(s["parse_errors"].as_u64().unwrap() >= 2);
+    assert_eq!(s["files_with_parse_errors"], 2);
+    let export = repo.export();
+    assert!(export.contains(r#""qname":"broken.good""#));
+    assert!(export.contains(r#""qname":"broken.also_good""#));
+    assert!(export.contains(r#""qname":"broken.ts#ok""#));
+    assert!(export.contains(r#""kind":"syntax_error""#));
+    assert!(edges(&export).contains(&"calls broken.also_good -> broken.good [exact]".to_string()));
+}
+
+#[test]
+fn invalid_utf8_is_indexed_lossily_with_a_diagnostic() {
+    let repo = Repo::new();
+    repo.write("latin1.py", b"# caf\xe9\ndef f():\n    return g()\n\ndef g():\n    return 1\n".as_slice());
+    repo.index_json(&[]);
+    let export = repo.export();
+    assert!(export.contains(r#""kind":"invalid_utf8""#), "{export}");
+    assert!(edges(&export).contains(&"calls latin1.f -> latin1.g [exact]".to_string()));
+}
+
+#[test]
+fn binary_large_and_minified_files_are_skipped_with_reasons() {
+    let repo = Repo::new();
+    repo.write("ok.ts", "export const a = () => 1;\n");
+    repo.write("blob.js", b"\x00\x01\x02binary\x00".as_slice());
+    repo.write("big.py", format!("x = 1\n{}", "# padding\n".repeat(20_000)));
+    let long_line = format!("var a={};", "function(){return 1},".repeat(2000));
+    repo.write("bundle.min.js", long_line);
+    let s = repo.index_json(&["--max-file-size", "100000"]);
+    let reasons: std::collections::BTreeMap<String, String> = s["skipped"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| (f["path"].as_str().unwrap().to_string(), f["reason"].as_str().unwrap().to_string()))
+        .collect();
+    assert_eq!(reasons.get("blob.js").map(String::as_str), Some("binary"));
+    assert_eq!(reasons.get("big.py").map(String::as_str), Some("too_large"));
+    assert_eq!(reasons.get("bundle.min.js").map(String::as_str), Some("minified"));
+    assert_eq!(s["files_by_lang"]["typescript"], 1);
+    let export = repo.export();
+    assert!(export.contains(r#"{"type":"diagnostic","path":"blob.js","kind":"binary""#));
+}
+
+#[test]
+fn a_file_that_becomes_unindexable_is_removed_but_others_are_kept() {
+    let repo = Repo::new();
+    repo.write("a.py", "def a():\n    return b()\n");
+    repo.write("b.py", "def b():\n    return 1\n");
+    repo.index_json(&[]);
+    repo.write("b.py", b"\x00\x00\x00".as_slice());
+    let s = repo.index_json(&[]);
+    assert_eq!(s["removed"], 1);
+    let export = repo.export();
+    assert!(export.contains(r#""qname":"a.a""#));
+    assert!(edges(&export).contains(&"calls a.a -> b [unresolved]".to_string()), "{export}");
+}
+
+#[test]
+fn symlink_loops_are_reported_not_followed_forever() {
+    let repo = Repo::new();
+    repo.write("src/a.ts", "export function a() {}\n");
+    std::os::unix::fs::symlink(repo.path().join("src"), repo.path().join("src/loop")).unwrap();
+    let s = repo.index_json(&["--follow"]);
+    assert_eq!(s["files_by_lang"]["typescript"], 1);
+    let skipped = s["skipped"].as_array().unwrap();
+    assert!(skipped.iter().any(|f| f["reason"] == "walk_error" && f["message"].as_str().unwrap().contains("loop")), "{skipped:?}");
+    // Without --follow the link is simply not traversed.
+    let s = repo.index_json(&["--rebuild"]);
+    assert_eq!(s["files_by_lang"]["typescript"], 1);
+}
+
+#[test]
+fn unreadable_directories_are_reported_and_the_run_goes_on() {
+    // As root, permissions do not apply: run the binary as `nobody` in that case.
+    let repo = Repo::new();
+    repo.write("ok.py", "def f():\n    pass\n");
+    repo.write("secret/hidden.py", "def g():\n    pass\n");
+    let bin = repo.path().join("ckg-bin");
+    std::fs::copy(env!("CARGO_BIN_EXE_ckg"), &bin).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    let set = |p: &std::path::Path, mode| std::fs::set_permissions(p, std::fs::Permissions::from_mode(mode)).unwrap();
+    set(repo.path(), 0o777);
+    set(&bin, 0o755);
+    set(&repo.path().join("secret"), 0o000);
+    let is_root =
+        std::process::Command::new("id").arg("-u").output().map(|o| String::from_utf8_lossy(&o.stdout).trim() == "0").unwrap_or(false);
+    let mut cmd = if is_root {
+        let mut c = std::process::Command::new("setpriv");
+        c.args(["--reuid=65534", "--regid=65534", "--clear-groups"]).arg(&bin);
+        c
+    } else {
+        std::process::Command::new(&bin)
+    };
+    let out = cmd.args(["index", ".", "--json"]).current_dir(repo.path()).output().unwrap();
+    set(&repo.path().join("secret"), 0o755);
+    assert!(out.status.success(), "stderr: {}", String::from_utf8_lossy(&out.stderr));
+    let s: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(s["files_by_lang"]["python"], 1);
+    let skipped = s["skipped"].as_array().unwrap();
+    assert!(skipped.iter().any(|f| f["path"] == "secret" && f["reason"] == "walk_error"), "{skipped:?}");
+}
+
+#[test]
+fn deeply_nested_code_does_not_overflow_the_stack() {
+    let repo = Repo::new();
+    let depth = 20_000;
+    // One bracket per line, so the files do not look minified.
+    repo.write(
+        "deep.ts",
+        format!("export const x = {}1{};\nexport function after() {{ return x; }}\n", "[\n".repeat(depth), "]\n".repeat(depth)),
+    );
+    repo.write("deep.py", format!("x = {}1{}\ndef after():\n    return len(x)\n", "(\n".repeat(depth), ")\n".repeat(depth)));
+    repo.write(
+        "calls.ts",
+        format!("export function f() {{ return {}g(){}; }}\nfunction g() {{ return 1; }}\n", "h(\n".repeat(20_000), ")\n".repeat(20_000)),
+    );
+    let s = repo.index_json(&[]);
+    assert_eq!(s["files_by_lang"]["typescript"], 2);
+    assert_eq!(s["files_by_lang"]["python"], 1);
+    let export = repo.export();
+    assert!(export.contains(r#""qname":"deep.after""#));
+    assert!(export.contains(r#""qname":"deep.ts#after""#));
+    assert!(edges(&export).contains(&"calls calls.ts#f -> calls.ts#g [exact]".to_string()));
+}
+
+#[test]
+fn an_index_of_another_schema_version_is_rebuilt_with_a_message() {
+    let repo = Repo::new();
+    synth_repo(&repo, 3, 1);
+    repo.index_json(&[]);
+    let fresh = repo.export();
+    {
+        let conn = rusqlite::Connection::open(repo.db()).unwrap();
+        conn.pragma_update(None, "user_version", 999).unwrap();
+    }
+    let out = repo.ckg(&["index", "."]);
+    assert!(out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("schema version 999") && stderr.contains("rebuilt"), "{stderr}");
+    assert_eq!(repo.export(), fresh);
+}
+
+#[test]
+fn a_corrupt_index_gives_a_clear_error_and_no_panic() {
+    let repo = Repo::new();
+    synth_repo(&repo, 2, 1);
+    std::fs::create_dir_all(repo.path().join(".ckg")).unwrap();
+    std::fs::write(repo.db(), b"this is not an sqlite database, just some garbage bytes that go on for a while....".repeat(100)).unwrap();
+    for args in [&["index", "."][..], &["export"][..], &["query", "impact", "x"][..]] {
+        let out = repo.ckg(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains("corrupt") && !stderr.contains("panicked"), "{args:?}: {stderr}");
+    }
+    // --rebuild starts over.
+    let s = repo.index_json(&["--rebuild"]);
+    assert_eq!(s["files_by_lang"]["python"], 3);
+}
+
+#[test]
+fn a_foreign_database_is_never_overwritten() {
+    let repo = Repo::new();
+    repo.write("a.py", "x = 1\n");
+    let other = repo.path().join("app.db");
+    {
+        let conn = rusqlite::Connection::open(&other).unwrap();
+        conn.execute_batch("CREATE TABLE customers(id INTEGER PRIMARY KEY, name TEXT); INSERT INTO customers(name) VALUES ('ada');")
+            .unwrap();
+    }
+    let out = repo.ckg(&["index", ".", "--db", "app.db"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("did not create"));
+    let conn = rusqlite::Connection::open(&other).unwrap();
+    let n: i64 = conn.query_row("SELECT count(*) FROM customers", [], |r| r.get(0)).unwrap();
+    assert_eq!(n, 1);
+}
+
+#[test]
+fn gitignore_default_skips_and_globs_are_respected() {
+    let repo = Repo::new();
+    repo.write(".gitignore", "generated/\n");
+    repo.write("src/a.ts", "export const a = () => 1;\n");
+    repo.write("generated/b.ts", "export const b = () => 1;\n");
+    repo.write("node_modules/x/index.js", "module.exports = 1;\n");
+    repo.write("dist/out.js", "var x = 1;\n");
+    repo.write(".venv/lib/site.py", "x = 1\n");
+    repo.write("tests/t.py", "def test(): pass\n");
+    let s = repo.index_json(&[]);
+    assert_eq!(s["files_by_lang"]["typescript"], 1);
+    assert_eq!(s["files_by_lang"]["python"], 1);
+    let s = repo.index_json(&["--exclude", "tests/**", "--rebuild"]);
+    assert!(s["files_by_lang"].get("python").is_none());
+    let s = repo.index_json(&["--include", "tests/**", "--rebuild"]);
+    assert_eq!(s["files_by_lang"]["python"], 1);
+    assert!(s["files_by_lang"].get("typescript").is_none());
+}
+
+#[test]
+fn missing_index_and_bad_arguments_give_clear_errors() {
+    let repo = Repo::new();
+    let out = repo.ckg(&["export"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("run `ckg index` first"));
+    let out = repo.ckg(&["index", "does-not-exist"]);
+    assert_eq!(out.status.code(), Some(2));
+    let out = repo.ckg(&["index", ".", "--exclude", "a[b"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("invalid pattern"));
+}

@@ -20,9 +20,9 @@ now() { date +%s.%N; }
 parse=(); index=()
 for _ in $(seq "$runs"); do
   t0=$(now); "$bin" parse-only "$corpus" >/dev/null; t1=$(now)
-  parse+=("$(echo "$t1 - $t0" | bc -l)")
+  parse+=("$(python3 -c "print($t1 - $t0)")")
   t0=$(now); "$bin" index "$corpus" --db "$db" --rebuild --quiet; t1=$(now)
-  index+=("$(echo "$t1 - $t0" | bc -l)")
+  index+=("$(python3 -c "print($t1 - $t0)")")
 done
 lines=$("$bin" index "$corpus" --db "$db" --json | python3 -c 'import json,sys; s=json.load(sys.stdin); print(s["lines"], sum(s["files_by_lang"].values()))')
 pm=$(printf '%s\n' "${parse[@]}" | sort -n | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}')
@@ -31,5 +31,5 @@ echo "corpus:      $corpus ($lines lines/files)"
 echo "runs:        $runs, $(nproc) cores, $(date -u +%Y-%m-%d)"
 echo "parse-only:  $(printf '%s\n' "${parse[@]}" | median) s"
 echo "full index:  $(printf '%s\n' "${index[@]}" | median) s"
-echo "ratio:       $(echo "$im / $pm" | bc -l | xargs printf '%.2f')x  (budget <= 2x)"
+echo "ratio:       $(python3 -c "print(f'{$im / $pm:.2f}')")x  (budget <= 2x)"
 echo "db size:     $(du -k "$db" | cut -f1) KiB"

@@ -605,6 +605,8 @@ pub struct ExportRow {
     pub name: String,
     pub target: Option<String>,
     pub specifier: Option<String>,
+    pub line: u32,
+    pub col: u32,
 }
 
 #[derive(Clone, Debug)]
@@ -680,9 +682,11 @@ fn load_resolve_input(conn: &Connection) -> rusqlite::Result<ResolveInput> {
             })
         })?
         .collect::<rusqlite::Result<_>>()?;
-    let mut s = conn.prepare("SELECT file_id, name, target, specifier FROM exports")?;
+    let mut s = conn.prepare("SELECT file_id, name, target, specifier, line, col FROM exports")?;
     input.exports = s
-        .query_map([], |r| Ok(ExportRow { file: r.get(0)?, name: r.get(1)?, target: r.get(2)?, specifier: r.get(3)? }))?
+        .query_map([], |r| {
+            Ok(ExportRow { file: r.get(0)?, name: r.get(1)?, target: r.get(2)?, specifier: r.get(3)?, line: r.get(4)?, col: r.get(5)? })
+        })?
         .collect::<rusqlite::Result<_>>()?;
     let mut s = conn.prepare("SELECT file_id, name, value FROM vars")?;
     input.vars = s

@@ -10,6 +10,9 @@
 (call function: (_) @name) @reference.call
 (call arguments: (argument_list [(identifier) (attribute)] @name @reference.argument))
 (call arguments: (argument_list (keyword_argument value: [(identifier) (attribute)] @name @reference.argument)))
+; Values stored in lists and dicts (`handlers = {"a": outer}`).
+(list (identifier) @name @reference.argument)
+(dictionary (pair value: [(identifier) (attribute)] @name @reference.argument))
 (decorator [(identifier) (attribute)] @name @reference.decorator)
 (class_definition superclasses: (argument_list [(identifier) (attribute)] @name @reference.inherits))
 (type [(identifier) (attribute)] @name @reference.type)

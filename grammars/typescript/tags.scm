@@ -25,6 +25,10 @@
 (call_expression function: (_) @name) @reference.call
 (new_expression constructor: (_) @name) @reference.new
 (arguments [(identifier) (member_expression)] @name @reference.argument)
+; Values stored in arrays and object literals (`{ middleware: [auth] }`, `{ start }`).
+(array (identifier) @name @reference.argument)
+(pair value: [(identifier) (member_expression)] @name @reference.argument)
+(object (shorthand_property_identifier) @name @reference.argument)
 (decorator [(identifier) (member_expression)] @name @reference.decorator)
 (class_heritage (extends_clause value: (_) @name @reference.inherits))
 (implements_clause [(type_identifier) (nested_type_identifier)] @name @reference.implements)

@@ -422,6 +422,34 @@ impl<'a> Resolver<'a> {
                 out.push(EdgeRow { kind: "imports", src: module_sym, dst, file, line: imp.line, col: imp.col, evidence, dynamic: false });
             }
         }
+        // Exports and re-exports: module -> the definition it makes visible.
+        if let (Some(exports), Some(&module_sym)) = (self.exports.get(&file), self.module_sym.get(&file)) {
+            if lang.is_script() {
+                for &k in exports {
+                    let e = &self.input.exports[k];
+                    if e.name == "*" {
+                        continue; // `export * from` is an imports edge; members bind on use
+                    }
+                    let dst = match (&e.specifier, e.target.as_deref()) {
+                        (Some(spec), Some("*")) => self.module_target(self.modules.resolve(file, lang, spec)),
+                        (Some(spec), target) => match self.modules.resolve(file, lang, spec) {
+                            ModuleTarget::File(f) => self.module_member(f, target.unwrap_or(&e.name), 1),
+                            ModuleTarget::External(x) => Some(Target::External(format!("{x}.{}", target.unwrap_or(&e.name)))),
+                            _ => None,
+                        },
+                        (None, _) => self.module_member(file, &e.name, 0),
+                    };
+                    let (dst, evidence) = match dst.as_ref().and_then(|t| self.dst_of(t)) {
+                        Some(d) => (d, EXACT),
+                        None => (Dst::Unresolved(e.target.clone().unwrap_or_else(|| e.name.clone())), UNRESOLVED),
+                    };
+                    if dst == Dst::Symbol(module_sym) {
+                        continue;
+                    }
+                    out.push(EdgeRow { kind: "exports", src: module_sym, dst, file, line: e.line, col: e.col, evidence, dynamic: false });
+                }
+            }
+        }
         for r in refs {
             if r.path.is_empty() {
                 // A dynamic site (`obj[name]()`): a completeness gap, kept with its text.

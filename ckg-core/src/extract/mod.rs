@@ -494,7 +494,16 @@ fn build(lang: Lang, module: &str, src: &[u8], caps: Captures, facts: &mut FileF
         sym_of_def[d] = idx;
         sym_of_interval.insert(i, idx);
     }
-    let sym_at = |inner: Option<usize>| -> u32 { nesting.def_of(inner).and_then(|i| sym_of_interval.get(&i).copied()).unwrap_or(0) };
+    // A field initialiser runs in the class body: its references belong to the class, not to
+    // the property (a property holding an arrow function is a method and keeps its own).
+    let symbols = &facts.symbols;
+    let sym_at = |inner: Option<usize>| -> u32 {
+        let s = nesting.def_of(inner).and_then(|i| sym_of_interval.get(&i).copied()).unwrap_or(0);
+        match symbols[s as usize] {
+            SymbolFact { kind: SymbolKind::Property, parent: Some(p), .. } => p,
+            _ => s,
+        }
+    };
 
     // --- local names per scope ----------------------------------------------------------
     let mut locals: HashMap<(usize, String), Local> = HashMap::new();

@@ -262,7 +262,7 @@ impl<'a> Resolver<'a> {
     }
 
     /// Resolves the first name of a path that extraction left free, as seen from `src`.
-    fn free_name(&self, file: i64, src: i64, name: &str) -> Option<(Target, &'static str)> {
+    fn free_name(&self, file: i64, src: i64, name: &str, depth: usize) -> Option<(Target, &'static str)> {
         let lang = self.file_lang(file);
         // Imports in enclosing function scopes, innermost first.
         if let Some(imports) = self.imports.get(&file) {
@@ -290,7 +290,7 @@ impl<'a> Resolver<'a> {
         }
         if let Some(v) = self.vars.get(&(file, name)) {
             return Some(match v {
-                Some(value) => self.value_target(file, src, value, 0),
+                Some(value) => self.value_target(file, src, value, depth + 1),
                 None => (Target::Opaque, UNRESOLVED),
             });
         }
@@ -344,7 +344,7 @@ impl<'a> Resolver<'a> {
             LocalBinding::SuperOf(_) => return None,
             LocalBinding::Free => {
                 let bare = root.strip_suffix("()").unwrap_or(root);
-                let (t, e) = self.free_name(file, src, bare)?;
+                let (t, e) = self.free_name(file, src, bare, depth)?;
                 if root.ends_with("()") { (self.call_result(t)?, e) } else { (t, e) }
             }
         };
@@ -474,6 +474,9 @@ impl<'a> Resolver<'a> {
                 // A member of an external value passed along (`f(req.body.id)`) is data, not
                 // a dependency worth a node of its own.
                 Some((Target::External(_), _)) if r.kind == RefKind::Argument && r.path.contains('.') => {}
+                // A variable holding an instance or a call result, passed along, is data flow.
+                Some((Target::Instance(_), _)) if value_use && matches!(r.binding, LocalBinding::Var(_) | LocalBinding::Free) && !r.path.contains('.') => {}
+                Some((Target::External(ref e), _)) if value_use && e.ends_with(')') => {}
                 Some((target, evidence)) if evidence != UNRESOLVED && target != Target::Opaque => {
                     let Some(dst) = self.dst_of(&target) else { continue };
                     let kind = edge_kind(r.kind, self.target_kind(&target));

@@ -269,7 +269,10 @@ impl Index {
             let dynamic: bool = r.get(0).map_err(|e| self.sql(e))?;
             let name: String = r.get::<_, Option<String>>(1).map_err(|e| self.sql(e))?.unwrap_or_default();
             let last = name.rsplit('.').next().unwrap_or(&name).trim_end_matches("()");
-            let kind = if dynamic {
+            // A computed call (`handlers[name]()`, `getattr(o, n)()`) could reach anything; a
+            // call on an unnamed receiver (`(a ?? b).run()`) only something with that name.
+            let computed = dynamic && (name.ends_with(']') || name.starts_with("getattr(") || name.starts_with("eval(") || name.starts_with("exec("));
+            let kind = if computed {
                 "dynamic_site"
             } else if names.contains(last) {
                 "unresolved_same_name"

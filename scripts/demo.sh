@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# The main job on the bundled corpus: build ckg, index corpora/express-app (a 6.9k-line
+# Express REST API in TypeScript), and ask what replacing `express` and changing
+# `authMiddleware` would touch.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cargo build --release --locked --quiet
+ckg=target/release/ckg
+app=corpora/express-app
+"$ckg" index "$app" --rebuild
+echo
+echo '$ ckg query impact express --depth 1 --kind imports   # files that import express'
+"$ckg" query impact express --depth 1 --kind imports --db "$app/.ckg/index.db" | grep -E '^(impact|[a-z].*\[depth)' 
+echo
+echo '$ ckg query impact authMiddleware --depth 1'
+"$ckg" query impact authMiddleware --depth 1 --db "$app/.ckg/index.db"

@@ -286,3 +286,14 @@ fn missing_index_and_bad_arguments_give_clear_errors() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("invalid pattern"));
 }
+
+#[test]
+fn cyclic_variable_flows_terminate() {
+    // Regression: `a` flows from `b` and `b` from `a` recursed until the stack overflowed.
+    let repo = Repo::new();
+    repo.write("cycle.ts", "export const a = b.next();\nexport const b = a.prev();\nexport const c = c;\na.run();\n");
+    repo.write("cycle.py", "a = b.next()\nb = a.prev()\nc = c\na.run()\n");
+    let s = repo.index_json(&[]);
+    assert_eq!(s["files_by_lang"]["typescript"], 1);
+    assert!(edges(&repo.export()).contains(&"calls cycle.ts -> a.run [unresolved]".to_string()));
+}

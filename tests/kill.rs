@@ -51,3 +51,37 @@ fn sigkill_mid_index_leaves_the_last_committed_generation() {
     repo.index_json(&[]);
     assert_eq!(repo.export(), new);
 }
+
+#[test]
+fn sigkill_during_a_rebuild_keeps_the_old_index_and_leaves_no_debris() {
+    let repo = Repo::new();
+    synth_repo(&repo, 300, 1);
+    repo.index_json(&[]);
+    let old = repo.export();
+    let mut kept = 0;
+    for delay in [5u64, 30, 80, 150, 300] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_ckg"))
+            .args(["index", ".", "--quiet", "--rebuild"])
+            .current_dir(repo.path())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(Duration::from_millis(delay));
+        let _ = child.kill();
+        child.wait().unwrap();
+        // The same tree: an interrupted or a finished rebuild both give the same export.
+        assert_eq!(repo.export(), old, "kill after {delay} ms");
+        kept += 1;
+    }
+    assert_eq!(kept, 5);
+    // Temporary files of killed builds are cleaned up by the next build.
+    repo.index_json(&["--rebuild"]);
+    let debris: Vec<_> = std::fs::read_dir(repo.path().join(".ckg"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().to_string())
+        .filter(|n| n.contains(".tmp-"))
+        .collect();
+    assert!(debris.is_empty(), "{debris:?}");
+}

@@ -173,6 +173,7 @@ pub fn index(config: &IndexConfig, progress: &(dyn Fn(Progress) + Sync)) -> Resu
 
     let db = config.db.clone().unwrap_or_else(|| default_db_path(&root));
     let (mut store, report) = Store::open(&db, config.rebuild)?;
+    let fresh = store.is_fresh();
     let tx = store.begin()?;
     let states = tx.file_states()?;
 
@@ -200,6 +201,7 @@ pub fn index(config: &IndexConfig, progress: &(dyn Fn(Progress) + Sync)) -> Resu
     let mut removed = 0u64;
     let mut skipped: Vec<(String, Diagnostic)> = discovery.skipped.iter().map(|s| (s.path.clone(), s.diagnostic.clone())).collect();
     let total = to_parse.len();
+    let mut memory_input = crate::store::ResolveInput::default();
     let (sender, receiver) = mpsc::sync_channel::<Outcome>(256);
     let minified_line_len = config.minified_line_len;
     let write_result: Result<()> = std::thread::scope(|scope| {
@@ -219,8 +221,11 @@ pub fn index(config: &IndexConfig, progress: &(dyn Fn(Progress) + Sync)) -> Resu
             let w = Instant::now();
             match outcome {
                 Outcome::Indexed(rec) => {
-                    let id = tx.put_file(&rec)?;
+                    let (id, ids) = tx.put_file(&rec)?;
                     changed_files.insert(id);
+                    if fresh {
+                        memory_input.add_file(id, *rec, &ids);
+                    }
                 }
                 Outcome::Touched { id, size, mtime_ns } => tx.touch_file(id, size, mtime_ns)?,
                 Outcome::Skipped { path, diagnostic } => {
@@ -263,7 +268,12 @@ pub fn index(config: &IndexConfig, progress: &(dyn Fn(Progress) + Sync)) -> Resu
     let generation = if changed {
         progress(Progress::Resolving);
         let t = Instant::now();
-        let input = tx.load_resolve_input()?;
+        let input = if fresh {
+            memory_input.files.sort_by(|a, b| a.path.cmp(&b.path));
+            std::mem::take(&mut memory_input)
+        } else {
+            tx.load_resolve_input()?
+        };
         let edges = resolve::resolve(&input, None);
         timings.insert("resolve".to_string(), ms(t.elapsed()));
         let t = Instant::now();
@@ -298,6 +308,7 @@ pub fn index(config: &IndexConfig, progress: &(dyn Fn(Progress) + Sync)) -> Resu
         }
         None => tx.commit(&stats_json)?,
     };
+    store.finish()?;
     timings.insert("commit".to_string(), ms(t.elapsed()));
     let mut skipped_files: Vec<SkippedFile> =
         skipped.into_iter().map(|(path, d)| SkippedFile { path, reason: d.kind.as_str(), message: d.message }).collect();

@@ -48,8 +48,6 @@ CREATE TABLE symbols(
     end_line INTEGER NOT NULL,
     exported INTEGER NOT NULL
 ) STRICT;
-CREATE INDEX symbols_file ON symbols(file_id);
-CREATE INDEX symbols_name ON symbols(name);
 CREATE TABLE refs(
     file_id INTEGER NOT NULL,
     src_id INTEGER NOT NULL,
@@ -60,7 +58,6 @@ CREATE TABLE refs(
     line INTEGER NOT NULL,
     col INTEGER NOT NULL
 ) STRICT;
-CREATE INDEX refs_file ON refs(file_id);
 CREATE TABLE imports(
     file_id INTEGER NOT NULL,
     kind TEXT NOT NULL,
@@ -72,7 +69,6 @@ CREATE TABLE imports(
     line INTEGER NOT NULL,
     col INTEGER NOT NULL
 ) STRICT;
-CREATE INDEX imports_file ON imports(file_id);
 CREATE TABLE exports(
     file_id INTEGER NOT NULL,
     name TEXT NOT NULL,
@@ -81,21 +77,18 @@ CREATE TABLE exports(
     line INTEGER NOT NULL,
     col INTEGER NOT NULL
 ) STRICT;
-CREATE INDEX exports_file ON exports(file_id);
 CREATE TABLE vars(
     file_id INTEGER NOT NULL,
     name TEXT NOT NULL,
     value TEXT,
     line INTEGER NOT NULL
 ) STRICT;
-CREATE INDEX vars_file ON vars(file_id);
 CREATE TABLE diagnostics(
     path TEXT NOT NULL,
     kind TEXT NOT NULL,
     message TEXT NOT NULL,
     line INTEGER
 ) STRICT;
-CREATE INDEX diagnostics_path ON diagnostics(path);
 CREATE TABLE edges(
     id INTEGER PRIMARY KEY,
     kind TEXT NOT NULL,
@@ -108,6 +101,18 @@ CREATE TABLE edges(
     evidence TEXT NOT NULL,
     dynamic INTEGER NOT NULL
 ) STRICT;
+";
+
+/// Secondary indexes: created with the tables for an existing index, after the bulk load
+/// for a fresh one (faster than maintaining them row by row).
+const INDEXES: &str = "
+CREATE INDEX symbols_file ON symbols(file_id);
+CREATE INDEX symbols_name ON symbols(name);
+CREATE INDEX refs_file ON refs(file_id);
+CREATE INDEX imports_file ON imports(file_id);
+CREATE INDEX exports_file ON exports(file_id);
+CREATE INDEX vars_file ON vars(file_id);
+CREATE INDEX diagnostics_path ON diagnostics(path);
 CREATE INDEX edges_src ON edges(src_id);
 CREATE INDEX edges_dst ON edges(dst_id);
 CREATE INDEX edges_file ON edges(file_id);
@@ -150,13 +155,41 @@ pub struct EdgeRow {
 pub struct OpenReport {
     /// Set when an index of another schema version was replaced.
     pub rebuilt: Option<String>,
+    /// A new index is being built (none existed, `--rebuild`, or a schema change).
     pub created: bool,
 }
 
 /// The writer: one per index, holding the connection that runs the write transaction.
+///
+/// A fresh index is built in a temporary file next to the final path, without a journal,
+/// and renamed into place by [`Store::finish`]: the fastest bulk load, and atomic (a killed
+/// build leaves the previous file, if any, untouched). An existing index is updated in a WAL
+/// transaction, so readers keep the previous generation until the commit.
 pub struct Store {
     conn: Connection,
     path: PathBuf,
+    /// The temporary file of a fresh build.
+    fresh: Option<PathBuf>,
+}
+
+fn tmp_path(path: &Path) -> PathBuf {
+    PathBuf::from(format!("{}.tmp-{}", path.display(), std::process::id()))
+}
+
+/// Removes temporary files left by fresh builds that were killed (their process is gone).
+fn remove_stale_tmp(path: &Path) {
+    let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else { return };
+    let prefix = format!("{}.tmp-", name.to_string_lossy());
+    let Ok(entries) = std::fs::read_dir(if dir.as_os_str().is_empty() { Path::new(".") } else { dir }) else { return };
+    for e in entries.flatten() {
+        let n = e.file_name().to_string_lossy().to_string();
+        let Some(rest) = n.strip_prefix(&prefix) else { continue };
+        let pid: String = rest.chars().take_while(char::is_ascii_digit).collect();
+        let alive = !pid.is_empty() && Path::new("/proc").join(&pid).exists() && pid != std::process::id().to_string();
+        if !alive {
+            let _ = std::fs::remove_file(e.path());
+        }
+    }
 }
 
 fn configure_writer(conn: &Connection) -> rusqlite::Result<()> {
@@ -189,35 +222,70 @@ impl Store {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir).map_err(|e| Error::Io { path: dir.to_path_buf(), source: e })?;
         }
-        if rebuild {
-            remove_db_files(path)?;
-        }
-        let existed = path.exists();
-        let sql = |e| Error::sqlite(path, e);
-        if existed {
-            match Self::inspect(path) {
-                Ok(Some(version)) if version == SCHEMA_VERSION => {}
-                Ok(Some(version)) => {
-                    report.rebuilt = Some(format!("index schema version {version} differs from this ckg's {SCHEMA_VERSION}; rebuilt it"));
-                    remove_db_files(path)?;
-                }
-                Ok(None) => {
-                    // An empty file (or an SQLite file with no tables) is ours to initialise.
-                }
-                Err(e) => return Err(e),
+        let mut fresh = rebuild || !path.exists();
+        if rebuild && path.exists() {
+            // Even --rebuild never replaces a database that ckg did not create.
+            if let Err(e @ Error::Foreign { .. }) = Self::inspect(path) {
+                return Err(e);
             }
         }
-        let conn = Connection::open(path).map_err(sql)?;
-        configure_writer(&conn).map_err(sql)?;
-        let version: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0)).map_err(sql)?;
-        if version == 0 {
+        if !fresh {
+            match Self::inspect(path)? {
+                Some(version) if version == SCHEMA_VERSION => {}
+                Some(version) => {
+                    report.rebuilt = Some(format!("index schema version {version} differs from this ckg's {SCHEMA_VERSION}; rebuilt it"));
+                    fresh = true;
+                }
+                // An empty file (or an SQLite file with no tables) is ours to initialise.
+                None => fresh = true,
+            }
+        }
+        if fresh {
+            remove_stale_tmp(path);
+            let tmp = tmp_path(path);
+            remove_db_files(&tmp)?;
+            let sql = |e| Error::sqlite(&tmp, e);
+            let conn = Connection::open(&tmp).map_err(sql)?;
+            conn.execute_batch(
+                "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA temp_store = MEMORY;
+                 PRAGMA cache_size = -131072; PRAGMA locking_mode = EXCLUSIVE;",
+            )
+            .map_err(sql)?;
             conn.execute_batch(SCHEMA).map_err(sql)?;
             conn.pragma_update(None, "application_id", APPLICATION_ID).map_err(sql)?;
             conn.pragma_update(None, "user_version", SCHEMA_VERSION).map_err(sql)?;
             conn.execute("INSERT INTO meta(key, value) VALUES ('generation', '0')", []).map_err(sql)?;
             report.created = true;
+            return Ok((Store { conn, path: path.to_path_buf(), fresh: Some(tmp) }, report));
         }
-        Ok((Store { conn, path: path.to_path_buf() }, report))
+        let sql = |e| Error::sqlite(path, e);
+        let conn = Connection::open(path).map_err(sql)?;
+        configure_writer(&conn).map_err(sql)?;
+        Ok((Store { conn, path: path.to_path_buf(), fresh: None }, report))
+    }
+
+    /// True while building a new index (every file is new; nothing to load back).
+    pub fn is_fresh(&self) -> bool {
+        self.fresh.is_some()
+    }
+
+    /// Completes the run after its commit: a fresh build gets its indexes, switches to WAL and
+    /// atomically replaces the previous file (whose WAL, if any, is checkpointed first so a
+    /// kill between the two steps loses nothing).
+    pub fn finish(self) -> Result<()> {
+        let Some(tmp) = self.fresh else { return Ok(()) };
+        let sql = |e| Error::sqlite(&tmp, e);
+        self.conn.execute_batch(INDEXES).map_err(sql)?;
+        self.conn.execute_batch("PRAGMA locking_mode = NORMAL; PRAGMA journal_mode = WAL;").map_err(sql)?;
+        self.conn.close().map_err(|(_, e)| sql(e))?;
+        if let Ok(old) = Connection::open(&self.path) {
+            let _ = old.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()));
+        }
+        for suffix in ["-wal", "-shm"] {
+            let _ = std::fs::remove_file(format!("{}{suffix}", self.path.display()));
+        }
+        std::fs::rename(&tmp, &self.path).map_err(|e| Error::Io { path: self.path.clone(), source: e })?;
+        Ok(())
     }
 
     /// Reads the schema version of an existing file: `Some(v)` for a ckg index, `None` for an
@@ -243,8 +311,9 @@ impl Store {
 
     /// Starts the run's write transaction.
     pub fn begin(&mut self) -> Result<WriteTx<'_>> {
-        let tx = self.conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate).map_err(|e| Error::sqlite(&self.path, e))?;
-        Ok(WriteTx { tx, path: &self.path, externals: HashMap::new() })
+        let path = self.fresh.as_deref().unwrap_or(&self.path);
+        let tx = self.conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate).map_err(|e| Error::sqlite(path, e))?;
+        Ok(WriteTx { tx, path, externals: HashMap::new(), fresh: self.fresh.is_some() })
     }
 }
 
@@ -253,6 +322,9 @@ pub struct WriteTx<'a> {
     tx: rusqlite::Transaction<'a>,
     path: &'a Path,
     externals: HashMap<String, i64>,
+    /// A fresh build: nothing is stored yet, so there is nothing to delete or look up (and
+    /// no secondary index to do it with).
+    fresh: bool,
 }
 
 fn hash_text(h: u64) -> String {
@@ -301,7 +373,7 @@ impl WriteTx<'_> {
     /// Replaces everything stored for one file (its row, symbols and facts) atomically
     /// within the run's transaction. Symbol ids are kept for qnames that survive, so edges
     /// from other files stay valid.
-    pub fn put_file(&self, rec: &FileRecord) -> Result<i64> {
+    pub fn put_file(&self, rec: &FileRecord) -> Result<(i64, Vec<i64>)> {
         let e = |e| self.err(e);
         let facts = &rec.facts;
         let file_id: i64 = self
@@ -330,9 +402,13 @@ impl WriteTx<'_> {
                 )
             })
             .map_err(e)?;
-        self.delete_facts(file_id)?;
+        if !self.fresh {
+            self.delete_facts(file_id)?;
+        }
         // Symbols: upsert by qname, then drop the file's symbols that are gone.
-        let old: HashMap<String, i64> = {
+        let old: HashMap<String, i64> = if self.fresh {
+            HashMap::new()
+        } else {
             let mut s = self.tx.prepare_cached("SELECT qname, id FROM symbols WHERE file_id = ?1").map_err(e)?;
             s.query_map([file_id], |r| Ok((r.get(0)?, r.get(1)?))).map_err(e)?.collect::<rusqlite::Result<_>>().map_err(e)?
         };
@@ -420,7 +496,7 @@ impl WriteTx<'_> {
             }
         }
         self.put_diagnostics(&rec.path, &facts.diagnostics)?;
-        Ok(file_id)
+        Ok((file_id, ids))
     }
 
     fn delete_facts(&self, file_id: i64) -> Result<()> {
@@ -439,7 +515,9 @@ impl WriteTx<'_> {
     /// Replaces the diagnostics recorded for a path (indexed or skipped).
     pub fn put_diagnostics(&self, path: &str, diags: &[Diagnostic]) -> Result<()> {
         let e = |e| self.err(e);
-        self.tx.prepare_cached("DELETE FROM diagnostics WHERE path = ?1").and_then(|mut s| s.execute([path])).map_err(e)?;
+        if !self.fresh {
+            self.tx.prepare_cached("DELETE FROM diagnostics WHERE path = ?1").and_then(|mut s| s.execute([path])).map_err(e)?;
+        }
         let mut s = self.tx.prepare_cached("INSERT INTO diagnostics(path, kind, message, line) VALUES (?1, ?2, ?3, ?4)").map_err(e)?;
         for d in diags {
             s.execute(params![path, d.kind.as_str(), d.message, d.line]).map_err(e)?;
@@ -493,6 +571,9 @@ impl WriteTx<'_> {
 
     /// Deletes the outgoing edges of the given files (before re-resolving them).
     pub fn delete_edges_of(&self, files: &[i64]) -> Result<()> {
+        if self.fresh {
+            return Ok(());
+        }
         let mut s = self.tx.prepare_cached("DELETE FROM edges WHERE file_id = ?1").map_err(|e| self.err(e))?;
         for f in files {
             s.execute([f]).map_err(|e| self.err(e))?;
@@ -522,6 +603,9 @@ impl WriteTx<'_> {
 
     /// Drops external nodes that no edge points to any more.
     pub fn collect_garbage(&mut self) -> Result<()> {
+        if self.fresh {
+            return Ok(()); // every external node was interned for an edge of this run
+        }
         self.tx
             .execute(
                 "DELETE FROM symbols WHERE kind = 'external' AND file_id IS NULL
@@ -637,6 +721,64 @@ pub struct ResolveInput {
     pub exports: Vec<ExportRow>,
     pub vars: Vec<VarRow>,
     pub refs: Vec<RefRow>,
+}
+
+impl ResolveInput {
+    /// Adds a file just written (with the ids `put_file` gave its symbols), so a fresh build
+    /// resolves from memory instead of reading its own rows back.
+    pub fn add_file(&mut self, file_id: i64, rec: FileRecord, ids: &[i64]) {
+        let facts = rec.facts;
+        self.files.push(FileRow { id: file_id, path: rec.path, lang: rec.lang, module: rec.module });
+        for (sym, &id) in facts.symbols.into_iter().zip(ids) {
+            self.symbols.push(SymbolRow {
+                id,
+                qname: sym.qname,
+                name: sym.name,
+                kind: sym.kind,
+                file: Some(file_id),
+                parent: sym.parent.map(|p| ids[p as usize]),
+                exported: sym.exported,
+            });
+        }
+        for i in facts.imports {
+            self.imports.push(ImportRow {
+                file: file_id,
+                kind: i.kind,
+                specifier: i.specifier,
+                imported: i.imported,
+                local: i.local,
+                scope: ids[i.scope as usize],
+                type_only: i.type_only,
+                line: i.line,
+                col: i.col,
+            });
+        }
+        for e in facts.exports {
+            self.exports.push(ExportRow {
+                file: file_id,
+                name: e.name,
+                target: e.target,
+                specifier: e.specifier,
+                line: e.line,
+                col: e.col,
+            });
+        }
+        for v in facts.vars {
+            self.vars.push(VarRow { file: file_id, name: v.name, value: v.value });
+        }
+        for r in facts.refs {
+            self.refs.push(RefRow {
+                file: file_id,
+                src: ids[r.src as usize],
+                kind: r.kind,
+                path: r.path,
+                text: r.text,
+                binding: r.binding,
+                line: r.line,
+                col: r.col,
+            });
+        }
+    }
 }
 
 fn load_resolve_input(conn: &Connection) -> rusqlite::Result<ResolveInput> {

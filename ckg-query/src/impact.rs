@@ -271,7 +271,8 @@ impl Index {
             let last = name.rsplit('.').next().unwrap_or(&name).trim_end_matches("()");
             // A computed call (`handlers[name]()`, `getattr(o, n)()`) could reach anything; a
             // call on an unnamed receiver (`(a ?? b).run()`) only something with that name.
-            let computed = dynamic && (name.ends_with(']') || name.starts_with("getattr(") || name.starts_with("eval(") || name.starts_with("exec("));
+            let computed =
+                dynamic && (name.ends_with(']') || name.starts_with("getattr(") || name.starts_with("eval(") || name.starts_with("exec("));
             let kind = if computed {
                 "dynamic_site"
             } else if names.contains(last) {

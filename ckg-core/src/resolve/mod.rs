@@ -475,7 +475,8 @@ impl<'a> Resolver<'a> {
                 // a dependency worth a node of its own.
                 Some((Target::External(_), _)) if r.kind == RefKind::Argument && r.path.contains('.') => {}
                 // A variable holding an instance or a call result, passed along, is data flow.
-                Some((Target::Instance(_), _)) if value_use && matches!(r.binding, LocalBinding::Var(_) | LocalBinding::Free) && !r.path.contains('.') => {}
+                Some((Target::Instance(_), _))
+                    if value_use && matches!(r.binding, LocalBinding::Var(_) | LocalBinding::Free) && !r.path.contains('.') => {}
                 Some((Target::External(ref e), _)) if value_use && e.ends_with(')') => {}
                 Some((target, evidence)) if evidence != UNRESOLVED && target != Target::Opaque => {
                     let Some(dst) = self.dst_of(&target) else { continue };

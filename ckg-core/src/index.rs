@@ -306,7 +306,7 @@ pub fn index(config: &IndexConfig, progress: &(dyn Fn(Progress) + Sync)) -> Resu
             drop(tx); // nothing changed: roll back, keep the generation
             g
         }
-        None => tx.commit(&stats_json)?,
+        None => tx.commit(&stats_json, &root)?,
     };
     store.finish()?;
     timings.insert("commit".to_string(), ms(t.elapsed()));

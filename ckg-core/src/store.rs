@@ -628,7 +628,7 @@ impl WriteTx<'_> {
     }
 
     /// Bumps the generation and commits the run. Nothing is visible to readers before this.
-    pub fn commit(self, stats_json: &str) -> Result<i64> {
+    pub fn commit(self, stats_json: &str, root: &Path) -> Result<i64> {
         let generation = self.generation()? + 1;
         let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
         for (k, v) in [
@@ -636,6 +636,7 @@ impl WriteTx<'_> {
             ("updated_at", now.to_string()),
             ("last_run", stats_json.to_string()),
             ("ckg_version", env!("CARGO_PKG_VERSION").to_string()),
+            ("root", root.display().to_string()),
         ] {
             self.tx
                 .execute(

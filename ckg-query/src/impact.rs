@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 
 use serde::Serialize;
 
-use crate::{Error, Index, Node, Result};
+use crate::{Edge, Error, Index, Node, Result};
 
 /// Options for an impact query.
 #[derive(Clone, Debug)]
@@ -27,7 +27,7 @@ impl Default for ImpactOptions {
     }
 }
 
-fn evidence_rank(e: &str) -> u8 {
+pub(crate) fn evidence_rank(e: &str) -> u8 {
     match e {
         "exact" => 3,
         "inferred" => 2,
@@ -36,26 +36,14 @@ fn evidence_rank(e: &str) -> u8 {
     }
 }
 
-/// One edge of an impact chain.
-#[derive(Clone, Debug, Serialize)]
-pub struct ImpactEdge {
-    pub kind: String,
-    pub src: String,
-    pub dst: String,
-    pub file: String,
-    pub line: u32,
-    pub col: u32,
-    pub evidence: String,
-}
-
 /// An impacted file: the edges in it that touch the impact set, and the chain from the
 /// target to its nearest impacted symbol.
 #[derive(Clone, Debug, Serialize)]
 pub struct ImpactFile {
     pub path: String,
     pub depth: u32,
-    pub edges: Vec<ImpactEdge>,
-    pub chain: Vec<ImpactEdge>,
+    pub edges: Vec<Edge>,
+    pub chain: Vec<Edge>,
 }
 
 /// A place that could hide more results.
@@ -85,96 +73,7 @@ pub struct ImpactAnswer {
     pub completeness: Completeness,
 }
 
-struct Hit {
-    id: i64,
-    edge: ImpactEdge,
-}
-
 impl Index {
-    /// The nodes a target names: an exact qname; an external package and every member used
-    /// from it; a file path (its module and definitions); or a bare name (one candidate).
-    pub fn resolve_target(&self, target: &str) -> Result<Vec<i64>> {
-        let ids = |sql: &str, arg: &str| -> Result<Vec<i64>> {
-            let mut s = self.conn.prepare_cached(sql).map_err(|e| self.sql(e))?;
-            let rows = s.query_map([arg], |r| r.get(0)).map_err(|e| self.sql(e))?;
-            rows.collect::<rusqlite::Result<_>>().map_err(|e| self.sql(e))
-        };
-        let exact = ids("SELECT id FROM symbols WHERE qname = ?1", target)?;
-        if !exact.is_empty() {
-            let mut all = exact.clone();
-            // An external package also stands for every member used from it.
-            let is_external: bool = self
-                .conn
-                .query_row("SELECT kind = 'external' FROM symbols WHERE id = ?1", [exact[0]], |r| r.get(0))
-                .map_err(|e| self.sql(e))?;
-            if is_external {
-                all.extend(ids(
-                    "SELECT id FROM symbols WHERE file_id IS NULL AND (substr(qname, 1, length(?1) + 1) = ?1 || '.' OR substr(qname, 1, length(?1) + 1) = ?1 || '(')",
-                    target,
-                )?);
-            }
-            return Ok(all);
-        }
-        let members = ids(
-            "SELECT id FROM symbols WHERE file_id IS NULL AND (substr(qname, 1, length(?1) + 1) = ?1 || '.' OR substr(qname, 1, length(?1) + 1) = ?1 || '(')",
-            target,
-        )?;
-        if !members.is_empty() {
-            return Ok(members);
-        }
-        let in_file = ids("SELECT s.id FROM symbols s JOIN files f ON f.id = s.file_id WHERE f.path = ?1", target)?;
-        if !in_file.is_empty() {
-            return Ok(in_file);
-        }
-        let by_name = ids("SELECT id FROM symbols WHERE name = ?1 ORDER BY qname", target)?;
-        match by_name.len() {
-            0 => Err(Error::NotFound(target.to_string())),
-            1 => Ok(by_name),
-            _ => {
-                let mut candidates = Vec::new();
-                for id in by_name {
-                    if let Some(n) = self.node(id)? {
-                        candidates.push(format!(
-                            "{} ({}{})",
-                            n.qname,
-                            n.kind,
-                            n.file.map(|f| format!(", {f}:{}", n.line)).unwrap_or_default()
-                        ));
-                    }
-                }
-                Err(Error::Ambiguous { name: target.to_string(), candidates })
-            }
-        }
-    }
-
-    fn inbound(&self, id: i64) -> Result<Vec<Hit>> {
-        let mut s = self
-            .conn
-            .prepare_cached(
-                "SELECT e.src_id, e.kind, src.qname, dst.qname, f.path, e.line, e.col, e.evidence
-                 FROM edges e JOIN symbols src ON src.id = e.src_id JOIN symbols dst ON dst.id = e.dst_id
-                 JOIN files f ON f.id = e.file_id WHERE e.dst_id = ?1",
-            )
-            .map_err(|e| self.sql(e))?;
-        let rows = s
-            .query_map([id], |r| {
-                Ok(Hit {
-                    id: r.get(0)?,
-                    edge: ImpactEdge {
-                        kind: r.get(1)?,
-                        src: r.get(2)?,
-                        dst: r.get(3)?,
-                        file: r.get(4)?,
-                        line: r.get::<_, i64>(5)? as u32,
-                        col: r.get::<_, i64>(6)? as u32,
-                        evidence: r.get(7)?,
-                    },
-                })
-            })
-            .map_err(|e| self.sql(e))?;
-        rows.collect::<rusqlite::Result<_>>().map_err(|e| self.sql(e))
-    }
-
     /// Transitive reverse dependencies of a target.
     pub fn impact(&self, target: &str, opts: &ImpactOptions) -> Result<ImpactAnswer> {
         if opts.depth == 0 || opts.depth > 64 {
@@ -182,13 +81,13 @@ impl Index {
         }
         let min = evidence_rank(&opts.min_evidence);
         let roots = self.resolve_target(target)?;
-        let mut seen: HashMap<i64, (u32, Option<ImpactEdge>, Option<i64>)> = HashMap::new();
+        let mut seen: HashMap<i64, (u32, Option<Edge>, Option<i64>)> = HashMap::new();
         let mut queue: VecDeque<i64> = VecDeque::new();
         for &r in &roots {
             seen.insert(r, (0, None, None));
             queue.push_back(r);
         }
-        let mut by_file: BTreeMap<String, Vec<(u32, ImpactEdge, i64)>> = BTreeMap::new();
+        let mut by_file: BTreeMap<String, Vec<(u32, Edge, i64)>> = BTreeMap::new();
         while let Some(id) = queue.pop_front() {
             let depth = seen[&id].0;
             if depth >= opts.depth {
@@ -224,7 +123,7 @@ impl Index {
                 guard += 1;
             }
             chain.reverse();
-            let mut dedup: Vec<ImpactEdge> = Vec::new();
+            let mut dedup: Vec<Edge> = Vec::new();
             let mut keys = HashSet::new();
             for (_, e, _) in edges {
                 if keys.insert((e.kind.clone(), e.src.clone(), e.dst.clone(), e.line, e.col)) {
@@ -263,11 +162,11 @@ impl Index {
                 "SELECT e.dynamic, e.dst_name, f.path, e.line FROM edges e JOIN files f ON f.id = e.file_id
                  WHERE e.dst_id IS NULL AND e.kind != 'imports' ORDER BY f.path, e.line",
             )
-            .map_err(|e| self.sql(e))?;
-        let mut rows = s.query([]).map_err(|e| self.sql(e))?;
-        while let Some(r) = rows.next().map_err(|e| self.sql(e))? {
-            let dynamic: bool = r.get(0).map_err(|e| self.sql(e))?;
-            let name: String = r.get::<_, Option<String>>(1).map_err(|e| self.sql(e))?.unwrap_or_default();
+            .map_err(|e| self.db_err(e))?;
+        let mut rows = s.query([]).map_err(|e| self.db_err(e))?;
+        while let Some(r) = rows.next().map_err(|e| self.db_err(e))? {
+            let dynamic: bool = r.get(0).map_err(|e| self.db_err(e))?;
+            let name: String = r.get::<_, Option<String>>(1).map_err(|e| self.db_err(e))?.unwrap_or_default();
             let last = name.rsplit('.').next().unwrap_or(&name).trim_end_matches("()");
             // A computed call (`handlers[name]()`, `getattr(o, n)()`) could reach anything; a
             // call on an unnamed receiver (`(a ?? b).run()`) only something with that name.
@@ -284,8 +183,8 @@ impl Index {
             if gaps.len() < max {
                 gaps.push(Gap {
                     kind: kind.into(),
-                    file: r.get(2).map_err(|e| self.sql(e))?,
-                    line: r.get::<_, i64>(3).map_err(|e| self.sql(e))? as u32,
+                    file: r.get(2).map_err(|e| self.db_err(e))?,
+                    line: r.get::<_, i64>(3).map_err(|e| self.db_err(e))? as u32,
                     detail: name,
                 });
             }
@@ -293,15 +192,15 @@ impl Index {
         let mut s = self
             .conn
             .prepare_cached("SELECT path, parse_errors FROM files WHERE parse_errors > 0 ORDER BY path")
-            .map_err(|e| self.sql(e))?;
-        let mut rows = s.query([]).map_err(|e| self.sql(e))?;
-        while let Some(r) = rows.next().map_err(|e| self.sql(e))? {
+            .map_err(|e| self.db_err(e))?;
+        let mut rows = s.query([]).map_err(|e| self.db_err(e))?;
+        while let Some(r) = rows.next().map_err(|e| self.db_err(e))? {
             *counts.entry("parse_errors".into()).or_default() += 1;
             if gaps.len() < max {
-                let n: i64 = r.get(1).map_err(|e| self.sql(e))?;
+                let n: i64 = r.get(1).map_err(|e| self.db_err(e))?;
                 gaps.push(Gap {
                     kind: "parse_errors".into(),
-                    file: r.get(0).map_err(|e| self.sql(e))?,
+                    file: r.get(0).map_err(|e| self.db_err(e))?,
                     line: 0,
                     detail: format!("{n} syntax error(s)"),
                 });
@@ -310,16 +209,16 @@ impl Index {
         let mut s = self
             .conn
             .prepare_cached("SELECT path, kind, message FROM diagnostics WHERE kind NOT IN ('syntax_error', 'invalid_utf8') ORDER BY path")
-            .map_err(|e| self.sql(e))?;
-        let mut rows = s.query([]).map_err(|e| self.sql(e))?;
-        while let Some(r) = rows.next().map_err(|e| self.sql(e))? {
+            .map_err(|e| self.db_err(e))?;
+        let mut rows = s.query([]).map_err(|e| self.db_err(e))?;
+        while let Some(r) = rows.next().map_err(|e| self.db_err(e))? {
             *counts.entry("not_indexed".into()).or_default() += 1;
             if gaps.len() < max {
-                let kind: String = r.get(1).map_err(|e| self.sql(e))?;
-                let msg: String = r.get(2).map_err(|e| self.sql(e))?;
+                let kind: String = r.get(1).map_err(|e| self.db_err(e))?;
+                let msg: String = r.get(2).map_err(|e| self.db_err(e))?;
                 gaps.push(Gap {
                     kind: "not_indexed".into(),
-                    file: r.get(0).map_err(|e| self.sql(e))?,
+                    file: r.get(0).map_err(|e| self.db_err(e))?,
                     line: 0,
                     detail: format!("{kind}: {msg}"),
                 });

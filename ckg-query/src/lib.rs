@@ -12,14 +12,22 @@
 //! # Ok::<(), ckg_query::Error>(())
 //! ```
 
+mod graph;
 mod impact;
+mod sql;
+mod stale;
 
 use std::path::{Path, PathBuf};
 
 use rusqlite::{Connection, OptionalExtension};
 use serde::Serialize;
 
-pub use impact::{Completeness, Gap, ImpactAnswer, ImpactEdge, ImpactFile, ImpactOptions};
+pub use graph::{
+    CALL_KINDS, CyclesAnswer, Definition, Dep, DepsAnswer, DepthEdge, EdgesAnswer, PathAnswer, UnusedAnswer, UnusedOptions, package_of,
+};
+pub use impact::{Completeness, Gap, ImpactAnswer, ImpactFile, ImpactOptions};
+pub use sql::SqlAnswer;
+pub use stale::Staleness;
 
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
@@ -62,6 +70,19 @@ pub struct Node {
     pub line: u32,
 }
 
+/// An edge as queries report it: qnames at both ends (the written name when unresolved),
+/// the site, and the evidence tier.
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct Edge {
+    pub kind: String,
+    pub src: String,
+    pub dst: String,
+    pub file: String,
+    pub line: u32,
+    pub col: u32,
+    pub evidence: String,
+}
+
 /// A read-only view of an index.
 pub struct Index {
     pub(crate) conn: Connection,
@@ -76,7 +97,7 @@ impl Index {
         Ok(Index { conn, path: path.to_path_buf(), generation })
     }
 
-    pub(crate) fn sql(&self, e: rusqlite::Error) -> Error {
+    pub(crate) fn db_err(&self, e: rusqlite::Error) -> Error {
         ckg_core::Error::sqlite(&self.path, e).into()
     }
 
@@ -89,13 +110,13 @@ impl Index {
                 "SELECT s.qname, s.kind, f.path, s.line FROM symbols s LEFT JOIN files f ON f.id = s.file_id
                  WHERE s.qname GLOB ?1 OR s.name GLOB ?1 ORDER BY s.qname LIMIT ?2",
             )
-            .map_err(|e| self.sql(e))?;
+            .map_err(|e| self.db_err(e))?;
         let rows = s
             .query_map(rusqlite::params![glob, limit as i64], |r| {
                 Ok(Node { qname: r.get(0)?, kind: r.get(1)?, file: r.get(2)?, line: r.get::<_, i64>(3)? as u32 })
             })
-            .map_err(|e| self.sql(e))?;
-        rows.collect::<rusqlite::Result<_>>().map_err(|e| self.sql(e))
+            .map_err(|e| self.db_err(e))?;
+        rows.collect::<rusqlite::Result<_>>().map_err(|e| self.db_err(e))
     }
 
     pub(crate) fn node(&self, id: i64) -> Result<Option<Node>> {
@@ -105,6 +126,6 @@ impl Index {
                 s.query_row([id], |r| Ok(Node { qname: r.get(0)?, kind: r.get(1)?, file: r.get(2)?, line: r.get::<_, i64>(3)? as u32 }))
                     .optional()
             })
-            .map_err(|e| self.sql(e))
+            .map_err(|e| self.db_err(e))
     }
 }

@@ -1,0 +1,561 @@
+//! Targets and edge walks: what a target names, inbound and outbound edges, `refs`,
+//! `callers`/`callees`, `def`, `path`, `cycles`, `unused`, and file-level `deps`/`rdeps`.
+//!
+//! Walks are breadth-first with one indexed lookup (`edges_dst` or `edges_src`) per visited
+//! node; `cycles` loads the edges of one kind into a petgraph graph and runs Tarjan's SCC.
+
+use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
+
+use petgraph::graph::{DiGraph, NodeIndex};
+use serde::Serialize;
+
+use crate::{Edge, Error, Index, Node, Result};
+
+/// An edge found by a walk, with the node at its far end.
+pub(crate) struct Hit {
+    pub id: i64,
+    pub edge: Edge,
+}
+
+/// Edge kinds that mean "runs code of".
+pub const CALL_KINDS: &[&str] = &["calls", "instantiates"];
+
+#[derive(Clone, Debug, Serialize)]
+pub struct EdgesAnswer {
+    pub target: String,
+    pub generation: i64,
+    pub roots: Vec<Node>,
+    /// Edges with the distance (1 = direct) from the target.
+    pub edges: Vec<DepthEdge>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct DepthEdge {
+    pub depth: u32,
+    #[serde(flatten)]
+    pub edge: Edge,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Definition {
+    pub generation: i64,
+    /// The definition (or external node) the position refers to.
+    pub node: Node,
+    /// The edge whose site is at the position, when the position is a use.
+    pub via: Option<Edge>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Dep {
+    /// A file path, or an external package name.
+    pub target: String,
+    pub external: bool,
+    /// How many edges connect the two.
+    pub edges: u64,
+    pub kinds: Vec<String>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct DepsAnswer {
+    pub file: String,
+    pub generation: i64,
+    pub deps: Vec<Dep>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct PathAnswer {
+    pub from: String,
+    pub to: String,
+    pub generation: i64,
+    /// The shortest chain of edges from `from` to `to`; empty when there is none.
+    pub edges: Vec<Edge>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct CyclesAnswer {
+    pub generation: i64,
+    /// Import cycles between files (strongly connected components of `imports`).
+    pub imports: Vec<Vec<String>>,
+    /// Call cycles between symbols (SCCs of `calls`), recursion included.
+    pub calls: Vec<Vec<String>>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct UnusedAnswer {
+    pub generation: i64,
+    pub symbols: Vec<Node>,
+}
+
+/// Options for `unused`.
+#[derive(Clone, Debug, Default)]
+pub struct UnusedOptions {
+    /// Also report exported (public API) definitions.
+    pub include_exported: bool,
+    /// Files whose definitions are entry points (glob), e.g. `tests/**`, `src/main.ts`.
+    pub entry_globs: Vec<String>,
+}
+
+const EDGE_SELECT: &str = "SELECT e.src_id, e.dst_id, e.kind, src.qname, coalesce(dst.qname, e.dst_name), f.path, e.line, e.col, e.evidence
+     FROM edges e JOIN symbols src ON src.id = e.src_id LEFT JOIN symbols dst ON dst.id = e.dst_id
+     JOIN files f ON f.id = e.file_id";
+
+fn row_edge(r: &rusqlite::Row) -> rusqlite::Result<(i64, Option<i64>, Edge)> {
+    Ok((
+        r.get(0)?,
+        r.get(1)?,
+        Edge {
+            kind: r.get(2)?,
+            src: r.get(3)?,
+            dst: r.get::<_, Option<String>>(4)?.unwrap_or_default(),
+            file: r.get(5)?,
+            line: r.get::<_, i64>(6)? as u32,
+            col: r.get::<_, i64>(7)? as u32,
+            evidence: r.get(8)?,
+        },
+    ))
+}
+
+impl Index {
+    /// The nodes a target names: an exact qname; an external package and every member used
+    /// from it; a file path (its module and definitions); or a bare name (one candidate, or
+    /// an error listing them).
+    pub fn resolve_target(&self, target: &str) -> Result<Vec<i64>> {
+        if target.trim().is_empty() {
+            return Err(Error::Invalid("empty target".into()));
+        }
+        let ids = |sql: &str, arg: &str| -> Result<Vec<i64>> {
+            let mut s = self.conn.prepare_cached(sql).map_err(|e| self.db_err(e))?;
+            let rows = s.query_map([arg], |r| r.get(0)).map_err(|e| self.db_err(e))?;
+            rows.collect::<rusqlite::Result<_>>().map_err(|e| self.db_err(e))
+        };
+        const MEMBERS: &str = "SELECT id FROM symbols WHERE file_id IS NULL AND (substr(qname, 1, length(?1) + 1) = ?1 || '.' OR substr(qname, 1, length(?1) + 1) = ?1 || '(') ORDER BY qname";
+        let exact = ids("SELECT id FROM symbols WHERE qname = ?1", target)?;
+        if !exact.is_empty() {
+            let mut all = exact.clone();
+            let is_external: bool = self
+                .conn
+                .query_row("SELECT kind = 'external' FROM symbols WHERE id = ?1", [exact[0]], |r| r.get(0))
+                .map_err(|e| self.db_err(e))?;
+            if is_external {
+                all.extend(ids(MEMBERS, target)?);
+            }
+            return Ok(all);
+        }
+        let members = ids(MEMBERS, target)?;
+        if !members.is_empty() {
+            return Ok(members);
+        }
+        let in_file = ids("SELECT s.id FROM symbols s JOIN files f ON f.id = s.file_id WHERE f.path = ?1 ORDER BY s.qname", target)?;
+        if !in_file.is_empty() {
+            return Ok(in_file);
+        }
+        let by_name = ids("SELECT id FROM symbols WHERE name = ?1 AND kind != 'external' ORDER BY qname", target)?;
+        match by_name.len() {
+            0 => Err(Error::NotFound(target.to_string())),
+            1 => Ok(by_name),
+            _ => {
+                let mut candidates = Vec::new();
+                for id in by_name {
+                    if let Some(n) = self.node(id)? {
+                        candidates.push(format!(
+                            "{} ({}{})",
+                            n.qname,
+                            n.kind,
+                            n.file.map(|f| format!(", {f}:{}", n.line)).unwrap_or_default()
+                        ));
+                    }
+                }
+                Err(Error::Ambiguous { name: target.to_string(), candidates })
+            }
+        }
+    }
+
+    pub(crate) fn inbound(&self, id: i64) -> Result<Vec<Hit>> {
+        self.walk_step(&format!("{EDGE_SELECT} WHERE e.dst_id = ?1 ORDER BY f.path, e.line, e.col"), id, true)
+    }
+
+    pub(crate) fn outbound(&self, id: i64) -> Result<Vec<Hit>> {
+        self.walk_step(&format!("{EDGE_SELECT} WHERE e.src_id = ?1 ORDER BY f.path, e.line, e.col"), id, false)
+    }
+
+    fn walk_step(&self, sql: &str, id: i64, inbound: bool) -> Result<Vec<Hit>> {
+        let mut s = self.conn.prepare_cached(sql).map_err(|e| self.db_err(e))?;
+        let rows = s.query_map([id], row_edge).map_err(|e| self.db_err(e))?;
+        let mut out = Vec::new();
+        for r in rows {
+            let (src, dst, edge) = r.map_err(|e| self.db_err(e))?;
+            let far = if inbound { Some(src) } else { dst };
+            // Outbound unresolved edges have no far node: keep them (id 0), never walk them.
+            out.push(Hit { id: far.unwrap_or(0), edge });
+        }
+        Ok(out)
+    }
+
+    fn roots(&self, ids: &[i64]) -> Result<Vec<Node>> {
+        let mut out = Vec::new();
+        for &id in ids {
+            if let Some(n) = self.node(id)? {
+                out.push(n);
+            }
+        }
+        Ok(out)
+    }
+
+    /// Breadth-first walk over edges of the given kinds (all when empty), inbound or outbound.
+    fn walk(&self, target: &str, kinds: &[&str], depth: u32, inbound: bool) -> Result<EdgesAnswer> {
+        check_depth(depth)?;
+        let roots = self.resolve_target(target)?;
+        let mut seen: HashSet<i64> = roots.iter().copied().collect();
+        let mut queue: VecDeque<(i64, u32)> = roots.iter().map(|&r| (r, 0)).collect();
+        let mut edges = Vec::new();
+        while let Some((id, d)) = queue.pop_front() {
+            if d >= depth {
+                continue;
+            }
+            let hits = if inbound { self.inbound(id)? } else { self.outbound(id)? };
+            for hit in hits {
+                if !kinds.is_empty() && !kinds.contains(&hit.edge.kind.as_str()) {
+                    continue;
+                }
+                if hit.id != 0 && seen.insert(hit.id) {
+                    queue.push_back((hit.id, d + 1));
+                }
+                edges.push(DepthEdge { depth: d + 1, edge: hit.edge });
+            }
+        }
+        Ok(EdgesAnswer { target: target.to_string(), generation: self.generation, roots: self.roots(&roots)?, edges })
+    }
+
+    /// Every use of a target: all inbound edges, one level.
+    pub fn refs(&self, target: &str) -> Result<EdgesAnswer> {
+        self.walk(target, &[], 1, true)
+    }
+
+    /// Who calls or instantiates a target, transitively to `depth`.
+    pub fn callers(&self, target: &str, depth: u32) -> Result<EdgesAnswer> {
+        self.walk(target, CALL_KINDS, depth, true)
+    }
+
+    /// What a target calls or instantiates, transitively to `depth`.
+    pub fn callees(&self, target: &str, depth: u32) -> Result<EdgesAnswer> {
+        self.walk(target, CALL_KINDS, depth, false)
+    }
+
+    /// The definition at (or used at) a 1-based line and column (UTF-8 bytes) of a file.
+    pub fn def_at(&self, file: &str, line: u32, col: u32) -> Result<Option<Definition>> {
+        if line == 0 || col == 0 {
+            return Err(Error::Invalid("line and column are 1-based".into()));
+        }
+        let known: bool =
+            self.conn.query_row("SELECT count(*) > 0 FROM files WHERE path = ?1", [file], |r| r.get(0)).map_err(|e| self.db_err(e))?;
+        if !known {
+            return Err(Error::NotFound(file.to_string()));
+        }
+        // A use: an edge whose site token covers the column.
+        let mut s = self
+            .conn
+            .prepare_cached(&format!(
+                "{EDGE_SELECT} WHERE f.path = ?1 AND e.line = ?2 AND e.col <= ?3 AND e.dst_id IS NOT NULL ORDER BY e.col DESC"
+            ))
+            .map_err(|e| self.db_err(e))?;
+        let rows = s.query_map(rusqlite::params![file, line, col], row_edge).map_err(|e| self.db_err(e))?;
+        for r in rows {
+            let (_, dst, edge) = r.map_err(|e| self.db_err(e))?;
+            let token = edge.dst.rsplit(['.', '#']).next().unwrap_or(&edge.dst).trim_end_matches("()");
+            if col < edge.col + token.len().max(1) as u32 && edge.kind != "imports" && edge.kind != "exports" {
+                if let Some(node) = self.node(dst.unwrap_or(0))? {
+                    return Ok(Some(Definition { generation: self.generation, node, via: Some(edge) }));
+                }
+            }
+        }
+        // A definition: its name covers the column.
+        let mut s = self
+            .conn
+            .prepare_cached(
+                "SELECT s.id, s.name, s.col FROM symbols s JOIN files f ON f.id = s.file_id
+                 WHERE f.path = ?1 AND s.line = ?2 AND s.col <= ?3 AND s.kind != 'module' ORDER BY s.col DESC",
+            )
+            .map_err(|e| self.db_err(e))?;
+        let rows = s
+            .query_map(rusqlite::params![file, line, col], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?, r.get::<_, i64>(2)?)))
+            .map_err(|e| self.db_err(e))?;
+        for r in rows {
+            let (id, name, start) = r.map_err(|e| self.db_err(e))?;
+            if (col as i64) < start + name.len().max(1) as i64 {
+                if let Some(node) = self.node(id)? {
+                    return Ok(Some(Definition { generation: self.generation, node, via: None }));
+                }
+            }
+        }
+        Ok(None)
+    }
+
+    fn file_edges_grouped(&self, file: &str, outgoing: bool) -> Result<DepsAnswer> {
+        let known: bool =
+            self.conn.query_row("SELECT count(*) > 0 FROM files WHERE path = ?1", [file], |r| r.get(0)).map_err(|e| self.db_err(e))?;
+        if !known {
+            return Err(Error::NotFound(file.to_string()));
+        }
+        let sql = if outgoing {
+            "SELECT coalesce(df.path, dst.qname), dst.file_id IS NULL, e.kind, count(*)
+             FROM edges e JOIN files f ON f.id = e.file_id JOIN symbols dst ON dst.id = e.dst_id
+             LEFT JOIN files df ON df.id = dst.file_id
+             WHERE f.path = ?1 AND (dst.file_id IS NULL OR dst.file_id != f.id)
+             GROUP BY 1, 2, 3"
+        } else {
+            "SELECT f.path, 0, e.kind, count(*)
+             FROM edges e JOIN symbols dst ON dst.id = e.dst_id JOIN files df ON df.id = dst.file_id
+             JOIN files f ON f.id = e.file_id
+             WHERE df.path = ?1 AND f.id != df.id
+             GROUP BY 1, 2, 3"
+        };
+        let mut s = self.conn.prepare_cached(sql).map_err(|e| self.db_err(e))?;
+        let rows = s
+            .query_map([file], |r| Ok((r.get::<_, String>(0)?, r.get::<_, bool>(1)?, r.get::<_, String>(2)?, r.get::<_, i64>(3)?)))
+            .map_err(|e| self.db_err(e))?;
+        let mut grouped: BTreeMap<(String, bool), (u64, std::collections::BTreeSet<String>)> = BTreeMap::new();
+        for r in rows {
+            let (target, external, kind, n) = r.map_err(|e| self.db_err(e))?;
+            let target = if external { package_of(&target) } else { target };
+            let entry = grouped.entry((target, external)).or_default();
+            entry.0 += n as u64;
+            entry.1.insert(kind);
+        }
+        let deps = grouped
+            .into_iter()
+            .map(|((target, external), (edges, kinds))| Dep { target, external, edges, kinds: kinds.into_iter().collect() })
+            .collect();
+        Ok(DepsAnswer { file: file.to_string(), generation: self.generation, deps })
+    }
+
+    /// What a file depends on: other files and external packages, with edge counts.
+    pub fn deps(&self, file: &str) -> Result<DepsAnswer> {
+        self.file_edges_grouped(file, true)
+    }
+
+    /// Which files depend on a file.
+    pub fn rdeps(&self, file: &str) -> Result<DepsAnswer> {
+        self.file_edges_grouped(file, false)
+    }
+
+    /// Why `from` depends on `to`: the shortest chain of edges (any kind) from one to the other.
+    pub fn path(&self, from: &str, to: &str, max_depth: u32) -> Result<PathAnswer> {
+        check_depth(max_depth)?;
+        let sources = self.resolve_target(from)?;
+        let goals: HashSet<i64> = self.resolve_target(to)?.into_iter().collect();
+        let mut parent: HashMap<i64, Option<(i64, Edge)>> = sources.iter().map(|&s| (s, None)).collect();
+        let mut queue: VecDeque<(i64, u32)> = sources.iter().map(|&s| (s, 0)).collect();
+        let mut found = None;
+        'search: while let Some((id, d)) = queue.pop_front() {
+            if goals.contains(&id) {
+                found = Some(id);
+                break;
+            }
+            if d >= max_depth {
+                continue;
+            }
+            for hit in self.outbound(id)? {
+                if hit.id == 0 || parent.contains_key(&hit.id) {
+                    continue;
+                }
+                parent.insert(hit.id, Some((id, hit.edge)));
+                if goals.contains(&hit.id) {
+                    found = Some(hit.id);
+                    break 'search;
+                }
+                queue.push_back((hit.id, d + 1));
+            }
+        }
+        let mut edges = Vec::new();
+        let mut cur = found;
+        while let Some(c) = cur {
+            match parent.get(&c) {
+                Some(Some((p, edge))) => {
+                    edges.push(edge.clone());
+                    cur = Some(*p);
+                }
+                _ => break,
+            }
+        }
+        edges.reverse();
+        Ok(PathAnswer { from: from.to_string(), to: to.to_string(), generation: self.generation, edges })
+    }
+
+    /// Import cycles between files and call cycles between symbols.
+    pub fn cycles(&self) -> Result<CyclesAnswer> {
+        let imports = self.sccs(
+            "SELECT f.path, df.path FROM edges e JOIN files f ON f.id = e.file_id JOIN symbols dst ON dst.id = e.dst_id
+             JOIN files df ON df.id = dst.file_id WHERE e.kind = 'imports'",
+        )?;
+        let calls = self.sccs(
+            "SELECT src.qname, dst.qname FROM edges e JOIN symbols src ON src.id = e.src_id JOIN symbols dst ON dst.id = e.dst_id
+             WHERE e.kind = 'calls' AND dst.file_id IS NOT NULL",
+        )?;
+        Ok(CyclesAnswer { generation: self.generation, imports, calls })
+    }
+
+    fn sccs(&self, sql: &str) -> Result<Vec<Vec<String>>> {
+        let mut graph: DiGraph<String, ()> = DiGraph::new();
+        let mut index: HashMap<String, NodeIndex> = HashMap::new();
+        let mut self_loops: HashSet<NodeIndex> = HashSet::new();
+        let mut s = self.conn.prepare_cached(sql).map_err(|e| self.db_err(e))?;
+        let rows = s.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?))).map_err(|e| self.db_err(e))?;
+        for r in rows {
+            let (a, b) = r.map_err(|e| self.db_err(e))?;
+            let ia = *index.entry(a.clone()).or_insert_with(|| graph.add_node(a));
+            let ib = *index.entry(b.clone()).or_insert_with(|| graph.add_node(b));
+            if ia == ib {
+                self_loops.insert(ia);
+            } else {
+                graph.update_edge(ia, ib, ());
+            }
+        }
+        let mut out: Vec<Vec<String>> = petgraph::algo::tarjan_scc(&graph)
+            .into_iter()
+            .filter(|c| c.len() > 1 || self_loops.contains(&c[0]))
+            .map(|c| {
+                let mut names: Vec<String> = c.into_iter().map(|i| graph[i].clone()).collect();
+                names.sort();
+                names
+            })
+            .collect();
+        out.sort();
+        Ok(out)
+    }
+
+    /// Definitions nothing points to. Modules, externals, methods that the runtime calls
+    /// (`__init__`, `constructor`, dunders) and, unless asked, exported API are left out.
+    pub fn unused(&self, opts: &UnusedOptions) -> Result<UnusedAnswer> {
+        let mut globs = Vec::new();
+        for g in &opts.entry_globs {
+            globs.push(glob_to_like(g));
+        }
+        let mut s = self
+            .conn
+            .prepare_cached(
+                "SELECT s.qname, s.kind, f.path, s.line, s.exported, s.name FROM symbols s JOIN files f ON f.id = s.file_id
+                 WHERE s.kind NOT IN ('module', 'external', 'property', 'type', 'interface')
+                 AND NOT EXISTS (SELECT 1 FROM edges e WHERE e.dst_id = s.id AND e.src_id != s.id)
+                 ORDER BY f.path, s.line, s.qname",
+            )
+            .map_err(|e| self.db_err(e))?;
+        let rows = s
+            .query_map([], |r| {
+                Ok((
+                    Node { qname: r.get(0)?, kind: r.get(1)?, file: r.get(2)?, line: r.get::<_, i64>(3)? as u32 },
+                    r.get::<_, bool>(4)?,
+                    r.get::<_, String>(5)?,
+                ))
+            })
+            .map_err(|e| self.db_err(e))?;
+        let mut symbols = Vec::new();
+        for r in rows {
+            let (node, exported, name) = r.map_err(|e| self.db_err(e))?;
+            if exported && !opts.include_exported {
+                continue;
+            }
+            if name == "constructor" || (name.starts_with("__") && name.ends_with("__")) || name == "default" {
+                continue;
+            }
+            let file = node.file.as_deref().unwrap_or("");
+            if globs.iter().any(|g| glob_match(g, file)) {
+                continue;
+            }
+            symbols.push(node);
+        }
+        Ok(UnusedAnswer { generation: self.generation, symbols })
+    }
+}
+
+fn check_depth(depth: u32) -> Result<()> {
+    if depth == 0 || depth > 64 {
+        return Err(Error::Invalid(format!("depth must be between 1 and 64, got {depth}")));
+    }
+    Ok(())
+}
+
+/// The package of an external qname: `@scope/pkg/sub.x` -> `@scope/pkg`, `os.path.join` ->
+/// `os`, `express().use` -> `express`, `<builtin>.len` -> `<builtin>`.
+pub fn package_of(qname: &str) -> String {
+    let head = qname.split(['.', '(']).next().unwrap_or(qname);
+    let mut parts = head.split('/');
+    match (parts.next(), parts.next()) {
+        (Some(scope), Some(name)) if scope.starts_with('@') => format!("{scope}/{name}"),
+        (Some(first), _) => first.to_string(),
+        _ => head.to_string(),
+    }
+}
+
+fn glob_to_like(g: &str) -> Vec<char> {
+    g.chars().collect()
+}
+
+/// A small glob matcher: `*` (within a path segment), `**` (across segments), `?`.
+fn glob_match(pattern: &[char], text: &str) -> bool {
+    let t: Vec<char> = text.chars().collect();
+    fn go(p: &[char], t: &[char]) -> bool {
+        // Iterative with backtracking points would be faster; patterns are short.
+        let mut stack = vec![(0usize, 0usize)];
+        let mut seen = HashSet::new();
+        while let Some((pi, ti)) = stack.pop() {
+            if !seen.insert((pi, ti)) {
+                continue;
+            }
+            if pi == p.len() {
+                if ti == t.len() {
+                    return true;
+                }
+                continue;
+            }
+            match p[pi] {
+                '*' if p.get(pi + 1) == Some(&'*') => {
+                    let next = if p.get(pi + 2) == Some(&'/') { pi + 3 } else { pi + 2 };
+                    for k in ti..=t.len() {
+                        stack.push((next, k));
+                    }
+                }
+                '*' => {
+                    let mut k = ti;
+                    loop {
+                        stack.push((pi + 1, k));
+                        if k == t.len() || t[k] == '/' {
+                            break;
+                        }
+                        k += 1;
+                    }
+                }
+                '?' if ti < t.len() && t[ti] != '/' => stack.push((pi + 1, ti + 1)),
+                c if ti < t.len() && t[ti] == c => stack.push((pi + 1, ti + 1)),
+                _ => {}
+            }
+        }
+        false
+    }
+    go(pattern, &t)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn packages_of_external_qnames() {
+        assert_eq!(package_of("express().use"), "express");
+        assert_eq!(package_of("os.path.join"), "os");
+        assert_eq!(package_of("@fastify/static"), "@fastify/static");
+        assert_eq!(package_of("@scope/pkg/sub.x"), "@scope/pkg");
+        assert_eq!(package_of("lodash/fp.map"), "lodash");
+        assert_eq!(package_of("<builtin>.len"), "<builtin>");
+    }
+
+    #[test]
+    fn globs() {
+        let m = |p: &str, t: &str| glob_match(&glob_to_like(p), t);
+        assert!(m("tests/**", "tests/a/b.py"));
+        assert!(m("**/*.test.ts", "src/x/y.test.ts"));
+        assert!(m("**/*.test.ts", "y.test.ts"));
+        assert!(m("src/*.ts", "src/a.ts"));
+        assert!(!m("src/*.ts", "src/a/b.ts"));
+        assert!(!m("tests/**", "src/tests/a.py"));
+    }
+}

@@ -1,0 +1,46 @@
+//! Staleness: which indexed files changed on disk since the index was written, by a cheap
+//! size + mtime check (no hashing, no walk), so answers can say when they may be out of date.
+
+use serde::Serialize;
+
+use crate::{Index, Result};
+
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Staleness {
+    /// True when some indexed file changed or disappeared.
+    pub stale: bool,
+    pub changed: Vec<String>,
+    pub deleted: Vec<String>,
+}
+
+impl Index {
+    /// Compares the stored size and mtime of every indexed file with the disk.
+    pub fn staleness(&self) -> Result<Staleness> {
+        let root: Option<String> = self.conn.query_row("SELECT value FROM meta WHERE key = 'root'", [], |r| r.get(0)).ok();
+        let Some(root) = root else { return Ok(Staleness::default()) };
+        let root = std::path::PathBuf::from(root);
+        let mut s = self.conn.prepare_cached("SELECT path, size, mtime_ns FROM files ORDER BY path").map_err(|e| self.db_err(e))?;
+        let rows =
+            s.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?, r.get::<_, i64>(2)?))).map_err(|e| self.db_err(e))?;
+        let mut out = Staleness::default();
+        for r in rows {
+            let (path, size, mtime) = r.map_err(|e| self.db_err(e))?;
+            match std::fs::metadata(root.join(&path)) {
+                Ok(m) => {
+                    let m_ns = m
+                        .modified()
+                        .ok()
+                        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                        .map(|d| d.as_nanos() as i64)
+                        .unwrap_or(0);
+                    if m.len() as i64 != size || m_ns != mtime {
+                        out.changed.push(path);
+                    }
+                }
+                Err(_) => out.deleted.push(path),
+            }
+        }
+        out.stale = !out.changed.is_empty() || !out.deleted.is_empty();
+        Ok(out)
+    }
+}

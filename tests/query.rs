@@ -1,0 +1,158 @@
+//! End-to-end tests of every `ckg query` subcommand on `tests/fixtures/query/repo`, with the
+//! exact expected output (text and JSON) in `tests/fixtures/query/expected/`. Refresh on
+//! purpose with `UPDATE_EXPECT=1 cargo test --test query`, then read the diff.
+
+mod common;
+
+use std::path::Path;
+
+use common::Repo;
+
+fn fixture() -> Repo {
+    let repo = Repo::new();
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/query/repo");
+    copy_dir(&src, repo.path());
+    repo.index_json(&[]);
+    repo
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            std::fs::create_dir_all(&target).unwrap();
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}
+
+/// Runs a query and compares stdout with `expected/<name>`; returns the exit code.
+fn check(repo: &Repo, name: &str, args: &[&str]) -> i32 {
+    let mut full = vec!["query"];
+    full.extend_from_slice(args);
+    let out = repo.ckg(&full);
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let expected_path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/query/expected").join(name);
+    if std::env::var_os("UPDATE_EXPECT").is_some() {
+        std::fs::write(&expected_path, &stdout).unwrap();
+    } else {
+        let expected = std::fs::read_to_string(&expected_path).unwrap_or_default();
+        assert_eq!(stdout, expected, "ckg query {args:?} differs from {}", expected_path.display());
+    }
+    out.status.code().unwrap()
+}
+
+#[test]
+fn every_query_matches_its_expected_output() {
+    let repo = fixture();
+    let cases: &[(&str, &[&str], i32)] = &[
+        ("symbols.txt", &["symbols", "*e*", "--kind", "function"], 0),
+        ("symbols.json", &["symbols", "Router", "--json"], 0),
+        ("def-use.txt", &["def", "src/app.ts:15:10"], 0),
+        ("def-use.json", &["def", "src/app.ts:15:10", "--json"], 0),
+        ("def-definition.txt", &["def", "src/app.ts:18:10"], 0),
+        ("def-external.txt", &["def", "src/app.ts:10:32"], 0),
+        ("def-nothing.txt", &["def", "src/app.ts:3:1"], 1),
+        ("refs.txt", &["refs", "handler"], 0),
+        ("refs.json", &["refs", "handler", "--json"], 0),
+        ("callers.txt", &["callers", "helper", "--depth", "3"], 0),
+        ("callers.json", &["callers", "py.models.User", "--json"], 0),
+        ("callees.txt", &["callees", "src/app.ts#createApp"], 0),
+        ("callees-py.txt", &["callees", "py.svc.Svc.run"], 0),
+        ("deps.txt", &["deps", "src/app.ts"], 0),
+        ("deps.json", &["deps", "src/app.ts", "--json"], 0),
+        ("rdeps.txt", &["rdeps", "src/app.ts"], 0),
+        ("path.txt", &["path", "src/main.ts", "express.static"], 0),
+        ("path.json", &["path", "src/main.ts", "express.static", "--json"], 0),
+        ("path-none.txt", &["path", "py.models.User", "express"], 1),
+        ("cycles.txt", &["cycles"], 0),
+        ("cycles.json", &["cycles", "--json"], 0),
+        ("unused.txt", &["unused"], 0),
+        ("unused-exported.txt", &["unused", "--include-exported", "--entry", "src/main.ts"], 0),
+        ("sql.txt", &["sql", "SELECT kind, count(*) AS n FROM edges GROUP BY kind ORDER BY kind"], 0),
+        ("sql.json", &["sql", "SELECT qname FROM symbols WHERE kind = 'class' ORDER BY qname", "--json"], 0),
+        ("impact.txt", &["impact", "express", "--depth", "2"], 0),
+        ("impact.json", &["impact", "src/util/log.ts#logger", "--json"], 0),
+        ("impact.dot", &["impact", "helper", "--format", "dot"], 0),
+        ("impact.mermaid", &["impact", "helper", "--format", "mermaid"], 0),
+        ("impact-exact.txt", &["impact", "py.models.User.greet", "--min-evidence", "exact"], 1),
+    ];
+    let mut failures = Vec::new();
+    for (name, args, code) in cases {
+        let got = check(&repo, name, args);
+        if got != *code {
+            failures.push(format!("{name}: exit code {got}, expected {code}"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn bad_arguments_give_clear_messages_and_exit_2() {
+    let repo = fixture();
+    let cases: &[(&[&str], &str)] = &[
+        (&["impact", "noSuchThing"], "no symbol, file or external package matches \"noSuchThing\""),
+        (&["callers", "noSuchThing"], "no symbol"),
+        (&["def", "src/app.ts:12"], "expected FILE:LINE:COL"),
+        (&["def", "src/app.ts:x:3"], "line must be a positive number"),
+        (&["def", "src/app.ts:0:3"], "1-based"),
+        (&["def", "nope.ts:1:1"], "no symbol, file or external package matches \"nope.ts\""),
+        (&["impact", "express", "--depth", "0"], "depth must be between 1 and 64"),
+        (&["callers", "helper", "--depth", "65"], "depth must be between 1 and 64"),
+        (&["impact", "express", "--min-evidence", "sure"], "--min-evidence must be"),
+        (&["symbols", "x", "--format", "dot"], "not available for `symbols`"),
+        (&["sql", "DELETE FROM edges"], "only read-only statements"),
+        (&["sql", "ATTACH DATABASE '/tmp/x.db' AS x"], "sql:"),
+        (&["sql", "SELEC 1"], "sql:"),
+        (&["deps", "missing.ts"], "no symbol, file or external package matches"),
+    ];
+    for (args, message) in cases {
+        let mut full = vec!["query"];
+        full.extend_from_slice(args);
+        let out = repo.ckg(&full);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(message), "{args:?}: expected {message:?} in {stderr}");
+    }
+}
+
+#[test]
+fn an_ambiguous_name_lists_its_candidates() {
+    let repo = fixture();
+    repo.write("src/other.ts", "export function handler() { return 2; }\n");
+    repo.index_json(&[]);
+    let out = repo.ckg(&["query", "callers", "handler"]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("\"handler\" is ambiguous"), "{stderr}");
+    assert!(stderr.contains("src/app.ts#handler (function, src/app.ts:14)"), "{stderr}");
+    assert!(stderr.contains("src/other.ts#handler (function, src/other.ts:1)"), "{stderr}");
+}
+
+#[test]
+fn a_stale_index_is_reported_not_silently_used() {
+    let repo = fixture();
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    repo.write("src/app.ts", "export function createApp() { return 1; }\n");
+    let out = repo.ckg(&["query", "refs", "helper"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("is stale: 1 file(s) changed"));
+    let out = repo.ckg(&["query", "refs", "helper", "--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["stale"]["changed"], serde_json::json!(["src/app.ts"]));
+}
+
+#[test]
+fn the_index_is_found_from_a_subdirectory() {
+    let repo = fixture();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_ckg"))
+        .args(["query", "symbols", "Router"])
+        .current_dir(repo.path().join("src/util"))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("src/router.ts#Router"));
+}

@@ -19,7 +19,7 @@ use crate::lang::Lang;
 
 /// Bump when the schema or the meaning of stored facts changes; an index with another
 /// version is rebuilt from scratch (it is derived data).
-pub const SCHEMA_VERSION: i64 = 1;
+pub const SCHEMA_VERSION: i64 = 2;
 /// `PRAGMA application_id` of ckg databases ("ckg1").
 pub const APPLICATION_ID: i64 = 0x636b_6731;
 
@@ -99,7 +99,10 @@ CREATE TABLE edges(
     line INTEGER NOT NULL,
     col INTEGER NOT NULL,
     evidence TEXT NOT NULL,
-    dynamic INTEGER NOT NULL
+    dynamic INTEGER NOT NULL,
+    -- For unresolved edges: the last name of the written path (`a.b.run()` -> `run`), so
+    -- completeness can find the sites that could be a target without scanning them all.
+    dst_last TEXT
 ) STRICT;
 ";
 
@@ -116,6 +119,8 @@ CREATE INDEX diagnostics_path ON diagnostics(path);
 CREATE INDEX edges_src ON edges(src_id);
 CREATE INDEX edges_dst ON edges(dst_id);
 CREATE INDEX edges_file ON edges(file_id);
+CREATE INDEX edges_unresolved ON edges(dst_last) WHERE dst_id IS NULL;
+CREATE INDEX edges_dynamic ON edges(file_id) WHERE dynamic = 1;
 ";
 
 /// The stored state of a file, used to skip unchanged files.
@@ -325,6 +330,14 @@ pub struct WriteTx<'a> {
     /// A fresh build: nothing is stored yet, so there is nothing to delete or look up (and
     /// no secondary index to do it with).
     fresh: bool,
+}
+
+/// The last name of a written path: `a.b.run()` -> `run`, `handlers[k]` -> `handlers[k]`.
+pub fn last_name(path: &str) -> &str {
+    if path.ends_with(']') {
+        return path;
+    }
+    path.rsplit(['.', '#']).next().unwrap_or(path).trim_end_matches("()")
 }
 
 fn hash_text(h: u64) -> String {
@@ -590,11 +603,23 @@ impl WriteTx<'_> {
             };
             self.tx
                 .prepare_cached(
-                    "INSERT INTO edges(kind, src_id, dst_id, dst_name, file_id, line, col, evidence, dynamic)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+                    "INSERT INTO edges(kind, src_id, dst_id, dst_name, file_id, line, col, evidence, dynamic, dst_last)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
                 )
                 .and_then(|mut s| {
-                    s.execute(params![edge.kind, edge.src, dst_id, dst_name, edge.file, edge.line, edge.col, edge.evidence, edge.dynamic])
+                    let last = dst_name.map(last_name);
+                    s.execute(params![
+                        edge.kind,
+                        edge.src,
+                        dst_id,
+                        dst_name,
+                        edge.file,
+                        edge.line,
+                        edge.col,
+                        edge.evidence,
+                        edge.dynamic,
+                        last
+                    ])
                 })
                 .map_err(|e| self.err(e))?;
         }

@@ -156,37 +156,54 @@ impl Index {
     fn completeness(&self, names: &HashSet<String>, max: usize) -> Result<Completeness> {
         let mut gaps = Vec::new();
         let mut counts: BTreeMap<String, u64> = BTreeMap::new();
-        let mut s = self
-            .conn
-            .prepare_cached(
-                "SELECT e.dynamic, e.dst_name, f.path, e.line FROM edges e JOIN files f ON f.id = e.file_id
-                 WHERE e.dst_id IS NULL AND e.kind != 'imports' ORDER BY f.path, e.line",
-            )
-            .map_err(|e| self.db_err(e))?;
-        let mut rows = s.query([]).map_err(|e| self.db_err(e))?;
-        while let Some(r) = rows.next().map_err(|e| self.db_err(e))? {
-            let dynamic: bool = r.get(0).map_err(|e| self.db_err(e))?;
-            let name: String = r.get::<_, Option<String>>(1).map_err(|e| self.db_err(e))?.unwrap_or_default();
-            let last = name.rsplit('.').next().unwrap_or(&name).trim_end_matches("()");
-            // A computed call (`handlers[name]()`, `getattr(o, n)()`) could reach anything; a
-            // call on an unnamed receiver (`(a ?? b).run()`) only something with that name.
-            let computed =
-                dynamic && (name.ends_with(']') || name.starts_with("getattr(") || name.starts_with("eval(") || name.starts_with("exec("));
-            let kind = if computed {
-                "dynamic_site"
-            } else if names.contains(last) {
-                "unresolved_same_name"
-            } else {
-                continue;
-            };
-            *counts.entry(kind.to_string()).or_default() += 1;
+        // Computed call sites (`handlers[name]()`, `getattr(o, n)()`, `eval`) could reach
+        // anything; unresolved sites whose last name is one of the target's names could be it.
+        let mut sites: Vec<(String, String, String, u32)> = Vec::new();
+        {
+            let mut s = self
+                .conn
+                .prepare_cached(
+                    "SELECT e.dst_name, f.path, e.line FROM edges e JOIN files f ON f.id = e.file_id
+                     WHERE e.dynamic = 1 AND e.dst_id IS NULL AND e.kind != 'imports' ORDER BY f.path, e.line",
+                )
+                .map_err(|e| self.db_err(e))?;
+            let rows = s
+                .query_map([], |r| Ok((r.get::<_, Option<String>>(0)?.unwrap_or_default(), r.get::<_, String>(1)?, r.get::<_, i64>(2)?)))
+                .map_err(|e| self.db_err(e))?;
+            for r in rows {
+                let (name, file, line) = r.map_err(|e| self.db_err(e))?;
+                let computed =
+                    name.ends_with(']') || name.starts_with("getattr(") || name.starts_with("eval(") || name.starts_with("exec(");
+                if computed {
+                    sites.push(("dynamic_site".into(), name, file, line as u32));
+                }
+            }
+            let mut s = self
+                .conn
+                .prepare_cached(
+                    "SELECT e.dst_name, f.path, e.line FROM edges e JOIN files f ON f.id = e.file_id
+                     WHERE e.dst_id IS NULL AND e.dst_last = ?1 AND e.kind != 'imports' ORDER BY f.path, e.line",
+                )
+                .map_err(|e| self.db_err(e))?;
+            let mut sorted: Vec<&String> = names.iter().collect();
+            sorted.sort();
+            for n in sorted {
+                let rows = s
+                    .query_map([n], |r| {
+                        Ok((r.get::<_, Option<String>>(0)?.unwrap_or_default(), r.get::<_, String>(1)?, r.get::<_, i64>(2)?))
+                    })
+                    .map_err(|e| self.db_err(e))?;
+                for r in rows {
+                    let (name, file, line) = r.map_err(|e| self.db_err(e))?;
+                    sites.push(("unresolved_same_name".into(), name, file, line as u32));
+                }
+            }
+        }
+        sites.sort_by(|a, b| (&a.2, a.3, &a.0, &a.1).cmp(&(&b.2, b.3, &b.0, &b.1)));
+        for (kind, name, file, line) in sites {
+            *counts.entry(kind.clone()).or_default() += 1;
             if gaps.len() < max {
-                gaps.push(Gap {
-                    kind: kind.into(),
-                    file: r.get(2).map_err(|e| self.db_err(e))?,
-                    line: r.get::<_, i64>(3).map_err(|e| self.db_err(e))? as u32,
-                    detail: name,
-                });
+                gaps.push(Gap { kind, file, line, detail: name });
             }
         }
         let mut s = self

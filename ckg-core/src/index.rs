@@ -17,7 +17,53 @@ use crate::error::{Error, Result};
 use crate::extract::Extractor;
 use crate::facts::{Diagnostic, DiagnosticKind, FileRecord};
 use crate::resolve;
-use crate::store::{FileState, Store};
+use crate::store::{FileState, Interface, Store};
+
+/// Files modified this close to the previous scan are re-hashed even when their size and
+/// mtime match (coarse filesystem timestamps; git's "racy clean" problem).
+const RACY_WINDOW_NS: i64 = 2_000_000_000;
+
+fn now_ns() -> i64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos() as i64).unwrap_or(0)
+}
+
+/// The lookup keys that change when a file's interface changes from `old` to `new` (either
+/// may be absent: a file added or deleted, or whose module name changed).
+fn interface_keys(
+    path: &str,
+    lang: crate::lang::Lang,
+    old_module: Option<&str>,
+    old: Option<&Interface>,
+    new: Option<(&str, &Interface)>,
+) -> Vec<String> {
+    let mut keys = Vec::new();
+    let new_module = new.map(|(m, _)| m);
+    if old_module != new_module || old.is_none() || new.is_none() {
+        for m in [old_module, new_module].into_iter().flatten() {
+            keys.extend(resolve::module_keys(path, m, lang));
+        }
+    }
+    let empty = Interface::default();
+    let old = old.unwrap_or(&empty);
+    let new = new.map(|(_, i)| i).unwrap_or(&empty);
+    for (q, v) in &old.symbols {
+        if new.symbols.get(q) != Some(v) {
+            keys.push(format!("q:{q}"));
+        }
+    }
+    for q in new.symbols.keys() {
+        if !old.symbols.contains_key(q) {
+            keys.push(format!("q:{q}"));
+        }
+    }
+    if old.exports != new.exports {
+        keys.push(format!("exports:{path}"));
+    }
+    if old.imports != new.imports {
+        keys.push(format!("imports:{path}"));
+    }
+    keys
+}
 
 /// Options for one indexing run.
 #[derive(Clone, Debug)]
@@ -87,6 +133,8 @@ pub struct Summary {
     pub parsed: u64,
     pub unchanged: u64,
     pub removed: u64,
+    /// Files whose references were resolved again in this run.
+    pub re_resolved: u64,
     pub skipped: Vec<SkippedFile>,
     /// Wall time per stage, in milliseconds.
     pub timings_ms: BTreeMap<String, f64>,
@@ -176,13 +224,17 @@ pub fn index(config: &IndexConfig, progress: &(dyn Fn(Progress) + Sync)) -> Resu
     let fresh = store.is_fresh();
     let tx = store.begin()?;
     let states = tx.file_states()?;
+    let scan_started = now_ns();
+    // Timestamps are coarse: a file written in the same tick as the previous scan could have
+    // changed again without a new mtime. Such "racily clean" files are always re-hashed.
+    let racy_after = tx.meta("scan_started_ns")?.and_then(|v| v.parse::<i64>().ok()).unwrap_or(i64::MAX).saturating_sub(RACY_WINDOW_NS);
 
-    // Unchanged size and mtime: trust the stored facts without reading the file.
+    // Unchanged size, mtime and module name: trust the stored facts without reading the file.
     let mut to_parse: Vec<&SourceFile> = Vec::new();
     let mut unchanged = 0u64;
     for f in &discovery.files {
         match states.get(&f.path) {
-            Some(s) if s.size == f.size && s.mtime_ns == f.mtime_ns => unchanged += 1,
+            Some(s) if s.size == f.size && s.mtime_ns == f.mtime_ns && s.module == f.module && f.mtime_ns < racy_after => unchanged += 1,
             _ => to_parse.push(f),
         }
     }
@@ -202,6 +254,7 @@ pub fn index(config: &IndexConfig, progress: &(dyn Fn(Progress) + Sync)) -> Resu
     let mut skipped: Vec<(String, Diagnostic)> = discovery.skipped.iter().map(|s| (s.path.clone(), s.diagnostic.clone())).collect();
     let total = to_parse.len();
     let mut memory_input = crate::store::ResolveInput::default();
+    let mut changed_keys: Vec<String> = Vec::new();
     let (sender, receiver) = mpsc::sync_channel::<Outcome>(256);
     let minified_line_len = config.minified_line_len;
     let write_result: Result<()> = std::thread::scope(|scope| {
@@ -210,7 +263,9 @@ pub fn index(config: &IndexConfig, progress: &(dyn Fn(Progress) + Sync)) -> Resu
         scope.spawn(move || {
             pool.install(|| {
                 to_parse.par_iter().for_each_init(Extractor::new, |ex, f| {
-                    let outcome = process(ex, f, states.get(&f.path), minified_line_len);
+                    // A file whose module name changed must be extracted again (qnames).
+                    let old = states.get(&f.path).filter(|s| s.module == f.module);
+                    let outcome = process(ex, f, old, minified_line_len);
                     let _ = sender.send(outcome);
                 });
             });
@@ -221,6 +276,20 @@ pub fn index(config: &IndexConfig, progress: &(dyn Fn(Progress) + Sync)) -> Resu
             let w = Instant::now();
             match outcome {
                 Outcome::Indexed(rec) => {
+                    if !fresh {
+                        let old = match states.get(&rec.path) {
+                            Some(s) => Some(tx.interface(s.id)?),
+                            None => None,
+                        };
+                        let old_module = states.get(&rec.path).map(|s| s.module.as_str());
+                        changed_keys.extend(interface_keys(
+                            &rec.path,
+                            rec.lang,
+                            old_module,
+                            old.as_ref(),
+                            Some((&rec.module, &Interface::of(&rec))),
+                        ));
+                    }
                     let (id, ids) = tx.put_file(&rec)?;
                     changed_files.insert(id);
                     if fresh {
@@ -230,6 +299,9 @@ pub fn index(config: &IndexConfig, progress: &(dyn Fn(Progress) + Sync)) -> Resu
                 Outcome::Touched { id, size, mtime_ns } => tx.touch_file(id, size, mtime_ns)?,
                 Outcome::Skipped { path, diagnostic } => {
                     if let Some(s) = states.get(&path) {
+                        let old = tx.interface(s.id)?;
+                        let lang = crate::lang::Lang::from_path(&path).unwrap_or(crate::lang::Lang::TypeScript);
+                        changed_keys.extend(interface_keys(&path, lang, Some(&s.module), Some(&old), None));
                         tx.delete_file(s.id)?;
                         removed += 1;
                     }
@@ -250,9 +322,19 @@ pub fn index(config: &IndexConfig, progress: &(dyn Fn(Progress) + Sync)) -> Resu
     let live: HashSet<&str> = discovery.files.iter().map(|f| f.path.as_str()).collect();
     for (path, state) in &states {
         if !live.contains(path.as_str()) {
+            let old = tx.interface(state.id)?;
+            let lang = crate::lang::Lang::from_path(path).unwrap_or(crate::lang::Lang::TypeScript);
+            changed_keys.extend(interface_keys(path, lang, Some(&state.module), Some(&old), None));
             tx.delete_file(state.id)?;
             removed += 1;
         }
+    }
+    // Python packages that appeared or disappeared change how dotted imports resolve.
+    if !fresh {
+        let is_py = |p: &str| p.ends_with(".py") || p.ends_with(".pyi");
+        let old_pkgs = resolve::python_packages(states.iter().filter(|(p, _)| is_py(p)).map(|(_, s)| s.module.as_str()));
+        let new_pkgs = resolve::python_packages(discovery.files.iter().filter(|f| is_py(&f.path)).map(|f| f.module.as_str()));
+        changed_keys.extend(old_pkgs.symmetric_difference(&new_pkgs).map(|p| format!("py:{p}")));
     }
     for (path, diag) in &skipped {
         tx.put_diagnostics(path, std::slice::from_ref(diag))?;
@@ -265,21 +347,36 @@ pub fn index(config: &IndexConfig, progress: &(dyn Fn(Progress) + Sync)) -> Resu
 
     let changed = !changed_files.is_empty() || removed > 0 || report.created || report.rebuilt.is_some();
     let mut tx = tx;
+    let mut re_resolved = 0u64;
     let generation = if changed {
         progress(Progress::Resolving);
         let t = Instant::now();
+        // Re-resolve the changed files and every file whose last resolution looked up
+        // something that changed; nothing else can have different edges.
+        let affected: Option<HashSet<i64>> = if fresh {
+            None
+        } else {
+            let keys: HashSet<i64> = changed_keys.iter().map(|k| resolve::lookup_key(k)).collect();
+            let mut affected = tx.files_looking_up(&keys)?;
+            affected.extend(changed_files.iter().copied());
+            Some(affected)
+        };
         let input = if fresh {
             memory_input.files.sort_by(|a, b| a.path.cmp(&b.path));
             std::mem::take(&mut memory_input)
         } else {
-            tx.load_resolve_input()?
+            tx.load_resolve_input(affected.as_ref())?
         };
-        let edges = resolve::resolve(&input, None);
+        let resolution = resolve::resolve(&input, affected.as_ref());
         timings.insert("resolve".to_string(), ms(t.elapsed()));
         let t = Instant::now();
-        let all: Vec<i64> = input.files.iter().map(|f| f.id).collect();
-        tx.delete_edges_of(&all)?;
-        tx.insert_edges(&edges)?;
+        let resolved: Vec<i64> = resolution.lookups.iter().map(|(f, _)| *f).collect();
+        re_resolved = resolved.len() as u64;
+        tx.delete_edges_of(&resolved)?;
+        tx.insert_edges(&resolution.edges)?;
+        for (file, keys) in &resolution.lookups {
+            tx.put_lookups(*file, keys)?;
+        }
         tx.collect_garbage()?;
         timings.insert("store_edges".to_string(), ms(t.elapsed()));
         None
@@ -306,7 +403,10 @@ pub fn index(config: &IndexConfig, progress: &(dyn Fn(Progress) + Sync)) -> Resu
             drop(tx); // nothing changed: roll back, keep the generation
             g
         }
-        None => tx.commit(&stats_json, &root)?,
+        None => {
+            tx.set_meta("scan_started_ns", &scan_started.to_string())?;
+            tx.commit(&stats_json, &root)?
+        }
     };
     store.finish()?;
     timings.insert("commit".to_string(), ms(t.elapsed()));
@@ -321,6 +421,7 @@ pub fn index(config: &IndexConfig, progress: &(dyn Fn(Progress) + Sync)) -> Resu
     summary.parsed = changed_files.len() as u64;
     summary.unchanged = unchanged;
     summary.removed = removed;
+    summary.re_resolved = re_resolved;
     summary.skipped = skipped_files;
     summary.timings_ms = timings;
     summary.jobs = jobs;

@@ -19,7 +19,7 @@ use crate::lang::Lang;
 
 /// Bump when the schema or the meaning of stored facts changes; an index with another
 /// version is rebuilt from scratch (it is derived data).
-pub const SCHEMA_VERSION: i64 = 2;
+pub const SCHEMA_VERSION: i64 = 3;
 /// `PRAGMA application_id` of ckg databases ("ckg1").
 pub const APPLICATION_ID: i64 = 0x636b_6731;
 
@@ -89,6 +89,13 @@ CREATE TABLE diagnostics(
     message TEXT NOT NULL,
     line INTEGER
 ) STRICT;
+-- What resolving each file looked up (hashed keys: qnames, module paths, other files'
+-- exports and imports). A change to any of them re-resolves the file; nothing else does.
+CREATE TABLE lookups(
+    key INTEGER NOT NULL,
+    file_id INTEGER NOT NULL,
+    PRIMARY KEY (key, file_id)
+) STRICT, WITHOUT ROWID;
 CREATE TABLE edges(
     id INTEGER PRIMARY KEY,
     kind TEXT NOT NULL,
@@ -121,6 +128,7 @@ CREATE INDEX edges_dst ON edges(dst_id);
 CREATE INDEX edges_file ON edges(file_id);
 CREATE INDEX edges_unresolved ON edges(dst_last) WHERE dst_id IS NULL;
 CREATE INDEX edges_dynamic ON edges(file_id) WHERE dynamic = 1;
+CREATE INDEX lookups_file ON lookups(file_id);
 ";
 
 /// The stored state of a file, used to skip unchanged files.
@@ -130,6 +138,7 @@ pub struct FileState {
     pub hash: u64,
     pub size: u64,
     pub mtime_ns: i64,
+    pub module: String,
 }
 
 /// Where an edge points.
@@ -356,7 +365,7 @@ impl WriteTx<'_> {
 
     /// The stored state of every file, by path.
     pub fn file_states(&self) -> Result<HashMap<String, FileState>> {
-        let mut stmt = self.tx.prepare("SELECT path, id, hash, size, mtime_ns FROM files").map_err(|e| self.err(e))?;
+        let mut stmt = self.tx.prepare("SELECT path, id, hash, size, mtime_ns, module FROM files").map_err(|e| self.err(e))?;
         let rows = stmt
             .query_map([], |r| {
                 let hash: String = r.get(2)?;
@@ -367,11 +376,112 @@ impl WriteTx<'_> {
                         hash: u64::from_str_radix(&hash, 16).unwrap_or(0),
                         size: r.get::<_, i64>(3)? as u64,
                         mtime_ns: r.get(4)?,
+                        module: r.get(5)?,
                     },
                 ))
             })
             .map_err(|e| self.err(e))?;
         rows.collect::<rusqlite::Result<_>>().map_err(|e| self.err(e))
+    }
+
+    /// Sets a value in `meta` (committed with the run).
+    pub fn set_meta(&self, key: &str, value: &str) -> Result<()> {
+        self.tx
+            .execute(
+                "INSERT INTO meta(key, value) VALUES (?1, ?2) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                params![key, value],
+            )
+            .map_err(|e| self.err(e))?;
+        Ok(())
+    }
+
+    /// A value stored in `meta`, if any.
+    pub fn meta(&self, key: &str) -> Result<Option<String>> {
+        self.tx.query_row("SELECT value FROM meta WHERE key = ?1", [key], |r| r.get(0)).optional().map_err(|e| self.err(e))
+    }
+
+    /// What other files can see of a stored file: its symbols (with kind, parent and export
+    /// flag), its exports and its imports, as canonical lines. Resolution of other files
+    /// depends on nothing else of it, so an edit that leaves this unchanged (a body-only
+    /// edit) never re-resolves another file.
+    pub fn interface(&self, file_id: i64) -> Result<Interface> {
+        let e = |e| self.err(e);
+        let mut out = Interface::default();
+        let mut s = self
+            .tx
+            .prepare_cached(
+                "SELECT s.qname, s.kind, coalesce(p.qname, ''), s.exported FROM symbols s LEFT JOIN symbols p ON p.id = s.parent_id
+                 WHERE s.file_id = ?1",
+            )
+            .map_err(e)?;
+        let rows = s
+            .query_map([file_id], |r| {
+                Ok((r.get::<_, String>(0)?, format!("{} {} {}", r.get::<_, String>(1)?, r.get::<_, String>(2)?, r.get::<_, bool>(3)?)))
+            })
+            .map_err(e)?;
+        for r in rows {
+            let (q, v) = r.map_err(e)?;
+            out.symbols.insert(q, v);
+        }
+        let mut s = self.tx.prepare_cached("SELECT name, target, specifier FROM exports WHERE file_id = ?1").map_err(e)?;
+        let rows = s
+            .query_map([file_id], |r| {
+                Ok(format!("{} {:?} {:?}", r.get::<_, String>(0)?, r.get::<_, Option<String>>(1)?, r.get::<_, Option<String>>(2)?))
+            })
+            .map_err(e)?;
+        for r in rows {
+            out.exports.insert(r.map_err(e)?);
+        }
+        let mut s = self
+            .tx
+            .prepare_cached(
+                "SELECT i.kind, i.specifier, i.imported, i.local, i.type_only, sc.qname FROM imports i JOIN symbols sc ON sc.id = i.scope_id
+                 WHERE i.file_id = ?1",
+            )
+            .map_err(e)?;
+        let rows = s
+            .query_map([file_id], |r| {
+                Ok(format!(
+                    "{} {} {:?} {:?} {} {}",
+                    r.get::<_, String>(0)?,
+                    r.get::<_, String>(1)?,
+                    r.get::<_, Option<String>>(2)?,
+                    r.get::<_, Option<String>>(3)?,
+                    r.get::<_, bool>(4)?,
+                    r.get::<_, String>(5)?
+                ))
+            })
+            .map_err(e)?;
+        for r in rows {
+            out.imports.insert(r.map_err(e)?);
+        }
+        Ok(out)
+    }
+
+    /// The files whose last resolution looked up any of these keys.
+    pub fn files_looking_up(&self, keys: &std::collections::HashSet<i64>) -> Result<std::collections::HashSet<i64>> {
+        let mut out = std::collections::HashSet::new();
+        let mut s = self.tx.prepare_cached("SELECT file_id FROM lookups WHERE key = ?1").map_err(|e| self.err(e))?;
+        for k in keys {
+            let rows = s.query_map([k], |r| r.get::<_, i64>(0)).map_err(|e| self.err(e))?;
+            for r in rows {
+                out.insert(r.map_err(|e| self.err(e))?);
+            }
+        }
+        Ok(out)
+    }
+
+    /// Replaces what a file's resolution looked up.
+    pub fn put_lookups(&self, file_id: i64, keys: &[i64]) -> Result<()> {
+        let e = |e| self.err(e);
+        if !self.fresh {
+            self.tx.prepare_cached("DELETE FROM lookups WHERE file_id = ?1").and_then(|mut s| s.execute([file_id])).map_err(e)?;
+        }
+        let mut s = self.tx.prepare_cached("INSERT OR IGNORE INTO lookups(key, file_id) VALUES (?1, ?2)").map_err(e)?;
+        for k in keys {
+            s.execute(params![k, file_id]).map_err(e)?;
+        }
+        Ok(())
     }
 
     /// Records new metadata for a file whose content hash did not change.
@@ -519,6 +629,7 @@ impl WriteTx<'_> {
             "DELETE FROM exports WHERE file_id = ?1",
             "DELETE FROM vars WHERE file_id = ?1",
             "DELETE FROM edges WHERE file_id = ?1",
+            "DELETE FROM lookups WHERE file_id = ?1",
         ] {
             self.tx.prepare_cached(sql).and_then(|mut s| s.execute([file_id])).map_err(|e| self.err(e))?;
         }
@@ -643,8 +754,8 @@ impl WriteTx<'_> {
     }
 
     /// Loads the stored facts that resolution reads.
-    pub fn load_resolve_input(&self) -> Result<ResolveInput> {
-        load_resolve_input(&self.tx).map_err(|e| self.err(e))
+    pub fn load_resolve_input(&self, refs_of: Option<&std::collections::HashSet<i64>>) -> Result<ResolveInput> {
+        load_resolve_input(&self.tx, refs_of).map_err(|e| self.err(e))
     }
 
     /// Totals for the run summary, as seen inside the transaction.
@@ -673,6 +784,42 @@ impl WriteTx<'_> {
         let path = self.path;
         self.tx.commit().map_err(|e| Error::sqlite(path, e))?;
         Ok(generation)
+    }
+}
+
+/// What other files can see of one file (see [`WriteTx::interface`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Interface {
+    /// qname -> "kind parent exported".
+    pub symbols: std::collections::BTreeMap<String, String>,
+    pub exports: std::collections::BTreeSet<String>,
+    pub imports: std::collections::BTreeSet<String>,
+}
+
+impl Interface {
+    /// The interface of facts about to be written (same canonical form as the stored one).
+    pub fn of(rec: &FileRecord) -> Interface {
+        let f = &rec.facts;
+        let mut out = Interface::default();
+        for s in &f.symbols {
+            let parent = s.parent.map(|p| f.symbols[p as usize].qname.as_str()).unwrap_or("");
+            out.symbols.insert(s.qname.clone(), format!("{} {} {}", s.kind.as_str(), parent, s.exported));
+        }
+        for e in &f.exports {
+            out.exports.insert(format!("{} {:?} {:?}", e.name, e.target, e.specifier));
+        }
+        for i in &f.imports {
+            out.imports.insert(format!(
+                "{} {} {:?} {:?} {} {}",
+                i.kind.as_str(),
+                i.specifier,
+                i.imported,
+                i.local,
+                i.type_only,
+                f.symbols[i.scope as usize].qname
+            ));
+        }
+        out
     }
 }
 
@@ -807,7 +954,7 @@ impl ResolveInput {
     }
 }
 
-fn load_resolve_input(conn: &Connection) -> rusqlite::Result<ResolveInput> {
+fn load_resolve_input(conn: &Connection, refs_of: Option<&std::collections::HashSet<i64>>) -> rusqlite::Result<ResolveInput> {
     let mut input = ResolveInput::default();
     let mut s = conn.prepare("SELECT id, path, lang, module FROM files ORDER BY path")?;
     input.files = s
@@ -863,22 +1010,35 @@ fn load_resolve_input(conn: &Connection) -> rusqlite::Result<ResolveInput> {
             Ok(VarRow { file: r.get(0)?, name: r.get(1)?, value: v.as_deref().and_then(ValueSource::decode) })
         })?
         .collect::<rusqlite::Result<_>>()?;
-    let mut s = conn.prepare("SELECT file_id, src_id, kind, path, text, binding, line, col FROM refs")?;
-    input.refs = s
-        .query_map([], |r| {
-            let b: Option<String> = r.get(5)?;
-            Ok(RefRow {
-                file: r.get(0)?,
-                src: r.get(1)?,
-                kind: RefKind::parse(&r.get::<_, String>(2)?).unwrap_or(RefKind::Call),
-                path: r.get(3)?,
-                text: r.get(4)?,
-                binding: LocalBinding::decode(b.as_deref()),
-                line: r.get(6)?,
-                col: r.get(7)?,
-            })
-        })?
-        .collect::<rusqlite::Result<_>>()?;
+    let row = |r: &rusqlite::Row| -> rusqlite::Result<RefRow> {
+        let b: Option<String> = r.get(5)?;
+        Ok(RefRow {
+            file: r.get(0)?,
+            src: r.get(1)?,
+            kind: RefKind::parse(&r.get::<_, String>(2)?).unwrap_or(RefKind::Call),
+            path: r.get(3)?,
+            text: r.get(4)?,
+            binding: LocalBinding::decode(b.as_deref()),
+            line: r.get(6)?,
+            col: r.get(7)?,
+        })
+    };
+    match refs_of {
+        None => {
+            let mut s = conn.prepare("SELECT file_id, src_id, kind, path, text, binding, line, col FROM refs")?;
+            input.refs = s.query_map([], row)?.collect::<rusqlite::Result<_>>()?;
+        }
+        Some(files) => {
+            let mut s = conn.prepare("SELECT file_id, src_id, kind, path, text, binding, line, col FROM refs WHERE file_id = ?1")?;
+            let mut files: Vec<i64> = files.iter().copied().collect();
+            files.sort();
+            for f in files {
+                for r in s.query_map([f], row)? {
+                    input.refs.push(r?);
+                }
+            }
+        }
+    }
     Ok(input)
 }
 

@@ -19,6 +19,7 @@
 mod builtins;
 mod modules;
 
+use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 
 use rayon::prelude::*;
@@ -27,7 +28,7 @@ use crate::facts::{ImportKind, LocalBinding, RefKind, SymbolKind, ValueSource};
 use crate::lang::Lang;
 use crate::store::{Dst, EdgeRow, ImportRow, ResolveInput, SymbolRow};
 
-pub use modules::ModuleTarget;
+pub use modules::{ModuleTarget, module_keys, python_packages};
 
 pub const EXACT: &str = "exact";
 pub const INFERRED: &str = "inferred";
@@ -36,6 +37,22 @@ pub const UNRESOLVED: &str = "unresolved";
 
 /// How far member and re-export chains are followed (guards against import cycles).
 const MAX_HOPS: usize = 12;
+
+thread_local! {
+    /// The keys looked up while resolving the current file (one file per thread at a time).
+    static LOOKUPS: RefCell<Vec<i64>> = const { RefCell::new(Vec::new()) };
+}
+
+/// The stored form of a lookup key: qnames (`q:`), module paths (`path:`, `py:`), other
+/// files' exports and imports (`exports:`, `imports:`).
+pub fn lookup_key(key: &str) -> i64 {
+    xxhash_rust::xxh3::xxh3_64(key.as_bytes()) as i64
+}
+
+/// Records that the file being resolved depends on `key`.
+pub(crate) fn record(key: &str) {
+    LOOKUPS.with(|l| l.borrow_mut().push(lookup_key(key)));
+}
 
 /// What a name or path denotes during resolution.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -101,11 +118,26 @@ impl<'a> Resolver<'a> {
     }
 
     fn qname(&self, q: &str) -> Option<&'a SymbolRow> {
+        record(&format!("q:{q}"));
         self.by_qname.get(q).map(|&i| &self.input.symbols[i])
     }
 
     fn file_lang(&self, file: i64) -> Lang {
         self.files.get(&file).map(|&i| self.input.files[i].lang).unwrap_or(Lang::TypeScript)
+    }
+
+    fn file_path(&self, file: i64) -> &'a str {
+        self.files.get(&file).map(|&i| self.input.files[i].path.as_str()).unwrap_or("")
+    }
+
+    fn exports_of(&self, file: i64) -> &[usize] {
+        record(&format!("exports:{}", self.file_path(file)));
+        self.exports.get(&file).map(Vec::as_slice).unwrap_or(&[])
+    }
+
+    fn imports_of(&self, file: i64) -> &[&'a ImportRow] {
+        record(&format!("imports:{}", self.file_path(file)));
+        self.imports.get(&file).map(Vec::as_slice).unwrap_or(&[])
     }
 
     fn module_qname(&self, file: i64) -> Option<&'a str> {
@@ -169,7 +201,7 @@ impl<'a> Resolver<'a> {
         let lang = self.file_lang(file);
         let module = self.module_qname(file)?;
         if lang.is_script() {
-            for &k in self.exports.get(&file).map(Vec::as_slice).unwrap_or(&[]) {
+            for &k in self.exports_of(file) {
                 let e = &self.input.exports[k];
                 if e.name != name {
                     continue;
@@ -199,7 +231,7 @@ impl<'a> Resolver<'a> {
             if let Some(s) = self.qname(&format!("{module}#{name}")) {
                 return Some(Target::Sym(s.id));
             }
-            for &k in self.exports.get(&file).map(Vec::as_slice).unwrap_or(&[]) {
+            for &k in self.exports_of(file) {
                 let e = &self.input.exports[k];
                 if e.name == "*" {
                     if let Some(ModuleTarget::File(f)) = e.specifier.as_deref().map(|s| self.modules.resolve(file, lang, s)) {
@@ -229,8 +261,7 @@ impl<'a> Resolver<'a> {
     /// A module-level import of `file` that binds `name`.
     fn module_import_binding(&self, file: i64, name: &str, hops: usize) -> Option<Target> {
         let module_sym = self.module_sym.get(&file).copied();
-        let imports = self.imports.get(&file)?;
-        imports
+        self.imports_of(file)
             .iter()
             .rev()
             .filter(|i| Some(i.scope) == module_sym && i.local.as_deref() == Some(name))
@@ -239,7 +270,7 @@ impl<'a> Resolver<'a> {
 
     fn star_member(&self, file: i64, name: &str, hops: usize) -> Option<Target> {
         let lang = self.file_lang(file);
-        for imp in self.imports.get(&file).map(Vec::as_slice).unwrap_or(&[]) {
+        for imp in self.imports_of(file) {
             if imp.kind != ImportKind::Star || lang.is_script() {
                 continue;
             }
@@ -256,8 +287,7 @@ impl<'a> Resolver<'a> {
 
     /// Whether `from m import *` brings `name` (respecting `__all__`, else public names).
     fn star_exports(&self, file: i64, name: &str) -> bool {
-        let all: Vec<&str> =
-            self.exports.get(&file).map(|v| v.iter().map(|&k| self.input.exports[k].name.as_str()).collect()).unwrap_or_default();
+        let all: Vec<&str> = self.exports_of(file).iter().map(|&k| self.input.exports[k].name.as_str()).collect();
         if all.is_empty() { !name.starts_with('_') } else { all.contains(&name) }
     }
 
@@ -523,22 +553,39 @@ fn edge_kind(kind: RefKind, target: Option<SymbolKind>) -> &'static str {
     }
 }
 
+/// The edges of the resolved files, and for each the keys its resolution looked up.
+pub struct Resolution {
+    pub edges: Vec<EdgeRow>,
+    pub lookups: Vec<(i64, Vec<i64>)>,
+}
+
 /// Resolves the given files (all when `only` is `None`) in parallel. Output is sorted, so it
 /// does not depend on thread scheduling.
-pub fn resolve(input: &ResolveInput, only: Option<&HashSet<i64>>) -> Vec<EdgeRow> {
+pub fn resolve(input: &ResolveInput, only: Option<&HashSet<i64>>) -> Resolution {
     let resolver = Resolver::new(input);
     let mut refs_by_file: HashMap<i64, Vec<&crate::store::RefRow>> = HashMap::new();
     for r in &input.refs {
         refs_by_file.entry(r.file).or_default().push(r);
     }
     let files: Vec<i64> = input.files.iter().map(|f| f.id).filter(|id| only.is_none_or(|o| o.contains(id))).collect();
-    let mut edges: Vec<EdgeRow> = files
+    let per_file: Vec<(i64, Vec<EdgeRow>, Vec<i64>)> = files
         .par_iter()
-        .flat_map_iter(|&f| {
+        .map(|&f| {
+            LOOKUPS.with(|l| l.borrow_mut().clear());
             let refs = refs_by_file.get(&f).map(Vec::as_slice).unwrap_or(&[]);
-            resolver.file_edges(f, refs)
+            let edges = resolver.file_edges(f, refs);
+            let mut keys = LOOKUPS.with(|l| std::mem::take(&mut *l.borrow_mut()));
+            keys.sort_unstable();
+            keys.dedup();
+            (f, edges, keys)
         })
         .collect();
+    let mut edges = Vec::new();
+    let mut lookups = Vec::with_capacity(per_file.len());
+    for (f, e, k) in per_file {
+        edges.extend(e);
+        lookups.push((f, k));
+    }
     edges.sort();
-    edges
+    Resolution { edges, lookups }
 }

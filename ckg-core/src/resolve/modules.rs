@@ -52,6 +52,7 @@ impl<'a> ModuleIndex<'a> {
     }
 
     pub(super) fn resolve_python_absolute(&self, name: &str) -> ModuleTarget {
+        super::record(&format!("py:{name}"));
         if let Some(&f) = self.python.get(name) {
             return ModuleTarget::File(f);
         }
@@ -59,6 +60,7 @@ impl<'a> ModuleIndex<'a> {
             return ModuleTarget::Package(name.to_string());
         }
         let top = name.split('.').next().unwrap_or(name);
+        super::record(&format!("py:{top}"));
         if self.packages.contains(top) || self.python.contains_key(top) {
             ModuleTarget::Missing
         } else {
@@ -104,6 +106,7 @@ impl<'a> ModuleIndex<'a> {
         let Some(file) = self.files.get(&from) else { return ModuleTarget::Missing };
         let dir = file.path.rsplit_once('/').map(|(d, _)| d).unwrap_or("");
         let Some(joined) = normalize(dir, spec) else { return ModuleTarget::Missing };
+        super::record(&format!("path:{joined}"));
         self.probe(&joined).map(ModuleTarget::File).unwrap_or(ModuleTarget::Missing)
     }
 
@@ -163,4 +166,41 @@ mod tests {
         assert_eq!(normalize("src/a", "../b/c").as_deref(), Some("src/b/c"));
         assert_eq!(normalize("", "../x"), None);
     }
+}
+
+/// The lookup keys under which a file can be found by module resolution: a TS/JS path as
+/// written, without its extension, with the `.js` spelling of a `.ts` source, and its folder
+/// when it is an index file; a Python module name.
+pub fn module_keys(path: &str, module: &str, lang: Lang) -> Vec<String> {
+    if lang == Lang::Python {
+        return vec![format!("py:{module}")];
+    }
+    let mut keys = vec![format!("path:{path}")];
+    let mut exts: Vec<&str> = SCRIPT_EXTS.to_vec();
+    exts.sort_by_key(|e| std::cmp::Reverse(e.len()));
+    if let Some(stem) = exts.iter().find_map(|e| path.strip_suffix(e)) {
+        keys.push(format!("path:{stem}"));
+        for js in [".js", ".jsx", ".mjs", ".cjs"] {
+            keys.push(format!("path:{stem}{js}"));
+        }
+        if stem == "index" {
+            keys.push("path:".to_string());
+        } else if let Some(dir) = stem.strip_suffix("/index") {
+            keys.push(format!("path:{dir}"));
+        }
+    }
+    keys
+}
+
+/// The dotted package prefixes of a set of Python module names.
+pub fn python_packages<'a>(modules: impl Iterator<Item = &'a str>) -> HashSet<String> {
+    let mut out = HashSet::new();
+    for m in modules {
+        let mut prefix = m;
+        while let Some((p, _)) = prefix.rsplit_once('.') {
+            out.insert(p.to_string());
+            prefix = p;
+        }
+    }
+    out
 }

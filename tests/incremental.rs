@@ -456,3 +456,45 @@ fn python_incremental_equals_fresh_index() {
 fn typescript_incremental_equals_fresh_index() {
     differential(Lang::TypeScript, 0x5eed_0002);
 }
+
+#[test]
+fn callers_keep_their_edges_when_only_the_callee_file_changes() {
+    let repo = Repo::new();
+    repo.write("lib.ts", "export function target() { return 1; }\n");
+    repo.write("a.ts", "import { target } from './lib';\nexport function a() { return target(); }\n");
+    repo.write("b.py", "from util import helper\n\ndef b():\n    return helper()\n");
+    repo.write("util.py", "def helper():\n    return 1\n");
+    repo.index_json(&[]);
+    // Body-only edits of the callees: callers are not re-resolved and keep their edges.
+    repo.write("lib.ts", "export function target() { return 2 + 2; }\n");
+    repo.write("util.py", "def helper():\n    return 2 + 2\n");
+    let s = repo.index_json(&[]);
+    assert_eq!(s["parsed"], 2);
+    assert_eq!(s["re_resolved"], 2, "early cut-off: only the edited files are re-resolved");
+    let e = edges(&repo.export());
+    assert!(e.contains(&"calls a.ts#a -> lib.ts#target [exact]".to_string()), "{e:#?}");
+    assert!(e.contains(&"calls b.b -> util.helper [exact]".to_string()), "{e:#?}");
+}
+
+#[test]
+fn a_deleted_definition_unresolves_its_callers_and_a_re_added_one_binds_them_again() {
+    let repo = Repo::new();
+    repo.write("lib.ts", "export function target() { return 1; }\nexport function other() { return 0; }\n");
+    repo.write("a.ts", "import { target } from './lib';\nexport function a() { return target(); }\n");
+    repo.index_json(&[]);
+    repo.write("lib.ts", "export function other() { return 0; }\n");
+    repo.index_json(&[]);
+    let e = edges(&repo.export());
+    assert!(e.contains(&"calls a.ts#a -> target [unresolved]".to_string()), "{e:#?}");
+    repo.write("lib.ts", "export function other() { return 0; }\nexport function target() { return 3; }\n");
+    repo.index_json(&[]);
+    let e = edges(&repo.export());
+    assert!(e.contains(&"calls a.ts#a -> lib.ts#target [exact]".to_string()), "{e:#?}");
+    // Deleting the whole file, then restoring it.
+    repo.remove("lib.ts");
+    repo.index_json(&[]);
+    assert!(edges(&repo.export()).contains(&"calls a.ts#a -> target [unresolved]".to_string()));
+    repo.write("lib.ts", "export function target() { return 1; }\n");
+    repo.index_json(&[]);
+    assert!(edges(&repo.export()).contains(&"calls a.ts#a -> lib.ts#target [exact]".to_string()));
+}

@@ -480,7 +480,7 @@ mod tests {
         std::fs::write(dir.path().join("m.py"), "def f(): pass\n").unwrap();
         let file = source(dir.path(), "m.py");
         let hash = xxhash_rust::xxh3::xxh3_64(b"def f(): pass\n");
-        let old = FileState { id: 7, hash, size: 1, mtime_ns: 1 };
+        let old = FileState { id: 7, hash, size: 1, mtime_ns: 1, module: "m".into() };
         assert!(matches!(process(&mut Extractor::new(), &file, Some(&old), 2000), Outcome::Touched { id: 7, .. }));
     }
 

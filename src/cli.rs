@@ -29,8 +29,18 @@ enum Command {
     Index(IndexArgs),
     /// Write the whole graph: files, diagnostics, symbols, externals, edges.
     Export(ExportArgs),
-    /// Ask the graph: impact, callers, callees, refs, symbols, deps.
+    /// Ask the graph: impact, callers, callees, refs, def, symbols, deps, path, cycles, unused, sql.
     Query(crate::query::QueryArgs),
+    /// Index, then keep the index up to date as files change (one log line per update).
+    Watch(WatchArgs),
+    /// Show the index: generation, last update and its latency, totals, staleness.
+    Status {
+        /// Database file (default: found by walking up from the current directory).
+        #[arg(long)]
+        db: Option<PathBuf>,
+        #[arg(long)]
+        json: bool,
+    },
     /// Parse every file without extracting or storing (benchmark baseline).
     #[command(hide = true)]
     ParseOnly {
@@ -78,6 +88,15 @@ struct IndexArgs {
     json: bool,
 }
 
+#[derive(Args, Debug)]
+struct WatchArgs {
+    #[command(flatten)]
+    index: IndexArgs,
+    /// Quiet time (milliseconds) that ends a batch of changes.
+    #[arg(long, default_value_t = 30)]
+    debounce_ms: u64,
+}
+
 #[derive(Copy, Clone, Debug, ValueEnum)]
 enum ExportFormat {
     Jsonl,
@@ -101,6 +120,8 @@ pub fn run() -> Result<ExitCode> {
         Command::Index(args) => index(args),
         Command::Export(args) => export(args),
         Command::Query(args) => crate::query::run(args),
+        Command::Watch(args) => watch(args),
+        Command::Status { db, json } => status(db, json),
         Command::ParseOnly { root, jobs } => {
             let t = std::time::Instant::now();
             let (files, bytes) = ckg_core::index::parse_only(&root, &DiscoverConfig::default(), jobs)?;
@@ -110,18 +131,101 @@ pub fn run() -> Result<ExitCode> {
     }
 }
 
-fn index(args: IndexArgs) -> Result<ExitCode> {
+fn index_config(args: &IndexArgs) -> IndexConfig {
     let mut config = IndexConfig::new(&args.root);
-    config.db = args.db;
+    config.db = args.db.clone();
     config.jobs = args.jobs;
     config.rebuild = args.rebuild;
     config.discover = DiscoverConfig {
-        include: args.include,
-        exclude: args.exclude,
+        include: args.include.clone(),
+        exclude: args.exclude.clone(),
         follow_symlinks: args.follow,
         max_file_size: args.max_file_size,
         respect_ignore_files: !args.no_ignore,
     };
+    config
+}
+
+fn watch(args: WatchArgs) -> Result<ExitCode> {
+    let mut config = ckg_core::watch::WatchConfig::new(index_config(&args.index));
+    config.debounce = std::time::Duration::from_millis(args.debounce_ms);
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    let json = args.index.json;
+    let quiet = args.index.quiet;
+    let mut first = true;
+    ckg_core::watch::watch(&config, &stop, &mut |u| {
+        let s = &u.summary;
+        if json {
+            let line = serde_json::json!({
+                "generation": s.generation, "changed": s.changed, "parsed": s.parsed, "removed": s.removed,
+                "re_resolved": s.re_resolved, "event_paths": u.event_paths, "rescan": u.rescan,
+                "latency_ms": u.latency.as_secs_f64() * 1e3,
+            });
+            println!("{line}");
+        } else if !quiet {
+            let files: u64 = s.files_by_lang.values().sum();
+            if first {
+                println!(
+                    "watching {} ({files} files, generation {}, indexed in {:.0} ms)",
+                    s.root,
+                    s.generation,
+                    u.latency.as_secs_f64() * 1e3
+                );
+            } else if s.changed {
+                println!(
+                    "generation {}: {} parsed, {} removed, {} re-resolved ({} paths{}) in {:.1} ms",
+                    s.generation,
+                    s.parsed,
+                    s.removed,
+                    s.re_resolved,
+                    u.event_paths,
+                    if u.rescan { ", rescan" } else { "" },
+                    u.latency.as_secs_f64() * 1e3
+                );
+            }
+        }
+        first = false;
+        use std::io::Write;
+        let _ = std::io::stdout().flush();
+    })?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn status(db: Option<PathBuf>, json: bool) -> Result<ExitCode> {
+    let db = ckg_query::locate_db(db.as_deref())?;
+    let index = ckg_query::Index::open(&db)?;
+    let st = index.status()?;
+    let stale = index.staleness()?;
+    if json {
+        let mut v = serde_json::to_value(&st)?;
+        v["stale"] = serde_json::to_value(&stale)?;
+        println!("{}", serde_json::to_string_pretty(&v)?);
+    } else {
+        println!("index      {}", db.display());
+        println!("root       {}", st.root.as_deref().unwrap_or("?"));
+        println!("generation {}", st.generation);
+        if let Some(at) = st.updated_at {
+            let ago =
+                std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(at).saturating_sub(at);
+            println!(
+                "updated    {ago} s ago, in {} ms ({})",
+                st.last_update_ms.as_deref().unwrap_or("?"),
+                st.last_update_files.as_deref().unwrap_or("")
+            );
+        }
+        println!("files      {} ({} lines)", st.files, st.lines);
+        println!("symbols    {}; edges {}", st.symbols, st.edges);
+        if stale.stale {
+            println!("stale      yes: {} changed, {} deleted since; run `ckg index`", stale.changed.len(), stale.deleted.len());
+        } else {
+            println!("stale      no");
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn index(args: IndexArgs) -> Result<ExitCode> {
+    let config = index_config(&args);
     let bar = Bar::new(args.quiet || args.json);
     let summary = ckg_core::index::index(&config, &|p| bar.update(p));
     bar.finish();

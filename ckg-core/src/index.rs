@@ -211,6 +211,7 @@ fn ms(d: Duration) -> f64 {
 /// Indexes (or updates the index of) a root.
 pub fn index(config: &IndexConfig, progress: &(dyn Fn(Progress) + Sync)) -> Result<Summary> {
     let mut timings = BTreeMap::new();
+    let run_started = Instant::now();
     let t = Instant::now();
     let root = config.root.canonicalize().map_err(|e| Error::Io { path: config.root.clone(), source: e })?;
     let mut discover_config = config.discover.clone();
@@ -405,6 +406,8 @@ pub fn index(config: &IndexConfig, progress: &(dyn Fn(Progress) + Sync)) -> Resu
         }
         None => {
             tx.set_meta("scan_started_ns", &scan_started.to_string())?;
+            tx.set_meta("last_update_ms", &format!("{:.2}", run_started.elapsed().as_secs_f64() * 1e3))?;
+            tx.set_meta("last_update_files", &format!("{} parsed, {} removed, {} re-resolved", changed_files.len(), removed, re_resolved))?;
             tx.commit(&stats_json, &root)?
         }
     };

@@ -25,5 +25,6 @@ pub mod index;
 pub mod lang;
 pub mod resolve;
 pub mod store;
+pub mod watch;
 
 pub use error::{Error, Result};

@@ -83,6 +83,21 @@ pub struct Edge {
     pub evidence: String,
 }
 
+/// The state of an index (`ckg status`).
+#[derive(Clone, Debug, Serialize)]
+pub struct Status {
+    pub generation: i64,
+    pub root: Option<String>,
+    /// Seconds since the epoch of the last committed update.
+    pub updated_at: Option<u64>,
+    pub last_update_ms: Option<String>,
+    pub last_update_files: Option<String>,
+    pub files: u64,
+    pub lines: u64,
+    pub symbols: u64,
+    pub edges: u64,
+}
+
 /// A read-only view of an index.
 pub struct Index {
     pub(crate) conn: Connection,
@@ -117,6 +132,25 @@ impl Index {
             })
             .map_err(|e| self.db_err(e))?;
         rows.collect::<rusqlite::Result<_>>().map_err(|e| self.db_err(e))
+    }
+
+    /// What the index is: generation, when and how fast it was last updated, totals.
+    pub fn status(&self) -> Result<Status> {
+        let meta = |k: &str| -> Option<String> { self.conn.query_row("SELECT value FROM meta WHERE key = ?1", [k], |r| r.get(0)).ok() };
+        let count = |sql: &str| -> Result<u64> {
+            self.conn.query_row(sql, [], |r| r.get::<_, i64>(0)).map(|n| n as u64).map_err(|e| self.db_err(e))
+        };
+        Ok(Status {
+            generation: self.generation,
+            root: meta("root"),
+            updated_at: meta("updated_at").and_then(|v| v.parse().ok()),
+            last_update_ms: meta("last_update_ms"),
+            last_update_files: meta("last_update_files"),
+            files: count("SELECT count(*) FROM files")?,
+            lines: count("SELECT coalesce(sum(lines), 0) FROM files")?,
+            symbols: count("SELECT count(*) FROM symbols WHERE file_id IS NOT NULL")?,
+            edges: count("SELECT count(*) FROM edges")?,
+        })
     }
 
     pub(crate) fn node(&self, id: i64) -> Result<Option<Node>> {

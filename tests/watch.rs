@@ -1,0 +1,81 @@
+//! `ckg watch` on a real temporary directory: changes made on disk show up in queries.
+
+mod common;
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::Repo;
+
+struct Watcher(Child);
+
+impl Drop for Watcher {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn wait_for(repo: &Repo, args: &[&str], needle: &str) -> String {
+    let start = Instant::now();
+    loop {
+        let out = repo.ckg(args);
+        let stdout = String::from_utf8_lossy(&out.stdout).to_string();
+        if stdout.contains(needle) {
+            return stdout;
+        }
+        assert!(start.elapsed() < Duration::from_secs(20), "timed out waiting for {needle:?} in `ckg {args:?}`:\n{stdout}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn changes_on_disk_show_up_in_queries() {
+    let repo = Repo::new();
+    repo.write("src/lib.ts", "export function target() { return 1; }\n");
+    repo.write("src/a.ts", "export function a() { return 0; }\n");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ckg"))
+        .args(["watch", ".", "--json"])
+        .current_dir(repo.path())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let _guard = Watcher(child);
+    let mut lines = BufReader::new(stdout).lines();
+    let first: serde_json::Value = serde_json::from_str(&lines.next().unwrap().unwrap()).unwrap();
+    assert_eq!(first["generation"], 1);
+
+    // An edit that adds a call.
+    repo.write("src/a.ts", "import { target } from './lib';\nexport function a() { return target(); }\n");
+    wait_for(&repo, &["query", "callers", "src/lib.ts#target"], "src/a.ts#a calls -> src/lib.ts#target");
+
+    // An editor-style save: write a temporary file, then rename it over the original.
+    repo.write("src/a.ts.tmp~", "import { target } from './lib';\nexport function renamed() { return target(); }\n");
+    std::fs::rename(repo.path().join("src/a.ts.tmp~"), repo.path().join("src/a.ts")).unwrap();
+    wait_for(&repo, &["query", "callers", "src/lib.ts#target"], "src/a.ts#renamed calls");
+
+    // A new file in a new folder, then the folder deleted.
+    repo.write("src/extra/b.py", "def b():\n    return 1\n");
+    wait_for(&repo, &["query", "symbols", "b"], "extra.b.b");
+    std::fs::remove_dir_all(repo.path().join("src/extra")).unwrap();
+    let start = Instant::now();
+    loop {
+        let out = repo.ckg(&["query", "symbols", "extra"]);
+        if out.status.code() == Some(1) {
+            break;
+        }
+        assert!(start.elapsed() < Duration::from_secs(20), "deleted folder still indexed");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    // Each batch was logged as one update with a new generation.
+    let update: serde_json::Value = serde_json::from_str(&lines.next().unwrap().unwrap()).unwrap();
+    assert!(update["generation"].as_i64().unwrap() >= 2);
+    assert!(update["latency_ms"].as_f64().unwrap() > 0.0);
+    let status = repo.ok(&["status", "--json"]);
+    let v: serde_json::Value = serde_json::from_str(&status).unwrap();
+    assert!(v["generation"].as_i64().unwrap() >= 4, "{v}");
+    assert_eq!(v["stale"]["stale"], false);
+}

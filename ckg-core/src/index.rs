@@ -21,7 +21,7 @@ use crate::store::{FileState, Interface, Store};
 
 /// Files modified this close to the previous scan are re-hashed even when their size and
 /// mtime match (coarse filesystem timestamps; git's "racy clean" problem).
-const RACY_WINDOW_NS: i64 = 2_000_000_000;
+const RACY_WINDOW_NS: i64 = 200_000_000;
 
 fn now_ns() -> i64 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos() as i64).unwrap_or(0)
@@ -79,11 +79,22 @@ pub struct IndexConfig {
     /// A file whose longest line exceeds this many bytes and whose average line is long is
     /// treated as minified and skipped.
     pub minified_line_len: usize,
+    /// Compute index-wide totals for the summary (a few milliseconds on large indexes;
+    /// the watcher turns it off).
+    pub totals: bool,
 }
 
 impl IndexConfig {
     pub fn new(root: impl Into<PathBuf>) -> IndexConfig {
-        IndexConfig { root: root.into(), db: None, jobs: 0, discover: DiscoverConfig::default(), rebuild: false, minified_line_len: 2000 }
+        IndexConfig {
+            root: root.into(),
+            db: None,
+            jobs: 0,
+            discover: DiscoverConfig::default(),
+            rebuild: false,
+            minified_line_len: 2000,
+            totals: true,
+        }
     }
 
     pub fn db_path(&self) -> PathBuf {
@@ -385,7 +396,7 @@ pub fn index(config: &IndexConfig, progress: &(dyn Fn(Progress) + Sync)) -> Resu
         Some(tx.generation()?)
     };
     let t = Instant::now();
-    let counts = tx.counts()?;
+    let counts = if config.totals { tx.counts()? } else { crate::store::Counts::default() };
     let mut summary = Summary {
         files_by_lang: counts.files_by_lang,
         lines: counts.lines,

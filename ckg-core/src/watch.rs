@@ -31,7 +31,8 @@ pub struct WatchConfig {
 }
 
 impl WatchConfig {
-    pub fn new(index: IndexConfig) -> WatchConfig {
+    pub fn new(mut index: IndexConfig) -> WatchConfig {
+        index.totals = false;
         WatchConfig { index, debounce: Duration::from_millis(30), max_batch: Duration::from_millis(500) }
     }
 }

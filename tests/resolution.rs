@@ -1,0 +1,167 @@
+//! The resolution fixture suites (`tests/fixtures/{python,typescript}`): each case is indexed
+//! on its own and its edges compared exactly with the expected file. Prints precision and
+//! recall per category and overall:
+//!
+//! ```sh
+//! cargo test --test resolution -- --nocapture
+//! ```
+//!
+//! The list of cases that pass exactly is kept in `tests/fixtures/<lang>/PASSING.txt`; a case
+//! on that list that stops passing fails the test (no regressions). After an improvement,
+//! refresh it on purpose with `UPDATE_EXPECT=1` and read the diff.
+
+mod common;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use ckg_core::index::{IndexConfig, index};
+
+#[derive(Default)]
+struct Score {
+    cases: usize,
+    exact: usize,
+    tp: usize,
+    expected: usize,
+    produced: usize,
+}
+
+impl Score {
+    fn add(&mut self, o: &Score) {
+        self.cases += o.cases;
+        self.exact += o.exact;
+        self.tp += o.tp;
+        self.expected += o.expected;
+        self.produced += o.produced;
+    }
+    fn precision(&self) -> f64 {
+        if self.produced == 0 { 1.0 } else { self.tp as f64 / self.produced as f64 }
+    }
+    fn recall(&self) -> f64 {
+        if self.expected == 0 { 1.0 } else { self.tp as f64 / self.expected as f64 }
+    }
+}
+
+fn cases(root: &Path) -> Vec<(String, PathBuf)> {
+    let mut out = Vec::new();
+    for cat in std::fs::read_dir(root).unwrap().flatten() {
+        if !cat.path().is_dir() {
+            continue;
+        }
+        for case in std::fs::read_dir(cat.path()).unwrap().flatten() {
+            if case.path().is_dir() {
+                out.push((format!("{}/{}", cat.file_name().to_string_lossy(), case.file_name().to_string_lossy()), case.path()));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+fn expected(path: &Path) -> BTreeSet<String> {
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
+        .collect()
+}
+
+/// The edges ckg produces for one case, in the suite's line format.
+fn produced(case: &Path, python: bool) -> BTreeSet<String> {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("index.db");
+    let mut config = IndexConfig::new(case);
+    config.db = Some(db.clone());
+    config.jobs = 1;
+    config.totals = false;
+    index(&config, &|_| {}).unwrap();
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    // Type-annotation references are not part of the suites: leave out `references` edges
+    // whose site is a type reference.
+    let mut s = conn
+        .prepare(
+            "SELECT e.kind, src.qname, dst.qname FROM edges e JOIN symbols src ON src.id = e.src_id JOIN symbols dst ON dst.id = e.dst_id
+             WHERE e.evidence != 'unresolved'
+             AND NOT (e.kind = 'references' AND EXISTS (SELECT 1 FROM refs r WHERE r.file_id = e.file_id AND r.line = e.line
+                      AND r.col = e.col AND r.kind = 'type'))",
+        )
+        .unwrap();
+    let rows = s.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?, r.get::<_, String>(2)?))).unwrap();
+    let mut out = BTreeSet::new();
+    for r in rows {
+        let (kind, src, dst) = r.unwrap();
+        if python {
+            if kind == "calls" || kind == "instantiates" {
+                out.insert(format!("{src} -> {dst}"));
+            }
+        } else if !dst.starts_with("<builtin>") && kind != "exports" {
+            out.insert(format!("{kind} {src} -> {dst}"));
+        }
+    }
+    out
+}
+
+fn suite(lang: &str) {
+    let python = lang == "python";
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(lang);
+    let expected_name = if python { "calls.txt" } else { "edges.txt" };
+    let mut by_cat: BTreeMap<String, Score> = BTreeMap::new();
+    let mut passing = Vec::new();
+    let mut report = Vec::new();
+    for (name, dir) in cases(&root) {
+        let want = expected(&dir.join(expected_name));
+        let got = produced(&dir, python);
+        let tp = want.intersection(&got).count();
+        let s = Score { cases: 1, exact: usize::from(want == got), tp, expected: want.len(), produced: got.len() };
+        if want == got {
+            passing.push(name.clone());
+        } else if std::env::var_os("CKG_FIXTURE_DIFF").is_some() {
+            let missing: Vec<&String> = want.difference(&got).collect();
+            let extra: Vec<&String> = got.difference(&want).collect();
+            report.push(format!("{name}\n  missing: {missing:?}\n  extra: {extra:?}"));
+        }
+        by_cat.entry(name.split('/').next().unwrap().to_string()).or_default().add(&s);
+    }
+    let mut total = Score::default();
+    println!("\n{lang} fixture suite: category, cases exact, precision, recall");
+    for (cat, s) in &by_cat {
+        println!("  {cat:<22} {:>3}/{:<3}  P {:.3}  R {:.3}", s.exact, s.cases, s.precision(), s.recall());
+        total.add(s);
+    }
+    println!(
+        "  {:<22} {:>3}/{:<3}  P {:.3}  R {:.3}  ({} expected edges, {} produced, {} correct)",
+        "TOTAL",
+        total.exact,
+        total.cases,
+        total.precision(),
+        total.recall(),
+        total.expected,
+        total.produced,
+        total.tp
+    );
+    for r in &report {
+        println!("{r}");
+    }
+    let passing_file = root.join("PASSING.txt");
+    if std::env::var_os("UPDATE_EXPECT").is_some() {
+        std::fs::write(&passing_file, passing.join("\n") + "\n").unwrap();
+        return;
+    }
+    let recorded: BTreeSet<String> = expected(&passing_file);
+    let now: BTreeSet<String> = passing.into_iter().collect();
+    let regressed: Vec<&String> = recorded.difference(&now).collect();
+    assert!(regressed.is_empty(), "cases that passed before and fail now: {regressed:#?}");
+    assert!(total.cases >= 100, "the {lang} suite should have at least 100 cases");
+}
+
+#[test]
+fn python_fixture_suite() {
+    suite("python");
+}
+
+#[test]
+fn typescript_fixture_suite() {
+    suite("typescript");
+}

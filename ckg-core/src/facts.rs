@@ -81,6 +81,11 @@ pub struct SymbolFact {
     pub end_line: u32,
     /// Declared with `export` (TS/JS) or listed in `__all__` (Python).
     pub exported: bool,
+    /// Base classes of a class, as written (`Base`, `mod.Base`), in declaration order.
+    pub bases: Vec<String>,
+    /// The declared or obvious type: a function's return (an annotation, or the class of its
+    /// only `return Foo(...)`), a property's annotation (`svc: UserService`).
+    pub ty: Option<ValueSource>,
 }
 
 /// The syntactic form of a reference site.

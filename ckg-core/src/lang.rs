@@ -79,6 +79,8 @@ pub enum Capture {
     ImportRequire,
     ImportDynamic,
     ExportStatement,
+    /// `return Foo(...)` / `return new Foo()`: the returned call's callee is `@name`.
+    ReturnCall,
     LocalScope,
     LocalDefinition,
     /// `_`-prefixed helper captures used only by predicates.
@@ -125,6 +127,7 @@ pub const CAPTURES: &[(&str, Capture)] = {
         ("import.require", Capture::ImportRequire),
         ("import.dynamic", Capture::ImportDynamic),
         ("export.statement", Capture::ExportStatement),
+        ("return.call", Capture::ReturnCall),
         ("local.scope", Capture::LocalScope),
         ("local.definition", Capture::LocalDefinition),
     ]

@@ -19,7 +19,7 @@ use crate::lang::Lang;
 
 /// Bump when the schema or the meaning of stored facts changes; an index with another
 /// version is rebuilt from scratch (it is derived data).
-pub const SCHEMA_VERSION: i64 = 3;
+pub const SCHEMA_VERSION: i64 = 4;
 /// `PRAGMA application_id` of ckg databases ("ckg1").
 pub const APPLICATION_ID: i64 = 0x636b_6731;
 
@@ -46,7 +46,10 @@ CREATE TABLE symbols(
     line INTEGER NOT NULL,
     col INTEGER NOT NULL,
     end_line INTEGER NOT NULL,
-    exported INTEGER NOT NULL
+    exported INTEGER NOT NULL,
+    -- Base classes as written, one per line; the declared or obvious type (`type:Foo`).
+    bases TEXT,
+    ty TEXT
 ) STRICT;
 CREATE TABLE refs(
     file_id INTEGER NOT NULL,
@@ -349,6 +352,10 @@ pub fn last_name(path: &str) -> &str {
     path.rsplit(['.', '#']).next().unwrap_or(path).trim_end_matches("()")
 }
 
+fn encode_bases(bases: &[String]) -> Option<String> {
+    (!bases.is_empty()).then(|| bases.join("\n"))
+}
+
 fn hash_text(h: u64) -> String {
     format!("{h:016x}")
 }
@@ -410,13 +417,23 @@ impl WriteTx<'_> {
         let mut s = self
             .tx
             .prepare_cached(
-                "SELECT s.qname, s.kind, coalesce(p.qname, ''), s.exported FROM symbols s LEFT JOIN symbols p ON p.id = s.parent_id
+                "SELECT s.qname, s.kind, coalesce(p.qname, ''), s.exported, s.bases, s.ty FROM symbols s LEFT JOIN symbols p ON p.id = s.parent_id
                  WHERE s.file_id = ?1",
             )
             .map_err(e)?;
         let rows = s
             .query_map([file_id], |r| {
-                Ok((r.get::<_, String>(0)?, format!("{} {} {}", r.get::<_, String>(1)?, r.get::<_, String>(2)?, r.get::<_, bool>(3)?)))
+                Ok((
+                    r.get::<_, String>(0)?,
+                    format!(
+                        "{} {} {} {:?} {:?}",
+                        r.get::<_, String>(1)?,
+                        r.get::<_, String>(2)?,
+                        r.get::<_, bool>(3)?,
+                        r.get::<_, Option<String>>(4)?,
+                        r.get::<_, Option<String>>(5)?
+                    ),
+                ))
             })
             .map_err(e)?;
         for r in rows {
@@ -540,11 +557,12 @@ impl WriteTx<'_> {
             let mut s = self
                 .tx
                 .prepare_cached(
-                    "INSERT INTO symbols(qname, name, kind, file_id, parent_id, line, col, end_line, exported)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
+                    "INSERT INTO symbols(qname, name, kind, file_id, parent_id, line, col, end_line, exported, bases, ty)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
                      ON CONFLICT(qname) DO UPDATE SET name = excluded.name, kind = excluded.kind,
                        file_id = excluded.file_id, parent_id = excluded.parent_id, line = excluded.line,
-                       col = excluded.col, end_line = excluded.end_line, exported = excluded.exported
+                       col = excluded.col, end_line = excluded.end_line, exported = excluded.exported,
+                       bases = excluded.bases, ty = excluded.ty
                      RETURNING id",
                 )
                 .map_err(e)?;
@@ -552,7 +570,19 @@ impl WriteTx<'_> {
                 let parent = sym.parent.map(|p| ids[p as usize]);
                 let id: i64 = s
                     .query_row(
-                        params![sym.qname, sym.name, sym.kind.as_str(), file_id, parent, sym.line, sym.col, sym.end_line, sym.exported],
+                        params![
+                            sym.qname,
+                            sym.name,
+                            sym.kind.as_str(),
+                            file_id,
+                            parent,
+                            sym.line,
+                            sym.col,
+                            sym.end_line,
+                            sym.exported,
+                            encode_bases(&sym.bases),
+                            sym.ty.as_ref().map(ValueSource::encode)
+                        ],
                         |r| r.get(0),
                     )
                     .map_err(e)?;
@@ -803,7 +833,17 @@ impl Interface {
         let mut out = Interface::default();
         for s in &f.symbols {
             let parent = s.parent.map(|p| f.symbols[p as usize].qname.as_str()).unwrap_or("");
-            out.symbols.insert(s.qname.clone(), format!("{} {} {}", s.kind.as_str(), parent, s.exported));
+            out.symbols.insert(
+                s.qname.clone(),
+                format!(
+                    "{} {} {} {:?} {:?}",
+                    s.kind.as_str(),
+                    parent,
+                    s.exported,
+                    encode_bases(&s.bases),
+                    s.ty.as_ref().map(ValueSource::encode)
+                ),
+            );
         }
         for e in &f.exports {
             out.exports.insert(format!("{} {:?} {:?}", e.name, e.target, e.specifier));
@@ -841,6 +881,8 @@ pub struct SymbolRow {
     pub file: Option<i64>,
     pub parent: Option<i64>,
     pub exported: bool,
+    pub bases: Vec<String>,
+    pub ty: Option<ValueSource>,
 }
 
 #[derive(Clone, Debug)]
@@ -911,6 +953,8 @@ impl ResolveInput {
                 file: Some(file_id),
                 parent: sym.parent.map(|p| ids[p as usize]),
                 exported: sym.exported,
+                bases: sym.bases,
+                ty: sym.ty,
             });
         }
         for i in facts.imports {
@@ -967,7 +1011,8 @@ fn load_resolve_input(conn: &Connection, refs_of: Option<&std::collections::Hash
             })
         })?
         .collect::<rusqlite::Result<_>>()?;
-    let mut s = conn.prepare("SELECT id, qname, name, kind, file_id, parent_id, exported FROM symbols WHERE file_id IS NOT NULL")?;
+    let mut s =
+        conn.prepare("SELECT id, qname, name, kind, file_id, parent_id, exported, bases, ty FROM symbols WHERE file_id IS NOT NULL")?;
     input.symbols = s
         .query_map([], |r| {
             Ok(SymbolRow {
@@ -978,6 +1023,8 @@ fn load_resolve_input(conn: &Connection, refs_of: Option<&std::collections::Hash
                 file: r.get(4)?,
                 parent: r.get(5)?,
                 exported: r.get(6)?,
+                bases: r.get::<_, Option<String>>(7)?.map(|b| b.lines().map(String::from).collect()).unwrap_or_default(),
+                ty: r.get::<_, Option<String>>(8)?.as_deref().and_then(ValueSource::decode),
             })
         })?
         .collect::<rusqlite::Result<_>>()?;

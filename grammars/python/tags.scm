@@ -19,6 +19,9 @@
 (type (subscript value: [(identifier) (attribute)] @name @reference.type))
 (type (generic_type (identifier) @name @reference.type))
 
+; ---- returned values (a function's obvious return type) ---------------------
+(return_statement (call function: [(identifier) (attribute)] @name) @return.call)
+
 ; ---- imports and exports -----------------------------------------------------
 (import_statement) @import.statement
 (import_from_statement) @import.statement

@@ -38,6 +38,12 @@
 (type_identifier) @name @reference.type
 (nested_type_identifier) @name @reference.type
 
+; Constructor parameter properties: `constructor(private readonly svc: UserService)`.
+(required_parameter (accessibility_modifier) pattern: (identifier) @name) @definition.property
+
+; ---- returned values (a function's obvious return type) ---------------------
+(return_statement (new_expression constructor: [(identifier) (member_expression)] @name) @return.call)
+
 ; ---- imports and exports -----------------------------------------------------
 (import_statement) @import.statement
 (export_statement) @export.statement

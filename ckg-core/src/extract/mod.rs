@@ -103,7 +103,14 @@ fn module_symbol(module: &str, facts: &FileFacts) -> SymbolFact {
         col: 1,
         end_line: facts.lines.max(1),
         exported: true,
+        bases: Vec::new(),
+        ty: None,
     }
+}
+
+/// The declared type of a definition: a function's return annotation, a property's type.
+fn declared_type(lang: Lang, node: Node, src: &[u8]) -> Option<ValueSource> {
+    if lang.is_script() { typescript::declared_type(node, src) } else { python::declared_type(node, src) }
 }
 
 pub(crate) fn count_lines(src: &[u8]) -> u32 {
@@ -155,6 +162,8 @@ struct Captures<'t> {
     local_defs: Vec<Node<'t>>,
     imports: Vec<(Capture, Node<'t>)>,
     exports: Vec<Node<'t>>,
+    /// Returned calls: (the return statement, the callee).
+    returns: Vec<(Node<'t>, Node<'t>)>,
 }
 
 fn collect<'t>(cursor: &mut QueryCursor, config: &LanguageConfig, root: Node<'t>, src: &[u8]) -> Captures<'t> {
@@ -165,6 +174,7 @@ fn collect<'t>(cursor: &mut QueryCursor, config: &LanguageConfig, root: Node<'t>
         local_defs: Vec::new(),
         imports: Vec::new(),
         exports: Vec::new(),
+        returns: Vec::new(),
     };
     let mut def_at: HashMap<usize, usize> = HashMap::new();
     let mut matches = cursor.matches(&config.query, root, src);
@@ -202,6 +212,11 @@ fn collect<'t>(cursor: &mut QueryCursor, config: &LanguageConfig, root: Node<'t>
             Capture::LocalDefinition => out.local_defs.push(node),
             Capture::ImportStatement | Capture::ImportRequire | Capture::ImportDynamic => out.imports.push((role, node)),
             Capture::ExportStatement => out.exports.push(node),
+            Capture::ReturnCall => {
+                if let Some(name) = name {
+                    out.returns.push((node, name));
+                }
+            }
             Capture::Name | Capture::Private => {}
         }
     }
@@ -420,11 +435,15 @@ fn build(lang: Lang, module: &str, src: &[u8], caps: Captures, facts: &mut FileF
     for (_, node) in &caps.imports {
         points.push((node.start_byte(), 0, None));
     }
+    for (node, _) in &caps.returns {
+        points.push((node.start_byte(), 0, None));
+    }
     let nesting = Nesting::build(intervals, &mut points);
     let iv = &nesting.intervals;
     let ref_points = &points[..caps.refs.len()];
     let local_points = &points[caps.refs.len()..caps.refs.len() + caps.local_defs.len()];
-    let import_points = &points[caps.refs.len() + caps.local_defs.len()..];
+    let import_points = &points[caps.refs.len() + caps.local_defs.len()..caps.refs.len() + caps.local_defs.len() + caps.imports.len()];
+    let return_points = &points[caps.refs.len() + caps.local_defs.len() + caps.imports.len()..];
 
     // --- symbols, in source order so parents come first -----------------------------------
     facts.symbols.push(module_symbol(module, facts));
@@ -441,7 +460,11 @@ fn build(lang: Lang, module: &str, src: &[u8], caps: Captures, facts: &mut FileF
     for i in order {
         let d = iv[i].def.expect("filtered");
         let (kind, node, name_node) = caps.defs[d];
-        let parent = iv[i].def_above.and_then(|p| sym_of_interval.get(&p).copied()).unwrap_or(0);
+        let mut parent = iv[i].def_above.and_then(|p| sym_of_interval.get(&p).copied()).unwrap_or(0);
+        // A constructor parameter property belongs to the class, not to the constructor.
+        if node.kind() == "required_parameter" {
+            parent = facts.symbols[parent as usize].parent.unwrap_or(parent);
+        }
         let parent_kind = facts.symbols[parent as usize].kind;
         let name = match (kind, name_node) {
             (DefKind::Lambda, _) => {
@@ -486,6 +509,8 @@ fn build(lang: Lang, module: &str, src: &[u8], caps: Captures, facts: &mut FileF
                     col,
                     end_line: node.end_position().row as u32 + 1,
                     exported,
+                    bases: Vec::new(),
+                    ty: declared_type(lang, node, src),
                 });
                 qindex.insert(qname, idx);
                 idx
@@ -569,6 +594,17 @@ fn build(lang: Lang, module: &str, src: &[u8], caps: Captures, facts: &mut FileF
         facts.refs.push(RefFact { kind, src: src_sym, path, text, binding, line, col });
     }
 
+    // --- obvious return types (applied below, once `sym_at` is done) --------------------------
+    let mut returned: HashMap<u32, Vec<String>> = HashMap::new();
+    for ((_, callee), point) in caps.returns.iter().zip(return_points) {
+        if let Some((p, _)) = path_of(*callee, src) {
+            let v = returned.entry(sym_at(point.2)).or_default();
+            if !v.contains(&p) {
+                v.push(p);
+            }
+        }
+    }
+
     // --- imports and exports (language modules) ------------------------------------------
     for ((role, node), point) in caps.imports.iter().zip(import_points) {
         let scope = sym_at(point.2);
@@ -583,6 +619,23 @@ fn build(lang: Lang, module: &str, src: &[u8], caps: Captures, facts: &mut FileF
             typescript::exports(*node, src, facts);
         } else {
             python::exports(*node, src, facts);
+        }
+    }
+    // --- class bases and obvious return types -------------------------------------------------
+    for i in 0..facts.refs.len() {
+        let r = &facts.refs[i];
+        if r.kind == RefKind::Inherits && !r.path.is_empty() && facts.symbols[r.src as usize].kind == SymbolKind::Class {
+            let (src_sym, path) = (r.src as usize, r.path.clone());
+            let bases = &mut facts.symbols[src_sym].bases;
+            if !bases.contains(&path) {
+                bases.push(path);
+            }
+        }
+    }
+    for (sym, paths) in returned {
+        let s = &mut facts.symbols[sym as usize];
+        if s.ty.is_none() && paths.len() == 1 && matches!(s.kind, SymbolKind::Function | SymbolKind::Method) {
+            s.ty = Some(ValueSource::Call(paths[0].clone()));
         }
     }
     facts.refs.sort_by(|a, b| (a.line, a.col, a.kind).cmp(&(b.line, b.col, b.kind)));

@@ -152,6 +152,14 @@ pub(super) fn value_source(ident: Node, src: &[u8]) -> Option<ValueSource> {
     }
 }
 
+/// A function's return annotation (`-> User`).
+pub(super) fn declared_type(node: Node, src: &[u8]) -> Option<ValueSource> {
+    if node.kind() != "function_definition" {
+        return None;
+    }
+    node.child_by_field_name("return_type").and_then(|t| annotation_path(t, src)).map(ValueSource::Annotation)
+}
+
 fn annotation_path(t: Node, src: &[u8]) -> Option<String> {
     let inner = if t.kind() == "type" { t.named_child(0)? } else { t };
     match inner.kind() {

@@ -222,6 +222,31 @@ pub(super) fn value_source(ident: Node, src: &[u8]) -> Option<ValueSource> {
     }
 }
 
+/// The declared type of a definition: a function's or method's return annotation, a
+/// property's (or parameter property's) type annotation.
+pub(super) fn declared_type(node: Node, src: &[u8]) -> Option<ValueSource> {
+    let field = match node.kind() {
+        "function_declaration" | "method_definition" | "function_signature" | "method_signature" | "generator_function_declaration" => {
+            "return_type"
+        }
+        "public_field_definition" | "required_parameter" | "property_signature" => "type",
+        "variable_declarator" => {
+            // `const f = (): Foo => ...`
+            let v = node.child_by_field_name("value")?;
+            return v.child_by_field_name("return_type").and_then(|t| annotation_path(t, src)).map(ValueSource::Annotation);
+        }
+        _ => return None,
+    };
+    let t = node.child_by_field_name(field)?;
+    // `Promise<Foo>` returned by an async function is still a Foo to its awaiting callers.
+    let inner = if t.kind() == "type_annotation" { t.named_child(0)? } else { t };
+    if inner.kind() == "generic_type" && inner.child_by_field_name("name").is_some_and(|n| text(n, src) == "Promise") {
+        let arg = inner.child_by_field_name("type_arguments").and_then(|a| a.named_child(0))?;
+        return annotation_path(arg, src).map(ValueSource::Annotation);
+    }
+    annotation_path(t, src).map(ValueSource::Annotation)
+}
+
 fn annotation_path(t: Node, src: &[u8]) -> Option<String> {
     let inner = if t.kind() == "type_annotation" { t.named_child(0)? } else { t };
     match inner.kind() {

@@ -64,6 +64,8 @@ enum Target {
     External(String),
     /// An instance of a class in the repository (from `Foo()`, `new Foo()`, an annotation).
     Instance(i64),
+    /// `super` inside a class: members are looked up after the class in its MRO.
+    Super(i64),
     /// A local or module variable whose value is not known.
     Opaque,
 }
@@ -341,11 +343,7 @@ impl<'a> Resolver<'a> {
         if depth > 4 {
             return (Target::Opaque, UNRESOLVED);
         }
-        let (path, instance) = match value {
-            ValueSource::Call(p) => (p, true),
-            ValueSource::New(p) | ValueSource::Annotation(p) => (p, true),
-            ValueSource::Alias(p) => (p, false),
-        };
+        let (ValueSource::Call(path) | ValueSource::New(path) | ValueSource::Annotation(path) | ValueSource::Alias(path)) = value;
         let Some((target, evidence)) = self.path_target(file, src, path, &LocalBinding::Free, depth + 1) else {
             return (Target::Opaque, UNRESOLVED);
         };
@@ -353,13 +351,115 @@ impl<'a> Resolver<'a> {
             return (Target::Opaque, UNRESOLVED);
         }
         let flowed = if evidence == EXACT { INFERRED } else { evidence };
-        match (target, instance, value) {
-            (t, false, _) => (t, evidence),
-            (Target::Sym(id), true, _) if self.sym(id).is_some_and(|s| s.kind.is_class_like()) => (Target::Instance(id), flowed),
-            (Target::External(e), true, ValueSource::Call(_)) => (Target::External(format!("{e}()")), flowed),
-            (Target::External(e), true, _) => (Target::External(e), flowed),
-            _ => (Target::Opaque, UNRESOLVED),
+        let result = match value {
+            ValueSource::Alias(_) => return (target, evidence),
+            ValueSource::Call(_) => self.call_result(target, depth + 1),
+            ValueSource::New(_) | ValueSource::Annotation(_) => self.instance_of(target),
+        };
+        match result {
+            Some(t) => (t, flowed),
+            None => (Target::Opaque, UNRESOLVED),
         }
+    }
+
+    /// An instance of what a type or constructor path denotes.
+    fn instance_of(&self, t: Target) -> Option<Target> {
+        match t {
+            Target::Sym(id) if self.sym(id).is_some_and(|s| s.kind.is_class_like()) => Some(Target::Instance(id)),
+            Target::External(e) => Some(Target::External(e)),
+            _ => None,
+        }
+    }
+
+    /// What a symbol's declared or obvious type denotes, resolved in its own file.
+    fn type_of(&self, sym: &SymbolRow, depth: usize) -> Option<Target> {
+        let ty = sym.ty.as_ref()?;
+        let file = sym.file?;
+        let module = *self.module_sym.get(&file)?;
+        if depth > 8 {
+            return None;
+        }
+        let (ValueSource::Call(p) | ValueSource::New(p) | ValueSource::Annotation(p) | ValueSource::Alias(p)) = ty;
+        let (t, e) = self.path_target(file, module, p, &LocalBinding::Free, depth + 1)?;
+        if e == UNRESOLVED {
+            return None;
+        }
+        match ty {
+            ValueSource::Call(_) => self.call_result(t, depth + 1),
+            _ => self.instance_of(t),
+        }
+    }
+
+    /// The base classes of a class, resolved in the class's own file.
+    fn bases(&self, class: &SymbolRow, depth: usize) -> Vec<i64> {
+        let (Some(file), true) = (class.file, depth < 16) else { return Vec::new() };
+        let Some(&module) = self.module_sym.get(&file) else { return Vec::new() };
+        class
+            .bases
+            .iter()
+            .filter_map(|b| match self.path_target(file, module, b, &LocalBinding::Free, depth + 1) {
+                Some((Target::Sym(id), e)) if e != UNRESOLVED && self.sym(id).is_some_and(|s| s.kind.is_class_like()) => Some(id),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The method resolution order of a class: C3 linearization (Python's), which is the
+    /// plain `extends` chain for single inheritance. Inconsistent hierarchies fall back to
+    /// depth-first order; cycles are cut.
+    fn mro(&self, class: i64, depth: usize) -> Vec<i64> {
+        let Some(sym) = self.sym(class) else { return vec![class] };
+        if depth > 16 {
+            return vec![class];
+        }
+        let bases = self.bases(sym, depth);
+        let mut seqs: Vec<Vec<i64>> = bases.iter().filter(|&&b| b != class).map(|&b| self.mro(b, depth + 1)).collect();
+        seqs.push(bases.into_iter().filter(|&b| b != class).collect());
+        let mut out = vec![class];
+        loop {
+            seqs.retain(|s| !s.is_empty());
+            if seqs.is_empty() {
+                break;
+            }
+            let head = seqs.iter().map(|s| s[0]).find(|h| !seqs.iter().any(|s| s[1..].contains(h)));
+            match head {
+                Some(h) => {
+                    if !out.contains(&h) {
+                        out.push(h);
+                    }
+                    for s in &mut seqs {
+                        if s[0] == h {
+                            s.remove(0);
+                        }
+                    }
+                }
+                None => {
+                    for s in seqs {
+                        for x in s {
+                            if !out.contains(&x) {
+                                out.push(x);
+                            }
+                        }
+                    }
+                    break;
+                }
+            }
+        }
+        out
+    }
+
+    /// A member of a class looked up along its MRO; the flag says it was inherited.
+    fn class_member(&self, class: i64, name: &str, skip_self: bool) -> Option<(i64, bool)> {
+        for (i, c) in self.mro(class, 0).into_iter().enumerate() {
+            if skip_self && i == 0 {
+                continue;
+            }
+            let sym = self.sym(c)?;
+            if let Some(m) = self.qname(&self.member_qname(sym, name)) {
+                return Some((m.id, i > 0));
+            }
+        }
+        None
     }
 
     /// Resolves a whole written path from a reference site.
@@ -371,11 +471,11 @@ impl<'a> Resolver<'a> {
             LocalBinding::Var(Some(v)) => self.value_target(file, src, v, depth),
             LocalBinding::Var(None) => (Target::Opaque, UNRESOLVED),
             LocalBinding::SelfOf(class) => (Target::Instance(self.qname(class)?.id), INFERRED),
-            LocalBinding::SuperOf(_) => return None,
+            LocalBinding::SuperOf(class) => (Target::Super(self.qname(class)?.id), INFERRED),
             LocalBinding::Free => {
                 let bare = root.strip_suffix("()").unwrap_or(root);
                 let (t, e) = self.free_name(file, src, bare, depth)?;
-                if root.ends_with("()") { (self.call_result(t)?, e) } else { (t, e) }
+                if root.ends_with("()") { (self.call_result(t, depth)?, e) } else { (t, e) }
             }
         };
         for seg in segments {
@@ -390,15 +490,22 @@ impl<'a> Resolver<'a> {
             if inferred && evidence == EXACT {
                 evidence = INFERRED;
             }
-            target = if call { self.call_result(next)? } else { next };
+            target = if call { self.call_result(next, depth)? } else { next };
         }
         Some((target, evidence))
     }
 
     /// What calling a target gives: an instance of a class, a call result of an external.
-    fn call_result(&self, t: Target) -> Option<Target> {
+    fn call_result(&self, t: Target, depth: usize) -> Option<Target> {
         match t {
-            Target::Sym(id) if self.sym(id).is_some_and(|s| s.kind == SymbolKind::Class) => Some(Target::Instance(id)),
+            Target::Sym(id) => {
+                let sym = self.sym(id)?;
+                match sym.kind {
+                    SymbolKind::Class => Some(Target::Instance(id)),
+                    SymbolKind::Function | SymbolKind::Method => self.type_of(sym, depth),
+                    _ => None,
+                }
+            }
             Target::External(e) => Some(Target::External(format!("{e}()"))),
             _ => None,
         }
@@ -409,14 +516,19 @@ impl<'a> Resolver<'a> {
         match target {
             Target::Sym(id) => {
                 let sym = self.sym(*id)?;
+                if sym.kind.is_class_like() {
+                    return self.class_member(*id, name, false).map(|(m, inherited)| (Target::Sym(m), inherited));
+                }
+                if matches!(sym.kind, SymbolKind::Property | SymbolKind::Variable) && sym.ty.is_some() {
+                    // A typed property: `this.svc.find()` with `svc: UserService`.
+                    let t = self.type_of(sym, 0)?;
+                    return self.member(&t, name).map(|(t, _)| (t, true));
+                }
                 let q = self.member_qname(sym, name);
                 self.qname(&q).map(|s| (Target::Sym(s.id), false))
             }
-            Target::Instance(id) => {
-                let sym = self.sym(*id)?;
-                let q = self.member_qname(sym, name);
-                self.qname(&q).map(|s| (Target::Sym(s.id), true))
-            }
+            Target::Instance(id) => self.class_member(*id, name, false).map(|(m, _)| (Target::Sym(m), true)),
+            Target::Super(id) => self.class_member(*id, name, true).map(|(m, _)| (Target::Sym(m), true)),
             Target::Module(f) => self.module_member(*f, name, 0).map(|t| (t, false)),
             Target::Package(p) => self.package_member(p, name).map(|t| (t, false)),
             Target::External(e) => Some((Target::External(format!("{e}.{name}")), false)),
@@ -429,6 +541,7 @@ impl<'a> Resolver<'a> {
             Target::Sym(id) | Target::Instance(id) => Some(Dst::Symbol(*id)),
             Target::Module(f) => self.module_sym.get(f).map(|&id| Dst::Symbol(id)),
             Target::Package(p) => Some(Dst::Unresolved(p.clone())),
+            Target::Super(_) => None,
             Target::External(e) => Some(Dst::External(e.clone())),
             Target::Opaque => None,
         }
@@ -512,6 +625,24 @@ impl<'a> Resolver<'a> {
                     let Some(dst) = self.dst_of(&target) else { continue };
                     let kind = edge_kind(r.kind, self.target_kind(&target));
                     out.push(EdgeRow { kind, src: r.src, dst, file, line: r.line, col: r.col, evidence, dynamic: false });
+                    // Python: instantiating a class runs its `__init__` (or an inherited one).
+                    if kind == "instantiates" && !lang.is_script() {
+                        if let Target::Sym(class) = target {
+                            if let Some((init, inherited)) = self.class_member(class, "__init__", false) {
+                                let evidence = if inherited && evidence == EXACT { INFERRED } else { evidence };
+                                out.push(EdgeRow {
+                                    kind: "calls",
+                                    src: r.src,
+                                    dst: Dst::Symbol(init),
+                                    file,
+                                    line: r.line,
+                                    col: r.col,
+                                    evidence,
+                                    dynamic: false,
+                                });
+                            }
+                        }
+                    }
                 }
                 // A local or module variable passed along is data flow, not a graph edge.
                 Some(_) if value_use => {}

@@ -61,11 +61,13 @@ struct Model {
     /// Names re-exported by the package index (`__init__.py` / `src/index.ts`): (module, name).
     reexports: Vec<(usize, String)>,
     counter: usize,
+    /// TypeScript: `main.ts` imports the index through a tsconfig `paths` alias.
+    alias: bool,
 }
 
 impl Model {
     fn new(lang: Lang, n: usize, rng: &mut Rng) -> Model {
-        let mut m = Model { lang, modules: Vec::new(), reexports: Vec::new(), counter: 0 };
+        let mut m = Model { lang, modules: Vec::new(), reexports: Vec::new(), counter: 0, alias: false };
         for _ in 0..n {
             m.add_module(rng);
         }
@@ -251,7 +253,8 @@ impl Model {
             Lang::TypeScript => {
                 let mut main = String::new();
                 if !uses.is_empty() {
-                    main.push_str(&format!("import {{ {} }} from './src';\n\n", uses.join(", ")));
+                    let from = if self.alias { "@lib/index" } else { "./src" };
+                    main.push_str(&format!("import {{ {} }} from '{from}';\n\n", uses.join(", ")));
                 }
                 main.push_str("export function main() {\n");
                 for u in &uses {
@@ -262,6 +265,10 @@ impl Model {
             }
         };
         files.insert(index_path.to_string(), index);
+        if self.lang == Lang::TypeScript {
+            let paths = if self.alias { r#", "paths": { "@lib/*": ["src/*"] }"# } else { "" };
+            files.insert("tsconfig.json".to_string(), format!("{{ \"compilerOptions\": {{ \"strict\": true{paths} }} }}\n"));
+        }
         files.insert(main_path.to_string(), main);
         files
     }
@@ -269,7 +276,7 @@ impl Model {
     /// Applies one random edit; returns its name.
     fn edit(&mut self, rng: &mut Rng) -> &'static str {
         let live = self.live();
-        match rng.below(11) {
+        match rng.below(12) {
             0 => {
                 // Body change: a call added or removed.
                 if rng.chance(50) {
@@ -368,6 +375,19 @@ impl Model {
                 }
                 "re-export"
             }
+            11 => {
+                // TypeScript: tsconfig `paths` added or removed (Python: the package index
+                // re-exports change instead).
+                if self.lang == Lang::TypeScript {
+                    self.alias = !self.alias;
+                    "tsconfig"
+                } else {
+                    if let Some((m, f)) = self.random_func(rng) {
+                        self.reexports.push((m, f));
+                    }
+                    "__init__ re-export"
+                }
+            }
             _ => {
                 // A base class changes (hierarchy edit).
                 if let Some(&m) = live.get(rng.below(live.len().max(1))) {
@@ -443,7 +463,7 @@ fn differential(lang: Lang, seed: u64) {
         }
     }
     eprintln!("{steps} steps, edits {kinds:?}; {partial} updates re-resolved only part of the tree");
-    assert!(kinds.len() >= 10, "every kind of edit was exercised: {kinds:?}");
+    assert!(kinds.len() >= 12, "every kind of edit was exercised: {kinds:?}");
     assert!(partial > steps / 2, "incremental updates should not re-resolve everything ({partial}/{steps})");
 }
 

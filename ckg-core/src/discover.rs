@@ -94,6 +94,14 @@ pub struct Skipped {
 pub struct Discovery {
     pub files: Vec<SourceFile>,
     pub skipped: Vec<Skipped>,
+    /// Project configuration files (`package.json`, `tsconfig*.json`, `jsconfig*.json`):
+    /// (relative path, absolute path), sorted.
+    pub configs: Vec<(String, PathBuf)>,
+}
+
+/// Whether a file name is project configuration that module resolution reads.
+pub fn is_config(name: &str) -> bool {
+    name == "package.json" || (name.ends_with(".json") && (name.starts_with("tsconfig") || name.starts_with("jsconfig")))
 }
 
 fn rel_path(root: &Path, path: &Path) -> String {
@@ -157,7 +165,12 @@ pub fn discover(root: &Path, config: &DiscoverConfig) -> Result<Discovery> {
             continue;
         }
         let path = rel_path(root, entry.path());
-        let Some(lang) = Lang::from_path(&path) else { continue };
+        let Some(lang) = Lang::from_path(&path) else {
+            if is_config(&entry.file_name().to_string_lossy()) {
+                out.configs.push((path, entry.path().to_path_buf()));
+            }
+            continue;
+        };
         let meta = match entry.metadata() {
             Ok(m) => m,
             Err(err) => {
@@ -191,6 +204,7 @@ pub fn discover(root: &Path, config: &DiscoverConfig) -> Result<Discovery> {
     out.files.sort_by(|a, b| a.path.cmp(&b.path));
     out.files.dedup_by(|b, a| a.path == b.path);
     out.skipped.sort_by(|a, b| a.path.cmp(&b.path));
+    out.configs.sort();
     assign_modules(&mut out.files);
     Ok(out)
 }

@@ -357,7 +357,23 @@ pub fn index(config: &IndexConfig, progress: &(dyn Fn(Progress) + Sync)) -> Resu
     store_time += w.elapsed();
     timings.insert("store".to_string(), ms(store_time));
 
-    let changed = !changed_files.is_empty() || removed > 0 || report.created || report.rebuilt.is_some();
+    // Project configuration: any change re-resolves the files that resolved bare specifiers.
+    let mut configs = std::collections::BTreeMap::new();
+    for (rel, abs) in &discovery.configs {
+        if let Ok(content) = std::fs::read_to_string(abs) {
+            if content.len() <= 1 << 20 {
+                configs.insert(rel.clone(), content);
+            }
+        }
+    }
+    let configs_changed = fresh || tx.configs()? != configs;
+    if configs_changed {
+        tx.put_configs(&configs)?;
+        changed_keys.push("config".to_string());
+    }
+    memory_input.configs = configs.into_iter().collect();
+
+    let changed = !changed_files.is_empty() || removed > 0 || configs_changed || report.created || report.rebuilt.is_some();
     let mut tx = tx;
     let mut re_resolved = 0u64;
     let generation = if changed {

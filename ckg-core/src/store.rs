@@ -19,7 +19,7 @@ use crate::lang::Lang;
 
 /// Bump when the schema or the meaning of stored facts changes; an index with another
 /// version is rebuilt from scratch (it is derived data).
-pub const SCHEMA_VERSION: i64 = 4;
+pub const SCHEMA_VERSION: i64 = 5;
 /// `PRAGMA application_id` of ckg databases ("ckg1").
 pub const APPLICATION_ID: i64 = 0x636b_6731;
 
@@ -99,6 +99,11 @@ CREATE TABLE lookups(
     file_id INTEGER NOT NULL,
     PRIMARY KEY (key, file_id)
 ) STRICT, WITHOUT ROWID;
+-- Project configuration read by module resolution (tsconfig, jsconfig, package.json).
+CREATE TABLE configs(
+    path TEXT PRIMARY KEY,
+    content TEXT NOT NULL
+) STRICT;
 CREATE TABLE edges(
     id INTEGER PRIMARY KEY,
     kind TEXT NOT NULL,
@@ -399,6 +404,23 @@ impl WriteTx<'_> {
                 params![key, value],
             )
             .map_err(|e| self.err(e))?;
+        Ok(())
+    }
+
+    /// The stored project configuration files, by path.
+    pub fn configs(&self) -> Result<std::collections::BTreeMap<String, String>> {
+        let mut s = self.tx.prepare_cached("SELECT path, content FROM configs").map_err(|e| self.err(e))?;
+        let rows = s.query_map([], |r| Ok((r.get(0)?, r.get(1)?))).map_err(|e| self.err(e))?;
+        rows.collect::<rusqlite::Result<_>>().map_err(|e| self.err(e))
+    }
+
+    /// Replaces the stored project configuration files.
+    pub fn put_configs(&self, configs: &std::collections::BTreeMap<String, String>) -> Result<()> {
+        self.tx.execute("DELETE FROM configs", []).map_err(|e| self.err(e))?;
+        let mut s = self.tx.prepare_cached("INSERT INTO configs(path, content) VALUES (?1, ?2)").map_err(|e| self.err(e))?;
+        for (p, c) in configs {
+            s.execute(params![p, c]).map_err(|e| self.err(e))?;
+        }
         Ok(())
     }
 
@@ -936,6 +958,8 @@ pub struct ResolveInput {
     pub exports: Vec<ExportRow>,
     pub vars: Vec<VarRow>,
     pub refs: Vec<RefRow>,
+    /// Project configuration files: (path, content).
+    pub configs: Vec<(String, String)>,
 }
 
 impl ResolveInput {
@@ -1050,6 +1074,8 @@ fn load_resolve_input(conn: &Connection, refs_of: Option<&std::collections::Hash
             Ok(ExportRow { file: r.get(0)?, name: r.get(1)?, target: r.get(2)?, specifier: r.get(3)?, line: r.get(4)?, col: r.get(5)? })
         })?
         .collect::<rusqlite::Result<_>>()?;
+    let mut s = conn.prepare("SELECT path, content FROM configs ORDER BY path")?;
+    input.configs = s.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?.collect::<rusqlite::Result<_>>()?;
     let mut s = conn.prepare("SELECT file_id, name, value FROM vars")?;
     input.vars = s
         .query_map([], |r| {

@@ -17,6 +17,7 @@
 //! Nothing binds a bare name globally.
 
 mod builtins;
+mod config;
 mod modules;
 
 use std::cell::RefCell;
@@ -103,7 +104,7 @@ impl<'a> Resolver<'a> {
         Resolver {
             input,
             files,
-            modules: modules::ModuleIndex::new(&input.files),
+            modules: modules::ModuleIndex::new(&input.files, &input.configs),
             by_qname,
             by_id,
             module_sym,

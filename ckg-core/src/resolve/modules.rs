@@ -21,13 +21,14 @@ pub(super) struct ModuleIndex<'a> {
     packages: HashSet<String>,
     scripts: HashMap<&'a str, i64>,
     files: HashMap<i64, &'a FileRow>,
+    config: super::config::ProjectConfig,
 }
 
 /// Extensions probed for an extension-less relative specifier, in order.
 const SCRIPT_EXTS: &[&str] = &[".ts", ".tsx", ".d.ts", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs"];
 
 impl<'a> ModuleIndex<'a> {
-    pub(super) fn new(files: &'a [FileRow]) -> ModuleIndex<'a> {
+    pub(super) fn new(files: &'a [FileRow], configs: &[(String, String)]) -> ModuleIndex<'a> {
         let mut python = HashMap::new();
         let mut packages = HashSet::new();
         let mut scripts = HashMap::new();
@@ -44,7 +45,13 @@ impl<'a> ModuleIndex<'a> {
                 scripts.insert(f.path.as_str(), f.id);
             }
         }
-        ModuleIndex { python, packages, scripts, files: files.iter().map(|f| (f.id, f)).collect() }
+        ModuleIndex {
+            python,
+            packages,
+            scripts,
+            files: files.iter().map(|f| (f.id, f)).collect(),
+            config: super::config::ProjectConfig::new(configs),
+        }
     }
 
     pub(super) fn resolve(&self, from: i64, lang: Lang, spec: &str) -> ModuleTarget {
@@ -99,11 +106,20 @@ impl<'a> ModuleIndex<'a> {
     }
 
     fn resolve_script(&self, from: i64, spec: &str) -> ModuleTarget {
+        let Some(file) = self.files.get(&from) else { return ModuleTarget::Missing };
         if !(spec.starts_with("./") || spec.starts_with("../") || spec == "." || spec == "..") {
-            let spec = spec.strip_prefix("node:").unwrap_or(spec);
+            if let Some(builtin) = spec.strip_prefix("node:") {
+                return ModuleTarget::External(builtin.to_string());
+            }
+            // tsconfig `paths` / `baseUrl` and workspace packages map bare specifiers to files.
+            super::record("config");
+            for candidate in self.config.candidates(&file.path, spec) {
+                if let Some(f) = self.probe(&candidate) {
+                    return ModuleTarget::File(f);
+                }
+            }
             return ModuleTarget::External(spec.to_string());
         }
-        let Some(file) = self.files.get(&from) else { return ModuleTarget::Missing };
         let dir = file.path.rsplit_once('/').map(|(d, _)| d).unwrap_or("");
         let Some(joined) = normalize(dir, spec) else { return ModuleTarget::Missing };
         super::record(&format!("path:{joined}"));

@@ -5,6 +5,10 @@
 (class_definition name: (identifier) @name) @definition.class
 (function_definition name: (identifier) @name) @definition.function
 (lambda) @definition.lambda
+; Attributes: `self.x = ...` in methods, annotated fields in class bodies (`repo: Repo`).
+((assignment left: (attribute object: (identifier) @_self attribute: (identifier) @name)) @definition.property
+  (#eq? @_self "self"))
+(class_definition body: (block (expression_statement (assignment left: (identifier) @name type: (type)) @definition.property)))
 
 ; ---- references --------------------------------------------------------------
 (call function: (_) @name) @reference.call

@@ -461,8 +461,10 @@ fn build(lang: Lang, module: &str, src: &[u8], caps: Captures, facts: &mut FileF
         let d = iv[i].def.expect("filtered");
         let (kind, node, name_node) = caps.defs[d];
         let mut parent = iv[i].def_above.and_then(|p| sym_of_interval.get(&p).copied()).unwrap_or(0);
-        // A constructor parameter property belongs to the class, not to the constructor.
-        if node.kind() == "required_parameter" {
+        // A constructor parameter property (`constructor(private svc: S)`) and a Python
+        // `self.x = ...` attribute belong to the class, not to the method.
+        if node.kind() == "required_parameter" || (node.kind() == "assignment" && facts.symbols[parent as usize].kind != SymbolKind::Class)
+        {
             parent = facts.symbols[parent as usize].parent.unwrap_or(parent);
         }
         let parent_kind = facts.symbols[parent as usize].kind;
@@ -523,25 +525,66 @@ fn build(lang: Lang, module: &str, src: &[u8], caps: Captures, facts: &mut FileF
     // the property (a property holding an arrow function is a method and keeps its own).
     let symbols = &facts.symbols;
     let sym_at = |inner: Option<usize>| -> u32 {
-        let s = nesting.def_of(inner).and_then(|i| sym_of_interval.get(&i).copied()).unwrap_or(0);
-        match symbols[s as usize] {
-            SymbolFact { kind: SymbolKind::Property, parent: Some(p), .. } => p,
+        let Some(i) = nesting.def_of(inner) else { return 0 };
+        let s = sym_of_interval.get(&i).copied().unwrap_or(0);
+        match symbols[s as usize].kind {
+            // The code around a property definition runs in the enclosing definition: the
+            // class body for a field, the method for `self.x = ...`.
+            SymbolKind::Property => iv[i].def_above.and_then(|p| sym_of_interval.get(&p).copied()).unwrap_or(0),
             _ => s,
         }
     };
 
     // --- local names per scope ----------------------------------------------------------
     let mut locals: HashMap<(usize, String), Local> = HashMap::new();
+    // Definitions by node, so `f = lambda: ...` binds `f` to the lambda.
+    let def_by_node: HashMap<usize, u32> = caps.defs.iter().enumerate().map(|(d, (_, node, _))| (node.id(), sym_of_def[d])).collect();
+    let assigned_def = |ident: Node| -> Option<u32> {
+        let parent = ident.parent()?;
+        let right = match parent.kind() {
+            "assignment" => parent.child_by_field_name("right")?,
+            _ => return None,
+        };
+        def_by_node.get(&right.id()).copied()
+    };
     for (node, point) in caps.local_defs.iter().zip(local_points) {
         let name = text(*node, src).into_owned();
+        let def = assigned_def(*node);
         match nesting.scope_of(point.2) {
             Some(scope) => {
-                locals.entry((scope, name)).or_insert_with(|| Local::Var(value_source(lang, *node, src)));
+                let local = match def {
+                    Some(sym) => Local::Def(sym),
+                    None => Local::Var(value_source(lang, *node, src)),
+                };
+                locals.entry((scope, name)).or_insert(local);
             }
             None => {
                 let (line, _) = position(*node);
-                facts.vars.push(VarFact { name, value: value_source(lang, *node, src), line });
+                let value = match def {
+                    Some(sym) => Some(ValueSource::Alias(facts.symbols[sym as usize].name.clone())),
+                    None => value_source(lang, *node, src),
+                };
+                facts.vars.push(VarFact { name, value, line });
             }
+        }
+    }
+    // `self.x = param` in a method: the attribute has the parameter's annotated type.
+    let mut interval_of_def: Vec<Option<usize>> = vec![None; caps.defs.len()];
+    for (i, interval) in iv.iter().enumerate() {
+        if let Some(d) = interval.def {
+            interval_of_def[d] = Some(i);
+        }
+    }
+    let mut attr_types: Vec<(u32, ValueSource)> = Vec::new();
+    for (d, (kind, node, _)) in caps.defs.iter().enumerate() {
+        if *kind != DefKind::Property || node.kind() != "assignment" || facts.symbols[sym_of_def[d] as usize].ty.is_some() {
+            continue;
+        }
+        let Some(right) = node.child_by_field_name("right").filter(|r| r.kind() == "identifier") else { continue };
+        let name = text(right, src).into_owned();
+        let scope = interval_of_def[d].and_then(|i| iv[i].scope_above);
+        if let Some(Local::Var(Some(v))) = scope.and_then(|s| locals.get(&(s, name))) {
+            attr_types.push((sym_of_def[d], v.clone()));
         }
     }
     for (i, interval) in iv.iter().enumerate() {
@@ -631,6 +674,9 @@ fn build(lang: Lang, module: &str, src: &[u8], caps: Captures, facts: &mut FileF
                 bases.push(path);
             }
         }
+    }
+    for (sym, ty) in attr_types {
+        facts.symbols[sym as usize].ty.get_or_insert(ty);
     }
     for (sym, paths) in returned {
         let s = &mut facts.symbols[sym as usize];

@@ -154,10 +154,21 @@ pub(super) fn value_source(ident: Node, src: &[u8]) -> Option<ValueSource> {
 
 /// A function's return annotation (`-> User`).
 pub(super) fn declared_type(node: Node, src: &[u8]) -> Option<ValueSource> {
-    if node.kind() != "function_definition" {
-        return None;
+    match node.kind() {
+        "function_definition" => node.child_by_field_name("return_type").and_then(|t| annotation_path(t, src)).map(ValueSource::Annotation),
+        // An attribute: `self.x: Foo = ...`, `self.x = Foo()`, `x: Foo` in a class body.
+        "assignment" => {
+            if let Some(t) = node.child_by_field_name("type") {
+                return annotation_path(t, src).map(ValueSource::Annotation);
+            }
+            let right = node.child_by_field_name("right")?;
+            match right.kind() {
+                "call" => path_of(right.child_by_field_name("function")?, src).map(|(p, _)| ValueSource::Call(p)),
+                _ => None,
+            }
+        }
+        _ => None,
     }
-    node.child_by_field_name("return_type").and_then(|t| annotation_path(t, src)).map(ValueSource::Annotation)
 }
 
 fn annotation_path(t: Node, src: &[u8]) -> Option<String> {

@@ -29,6 +29,8 @@
 (array (identifier) @name @reference.argument)
 (pair value: [(identifier) (member_expression)] @name @reference.argument)
 (object (shorthand_property_identifier) @name @reference.argument)
+; Values stored into a member: `exports.slugify = slugify`, `this.handler = onMessage`.
+(assignment_expression left: (member_expression) right: [(identifier) (member_expression)] @name @reference.argument)
 (decorator [(identifier) (member_expression)] @name @reference.decorator)
 (class_heritage (extends_clause value: (_) @name @reference.inherits))
 (implements_clause [(type_identifier) (nested_type_identifier)] @name @reference.implements)
@@ -47,5 +49,8 @@
 ; ---- imports and exports -----------------------------------------------------
 (import_statement) @import.statement
 (export_statement) @export.statement
+; CommonJS: `module.exports = x`, `module.exports = { a, b }`, `exports.a = a`.
+((expression_statement (assignment_expression left: (member_expression) @_lhs) @export.statement)
+  (#match? @_lhs "^(module[.])?exports([.]|$)"))
 (call_expression function: (identifier) @_require (#eq? @_require "require") arguments: (arguments . (string) .)) @import.require
 (call_expression function: (import) arguments: (arguments . (string))) @import.dynamic

@@ -116,9 +116,14 @@ pub(super) fn imports(role: Capture, node: Node, src: &[u8], scope: u32, out: &m
     }
 }
 
-/// `export … from`, `export { a as b }`, `export default x`, `export * from`.
+/// `export … from`, `export { a as b }`, `export default x`, `export * from`, and CommonJS
+/// `module.exports = …` / `exports.a = …`.
 pub(super) fn exports(node: Node, src: &[u8], facts: &mut FileFacts) {
     let (line, col) = position(node);
+    if node.kind() == "expression_statement" {
+        commonjs_exports(node, src, facts, line, col);
+        return;
+    }
     let source = node.child_by_field_name("source").and_then(|s| string_value(s, src));
     let type_only = has_token(node, "type");
     let mut cursor = node.walk();
@@ -162,6 +167,42 @@ pub(super) fn exports(node: Node, src: &[u8], facts: &mut FileFacts) {
             });
         if let Some(target) = target {
             facts.exports.push(ExportFact { name: "default".into(), target: Some(target), specifier: None, line, col });
+        }
+    }
+}
+
+fn commonjs_exports(stmt: Node, src: &[u8], facts: &mut FileFacts, line: u32, col: u32) {
+    let Some(assign) = stmt.named_child(0) else { return };
+    let (Some(left), Some(right)) = (assign.child_by_field_name("left"), assign.child_by_field_name("right")) else { return };
+    let lhs = text(left, src);
+    let ident = |n: Node| (n.kind() == "identifier").then(|| text(n, src).into_owned());
+    let mut push = |name: String, target: Option<String>| facts.exports.push(ExportFact { name, target, specifier: None, line, col });
+    if lhs == "module.exports" {
+        match right.kind() {
+            "identifier" => push("module.exports".into(), ident(right)),
+            "object" => {
+                let mut c = right.walk();
+                for p in right.named_children(&mut c) {
+                    match p.kind() {
+                        "shorthand_property_identifier" => {
+                            let n = text(p, src).into_owned();
+                            push(n.clone(), Some(n));
+                        }
+                        "pair" => {
+                            let (Some(k), Some(v)) = (p.child_by_field_name("key"), p.child_by_field_name("value")) else { continue };
+                            if let Some(target) = ident(v) {
+                                push(text(k, src).into_owned(), Some(target));
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            _ => {}
+        }
+    } else if let Some(name) = lhs.strip_prefix("module.exports.").or_else(|| lhs.strip_prefix("exports.")) {
+        if !name.contains('.') {
+            push(name.to_string(), ident(right));
         }
     }
 }
@@ -228,6 +269,12 @@ pub(super) fn declared_type(node: Node, src: &[u8]) -> Option<ValueSource> {
     let field = match node.kind() {
         "function_declaration" | "method_definition" | "function_signature" | "method_signature" | "generator_function_declaration" => {
             "return_type"
+        }
+        "public_field_definition" if node.child_by_field_name("type").is_none() => {
+            // `private logger = new Logger()`
+            let v = node.child_by_field_name("value").filter(|v| v.kind() == "new_expression")?;
+            let c = v.child_by_field_name("constructor")?;
+            return path_of(c, src).map(|(p, _)| ValueSource::New(p));
         }
         "public_field_definition" | "required_parameter" | "property_signature" => "type",
         "variable_declarator" => {

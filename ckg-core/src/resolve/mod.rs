@@ -175,11 +175,20 @@ impl<'a> Resolver<'a> {
                     Some(local) if !self.file_lang(from).is_script() && imp.specifier.starts_with(&format!("{local}.")) => local.as_str(),
                     _ => imp.specifier.as_str(),
                 };
-                self.module_target(self.modules.resolve(from, self.file_lang(from), spec))
+                match self.modules.resolve(from, self.file_lang(from), spec) {
+                    // CommonJS: `require('./m')` gives what `module.exports` was set to.
+                    ModuleTarget::File(f) if self.file_lang(f).is_script() => {
+                        self.module_member(f, "module.exports", hops + 1).or(Some(Target::Module(f)))
+                    }
+                    t => self.module_target(t),
+                }
             }
             ImportKind::Named | ImportKind::Default => {
                 let member = imp.imported.as_deref().unwrap_or("default");
                 match self.modules.resolve(from, self.file_lang(from), &imp.specifier) {
+                    ModuleTarget::File(f) if member == "default" => {
+                        self.module_member(f, "default", hops + 1).or_else(|| self.module_member(f, "module.exports", hops + 1))
+                    }
                     ModuleTarget::File(f) => self.module_member(f, member, hops + 1),
                     ModuleTarget::Package(p) => self.package_member(&p, member),
                     ModuleTarget::External(e) if imp.kind == ImportKind::Default => Some(Target::External(e)),

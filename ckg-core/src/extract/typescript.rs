@@ -120,7 +120,7 @@ pub(super) fn imports(role: Capture, node: Node, src: &[u8], scope: u32, out: &m
 /// `module.exports = …` / `exports.a = …`.
 pub(super) fn exports(node: Node, src: &[u8], facts: &mut FileFacts) {
     let (line, col) = position(node);
-    if node.kind() == "expression_statement" {
+    if node.kind() == "assignment_expression" {
         commonjs_exports(node, src, facts, line, col);
         return;
     }
@@ -171,8 +171,7 @@ pub(super) fn exports(node: Node, src: &[u8], facts: &mut FileFacts) {
     }
 }
 
-fn commonjs_exports(stmt: Node, src: &[u8], facts: &mut FileFacts, line: u32, col: u32) {
-    let Some(assign) = stmt.named_child(0) else { return };
+fn commonjs_exports(assign: Node, src: &[u8], facts: &mut FileFacts, line: u32, col: u32) {
     let (Some(left), Some(right)) = (assign.child_by_field_name("left"), assign.child_by_field_name("right")) else { return };
     let lhs = text(left, src);
     let ident = |n: Node| (n.kind() == "identifier").then(|| text(n, src).into_owned());

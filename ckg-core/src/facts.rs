@@ -108,10 +108,12 @@ pub enum RefKind {
     Inherits,
     /// `implements`.
     Implements,
+    /// The object of a member access (`Color.Red`): kept only when it names an enum.
+    Member,
 }
 
 impl RefKind {
-    pub const ALL: [RefKind; 8] = [
+    pub const ALL: [RefKind; 9] = [
         RefKind::Call,
         RefKind::New,
         RefKind::Argument,
@@ -120,6 +122,7 @@ impl RefKind {
         RefKind::Type,
         RefKind::Inherits,
         RefKind::Implements,
+        RefKind::Member,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -132,6 +135,7 @@ impl RefKind {
             RefKind::Type => "type",
             RefKind::Inherits => "inherits",
             RefKind::Implements => "implements",
+            RefKind::Member => "member",
         }
     }
 
@@ -165,6 +169,10 @@ pub enum ValueSource {
     New(String),
     Alias(String),
     Annotation(String),
+    /// A definition of the same file, by qname (`return inner`, `f = lambda: ...`).
+    Def(String),
+    /// An instance of the enclosing class, by qname (`return self`).
+    SelfOf(String),
 }
 
 impl ValueSource {
@@ -175,6 +183,8 @@ impl ValueSource {
             ValueSource::New(p) => format!("new:{p}"),
             ValueSource::Alias(p) => format!("alias:{p}"),
             ValueSource::Annotation(p) => format!("type:{p}"),
+            ValueSource::Def(q) => format!("def:{q}"),
+            ValueSource::SelfOf(q) => format!("self:{q}"),
         }
     }
 
@@ -186,6 +196,8 @@ impl ValueSource {
             "new" => ValueSource::New(path),
             "alias" => ValueSource::Alias(path),
             "type" => ValueSource::Annotation(path),
+            "def" => ValueSource::Def(path),
+            "self" => ValueSource::SelfOf(path),
             _ => return None,
         })
     }

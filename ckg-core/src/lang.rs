@@ -123,6 +123,7 @@ pub const CAPTURES: &[(&str, Capture)] = {
         ("reference.type", Capture::Reference(R::Type)),
         ("reference.inherits", Capture::Reference(R::Inherits)),
         ("reference.implements", Capture::Reference(R::Implements)),
+        ("reference.member", Capture::Reference(R::Member)),
         ("import.statement", Capture::ImportStatement),
         ("import.require", Capture::ImportRequire),
         ("import.dynamic", Capture::ImportDynamic),

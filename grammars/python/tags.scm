@@ -25,6 +25,7 @@
 
 ; ---- returned values (a function's obvious return type) ---------------------
 (return_statement (call function: [(identifier) (attribute)] @name) @return.call)
+(return_statement (identifier) @name @return.call)
 
 ; ---- imports and exports -----------------------------------------------------
 (import_statement) @import.statement

@@ -37,6 +37,8 @@
 (implements_clause (generic_type name: (_) @name @reference.implements))
 (extends_type_clause type: [(type_identifier) (nested_type_identifier)] @name @reference.inherits)
 (extends_type_clause type: (generic_type name: (_) @name @reference.inherits))
+; Enum members (`Color.Red`): the object of a member access that is not a call.
+(member_expression object: (identifier) @name @reference.member)
 (type_identifier) @name @reference.type
 (nested_type_identifier) @name @reference.type
 

@@ -620,30 +620,81 @@ fn build(lang: Lang, module: &str, src: &[u8], caps: Captures, facts: &mut FileF
         if kind == RefKind::Jsx && name_node.kind() == "identifier" && text(name_node, src).starts_with(|c: char| c.is_ascii_lowercase()) {
             continue; // intrinsic elements: <div>
         }
+        if kind == RefKind::Member {
+            // Only capitalised objects can be enums; a member access that is called is a call.
+            let capital = text(name_node, src).starts_with(|c: char| c.is_ascii_uppercase());
+            let called = name_node.parent().and_then(|m| m.parent()).is_some_and(|c| c.kind() == "call_expression");
+            if !capital || called {
+                continue;
+            }
+        }
         if kind == RefKind::Call && matches!(name_node.kind(), "import") {
             continue; // `import('x')` is an import, not a call
         }
-        let src_sym = sym_at(point.2);
+        let mut src_sym = sym_at(point.2);
+        // Python default values run when the function is defined, in the enclosing scope.
+        if is_py {
+            if let Some(i) = nesting.def_of(point.2) {
+                let node = iv[i].def.map(|d| caps.defs[d].1);
+                let in_params = node.and_then(|n| n.child_by_field_name("parameters")).is_some_and(|p| {
+                    p.byte_range().contains(&name_node.start_byte()) && node.is_some_and(|n| n.kind() == "function_definition")
+                });
+                if in_params {
+                    src_sym = iv[i].def_above.and_then(|p| sym_of_interval.get(&p).copied()).unwrap_or(0);
+                }
+            }
+        }
         let (path, anchor) = match path_of(name_node, src) {
             Some((p, anchor)) => (p, anchor),
             None => (String::new(), name_node),
+        };
+        // An immediately invoked function: `(lambda: 1)()`, `(() => 1)()`.
+        let mut unwrapped = name_node;
+        while unwrapped.kind() == "parenthesized_expression" {
+            match unwrapped.named_child(0) {
+                Some(n) => unwrapped = n,
+                None => break,
+            }
+        }
+        let invoked = if path.is_empty() { def_by_node.get(&unwrapped.id()).copied() } else { None };
+        let (path, invoked_binding) = match invoked {
+            Some(sym) => (facts.symbols[sym as usize].name.clone(), Some(LocalBinding::Def(facts.symbols[sym as usize].qname.clone()))),
+            None => (path, None),
         };
         if kind == RefKind::Call && lang.is_script() && path == "require" {
             continue; // CommonJS `require('x')` is an import
         }
         let (line, col) = position(anchor);
         let text = if path.is_empty() { short_text(name_node, src) } else { String::new() };
-        let binding = if path.is_empty() { LocalBinding::Free } else { bind(lang, &path, point.2, src_sym, &nesting, &locals, facts) };
+        let binding = match invoked_binding {
+            Some(b) => b,
+            None if path.is_empty() => LocalBinding::Free,
+            None => bind(lang, &path, point.2, src_sym, &nesting, &locals, facts),
+        };
         facts.refs.push(RefFact { kind, src: src_sym, path, text, binding, line, col });
     }
 
     // --- obvious return types (applied below, once `sym_at` is done) --------------------------
-    let mut returned: HashMap<u32, Vec<String>> = HashMap::new();
+    let mut returned: HashMap<u32, Vec<ValueSource>> = HashMap::new();
     for ((_, callee), point) in caps.returns.iter().zip(return_points) {
-        if let Some((p, _)) = path_of(*callee, src) {
-            let v = returned.entry(sym_at(point.2)).or_default();
-            if !v.contains(&p) {
-                v.push(p);
+        let Some((p, _)) = path_of(*callee, src) else { continue };
+        let owner = sym_at(point.2);
+        let value = if callee.parent().is_some_and(|n| n.kind() == "return_statement") {
+            // `return inner` / `return handler` / `return self`.
+            match bind(lang, &p, point.2, owner, &nesting, &locals, facts) {
+                LocalBinding::Def(q) => Some(ValueSource::Def(q)),
+                LocalBinding::SelfOf(q) => Some(ValueSource::SelfOf(q)),
+                LocalBinding::Free => Some(ValueSource::Alias(p)),
+                LocalBinding::Var(v) => v,
+                LocalBinding::SuperOf(_) => None,
+            }
+        } else {
+            Some(ValueSource::Call(p))
+        };
+        if let Some(value) = value {
+            let v = returned.entry(owner).or_default();
+            if !v.contains(&value) {
+                v.push(value);
             }
         }
     }
@@ -678,10 +729,10 @@ fn build(lang: Lang, module: &str, src: &[u8], caps: Captures, facts: &mut FileF
     for (sym, ty) in attr_types {
         facts.symbols[sym as usize].ty.get_or_insert(ty);
     }
-    for (sym, paths) in returned {
+    for (sym, mut values) in returned {
         let s = &mut facts.symbols[sym as usize];
-        if s.ty.is_none() && paths.len() == 1 && matches!(s.kind, SymbolKind::Function | SymbolKind::Method) {
-            s.ty = Some(ValueSource::Call(paths[0].clone()));
+        if s.ty.is_none() && values.len() == 1 && matches!(s.kind, SymbolKind::Function | SymbolKind::Method) {
+            s.ty = values.pop();
         }
     }
     facts.refs.sort_by(|a, b| (a.line, a.col, a.kind).cmp(&(b.line, b.col, b.kind)));

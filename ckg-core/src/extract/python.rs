@@ -144,6 +144,17 @@ pub(super) fn value_source(ident: Node, src: &[u8]) -> Option<ValueSource> {
                 _ => None,
             }
         }
+        // `except ValidationError as err`, `with open(p) as f`.
+        "as_pattern_target" => {
+            let pattern = parent.parent()?;
+            let value = pattern.named_child(0)?;
+            let inside_except = pattern.parent().is_some_and(|p| p.kind() == "except_clause");
+            match value.kind() {
+                "identifier" | "attribute" if inside_except => path_of(value, src).map(|(p, _)| ValueSource::New(p)),
+                "call" => path_of(value.child_by_field_name("function")?, src).map(|(p, _)| ValueSource::Call(p)),
+                _ => None,
+            }
+        }
         "typed_parameter" | "typed_default_parameter" => {
             let t = parent.child_by_field_name("type")?;
             annotation_path(t, src).map(ValueSource::Annotation)

@@ -353,7 +353,13 @@ impl<'a> Resolver<'a> {
         if depth > 4 {
             return (Target::Opaque, UNRESOLVED);
         }
-        let (ValueSource::Call(path) | ValueSource::New(path) | ValueSource::Annotation(path) | ValueSource::Alias(path)) = value;
+        let path = match value {
+            ValueSource::Def(q) => return self.qname(q).map(|s| (Target::Sym(s.id), EXACT)).unwrap_or((Target::Opaque, UNRESOLVED)),
+            ValueSource::SelfOf(q) => {
+                return self.qname(q).map(|s| (Target::Instance(s.id), INFERRED)).unwrap_or((Target::Opaque, UNRESOLVED));
+            }
+            ValueSource::Call(p) | ValueSource::New(p) | ValueSource::Annotation(p) | ValueSource::Alias(p) => p,
+        };
         let Some((target, evidence)) = self.path_target(file, src, path, &LocalBinding::Free, depth + 1) else {
             return (Target::Opaque, UNRESOLVED);
         };
@@ -365,6 +371,7 @@ impl<'a> Resolver<'a> {
             ValueSource::Alias(_) => return (target, evidence),
             ValueSource::Call(_) => self.call_result(target, depth + 1),
             ValueSource::New(_) | ValueSource::Annotation(_) => self.instance_of(target),
+            ValueSource::Def(_) | ValueSource::SelfOf(_) => unreachable!("handled above"),
         };
         match result {
             Some(t) => (t, flowed),
@@ -389,13 +396,19 @@ impl<'a> Resolver<'a> {
         if depth > 8 {
             return None;
         }
-        let (ValueSource::Call(p) | ValueSource::New(p) | ValueSource::Annotation(p) | ValueSource::Alias(p)) = ty;
+        let p = match ty {
+            ValueSource::Def(q) => return self.qname(q).map(|s| Target::Sym(s.id)),
+            ValueSource::SelfOf(q) => return self.qname(q).map(|s| Target::Instance(s.id)),
+            ValueSource::Call(p) | ValueSource::New(p) | ValueSource::Annotation(p) | ValueSource::Alias(p) => p,
+        };
         let (t, e) = self.path_target(file, module, p, &LocalBinding::Free, depth + 1)?;
         if e == UNRESOLVED {
             return None;
         }
         match ty {
             ValueSource::Call(_) => self.call_result(t, depth + 1),
+            // A returned function (`return handler`) is that function, not an instance.
+            ValueSource::Alias(_) => Some(t),
             _ => self.instance_of(t),
         }
     }
@@ -480,6 +493,8 @@ impl<'a> Resolver<'a> {
             LocalBinding::Def(q) => (Target::Sym(self.qname(q)?.id), EXACT),
             LocalBinding::Var(Some(v)) => self.value_target(file, src, v, depth),
             LocalBinding::Var(None) => (Target::Opaque, UNRESOLVED),
+            // `cls(...)` in a classmethod instantiates the class.
+            LocalBinding::SelfOf(class) if root == "cls" && path == "cls" => (Target::Sym(self.qname(class)?.id), INFERRED),
             LocalBinding::SelfOf(class) => (Target::Instance(self.qname(class)?.id), INFERRED),
             LocalBinding::SuperOf(class) => (Target::Super(self.qname(class)?.id), INFERRED),
             LocalBinding::Free => {
@@ -512,7 +527,7 @@ impl<'a> Resolver<'a> {
                 let sym = self.sym(id)?;
                 match sym.kind {
                     SymbolKind::Class => Some(Target::Instance(id)),
-                    SymbolKind::Function | SymbolKind::Method => self.type_of(sym, depth),
+                    SymbolKind::Function | SymbolKind::Method | SymbolKind::Lambda => self.type_of(sym, depth),
                     _ => None,
                 }
             }
@@ -618,10 +633,31 @@ impl<'a> Resolver<'a> {
                 });
                 continue;
             }
-            if matches!(r.binding, LocalBinding::SelfOf(_) | LocalBinding::SuperOf(_)) && !r.path.contains('.') {
+            if matches!(r.binding, LocalBinding::SelfOf(_) | LocalBinding::SuperOf(_))
+                && !r.path.contains('.')
+                && !(r.path == "cls" && r.kind == RefKind::Call)
+            {
                 continue; // `this` / `self` alone
             }
             let resolved = self.path_target(file, r.src, &r.path, &r.binding, 0);
+            if r.kind == RefKind::Member {
+                // Only uses of enums become edges; other member objects are not references.
+                if let Some((Target::Sym(id), evidence)) = resolved {
+                    if evidence != UNRESOLVED && self.sym(id).is_some_and(|s| s.kind == SymbolKind::Enum) {
+                        out.push(EdgeRow {
+                            kind: "references",
+                            src: r.src,
+                            dst: Dst::Symbol(id),
+                            file,
+                            line: r.line,
+                            col: r.col,
+                            evidence,
+                            dynamic: false,
+                        });
+                    }
+                }
+                continue;
+            }
             let value_use = matches!(r.kind, RefKind::Argument | RefKind::Type);
             match resolved {
                 // A member of an external value passed along (`f(req.body.id)`) is data, not
@@ -688,7 +724,7 @@ fn edge_kind(kind: RefKind, target: Option<SymbolKind>) -> &'static str {
         RefKind::Call if target == Some(SymbolKind::Class) => "instantiates",
         RefKind::Call | RefKind::Decorator => "calls",
         RefKind::New => "instantiates",
-        RefKind::Argument | RefKind::Jsx | RefKind::Type => "references",
+        RefKind::Argument | RefKind::Jsx | RefKind::Type | RefKind::Member => "references",
         RefKind::Inherits => "inherits",
         RefKind::Implements => "implements",
     }

@@ -19,7 +19,7 @@ use crate::lang::Lang;
 
 /// Bump when the schema or the meaning of stored facts changes; an index with another
 /// version is rebuilt from scratch (it is derived data).
-pub const SCHEMA_VERSION: i64 = 5;
+pub const SCHEMA_VERSION: i64 = 6;
 /// `PRAGMA application_id` of ckg databases ("ckg1").
 pub const APPLICATION_ID: i64 = 0x636b_6731;
 
@@ -51,16 +51,19 @@ CREATE TABLE symbols(
     bases TEXT,
     ty TEXT
 ) STRICT;
+-- Clustered by file: a file's references are read and replaced together.
 CREATE TABLE refs(
     file_id INTEGER NOT NULL,
+    seq INTEGER NOT NULL,
     src_id INTEGER NOT NULL,
     kind TEXT NOT NULL,
     path TEXT NOT NULL,
-    text TEXT NOT NULL,
+    text TEXT,
     binding TEXT,
     line INTEGER NOT NULL,
-    col INTEGER NOT NULL
-) STRICT;
+    col INTEGER NOT NULL,
+    PRIMARY KEY (file_id, seq)
+) STRICT, WITHOUT ROWID;
 CREATE TABLE imports(
     file_id INTEGER NOT NULL,
     kind TEXT NOT NULL,
@@ -126,7 +129,6 @@ CREATE TABLE edges(
 const INDEXES: &str = "
 CREATE INDEX symbols_file ON symbols(file_id);
 CREATE INDEX symbols_name ON symbols(name);
-CREATE INDEX refs_file ON refs(file_id);
 CREATE INDEX imports_file ON imports(file_id);
 CREATE INDEX exports_file ON exports(file_id);
 CREATE INDEX vars_file ON vars(file_id);
@@ -624,12 +626,23 @@ impl WriteTx<'_> {
             let mut s = self
                 .tx
                 .prepare_cached(
-                    "INSERT INTO refs(file_id, src_id, kind, path, text, binding, line, col) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                    "INSERT INTO refs(file_id, seq, src_id, kind, path, text, binding, line, col) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
                 )
                 .map_err(e)?;
-            for r in &facts.refs {
-                s.execute(params![file_id, ids[r.src as usize], r.kind.as_str(), r.path, r.text, r.binding.encode(), r.line, r.col])
-                    .map_err(e)?;
+            for (seq, r) in facts.refs.iter().enumerate() {
+                let text = (!r.text.is_empty()).then_some(r.text.as_str());
+                s.execute(params![
+                    file_id,
+                    seq as i64,
+                    ids[r.src as usize],
+                    r.kind.as_str(),
+                    r.path,
+                    text,
+                    r.binding.encode(),
+                    r.line,
+                    r.col
+                ])
+                .map_err(e)?;
             }
         }
         {
@@ -1090,7 +1103,7 @@ fn load_resolve_input(conn: &Connection, refs_of: Option<&std::collections::Hash
             src: r.get(1)?,
             kind: RefKind::parse(&r.get::<_, String>(2)?).unwrap_or(RefKind::Call),
             path: r.get(3)?,
-            text: r.get(4)?,
+            text: r.get::<_, Option<String>>(4)?.unwrap_or_default(),
             binding: LocalBinding::decode(b.as_deref()),
             line: r.get(6)?,
             col: r.get(7)?,

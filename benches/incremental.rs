@@ -147,6 +147,43 @@ fn main() {
             re as f64 / edits as f64
         );
 
+        // A signature edit with 50 dependents: a hub function that 50 files import and call,
+        // renamed and renamed back, so every dependent must re-bind.
+        let hub_path = if lang == ckg_gen::Lang::Python { root.join("hub_mod.py") } else { root.join("src/hub-mod.ts") };
+        let (hub_a, hub_b) = if lang == ckg_gen::Lang::Python {
+            ("def hub_fn(x):\n    return x\n", "def hub_fn(x, y=0) -> int:\n    return x\n")
+        } else {
+            ("export function hubFn(x: number) { return x; }\n", "export function hubFn(x: number, y = 0): number { return x; }\n")
+        };
+        std::fs::write(&hub_path, hub_a).unwrap();
+        for f in files.iter().take(50) {
+            let src = std::fs::read_to_string(f).unwrap();
+            let line = if lang == ckg_gen::Lang::Python {
+                "\nfrom hub_mod import hub_fn\nhub_fn(1)\n".to_string()
+            } else {
+                let depth = f.strip_prefix(&root).unwrap().components().count() - 2;
+                let prefix = if depth == 0 { "./".to_string() } else { "../".repeat(depth) };
+                format!("\nimport {{ hubFn }} from '{prefix}hub-mod';\nhubFn(1);\n")
+            };
+            std::fs::write(f, src + &line).unwrap();
+        }
+        index(&config, &|_| {}).unwrap();
+        std::thread::sleep(Duration::from_millis(300));
+        let mut d = Vec::new();
+        let mut re = 0;
+        for i in 0..edits {
+            std::fs::write(&hub_path, if i % 2 == 0 { hub_b } else { hub_a }).unwrap();
+            let t = Instant::now();
+            let s = index(&config, &|_| {}).unwrap();
+            d.push(t.elapsed());
+            re += s.re_resolved;
+        }
+        println!(
+            "  signature + export edit of a function with 50 dependent files, in process: {}  ({:.1} files re-resolved on average)",
+            pct(d),
+            re as f64 / edits as f64
+        );
+
         // A 200-file branch switch: 200 files change at once, then change back.
         let mut d = Vec::new();
         let rounds = (edits / 5).max(4);

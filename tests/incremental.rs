@@ -518,3 +518,26 @@ fn a_deleted_definition_unresolves_its_callers_and_a_re_added_one_binds_them_aga
     repo.index_json(&[]);
     assert!(edges(&repo.export()).contains(&"calls a.ts#a -> lib.ts#target [exact]".to_string()));
 }
+
+#[test]
+fn a_new_override_shadows_the_inherited_method_for_existing_callers() {
+    let repo = Repo::new();
+    repo.write("base.py", "class Base:\n    def run(self):\n        return 1\n");
+    repo.write("sub.py", "from base import Base\n\n\nclass Sub(Base):\n    pass\n");
+    repo.write("main.py", "from sub import Sub\n\n\ndef go():\n    return Sub().run()\n");
+    repo.write("base.ts", "export class Base {\n  run() { return 1; }\n}\n");
+    repo.write("sub.ts", "import { Base } from './base';\nexport class Sub extends Base {}\n");
+    repo.write("main.ts", "import { Sub } from './sub';\nexport function go() { return new Sub().run(); }\n");
+    repo.index_json(&[]);
+    let e = edges(&repo.export());
+    assert!(e.contains(&"calls main.go -> base.Base.run [inferred]".to_string()), "{e:#?}");
+    assert!(e.contains(&"calls main.ts#go -> base.ts#Base.run [inferred]".to_string()), "{e:#?}");
+    // Only sub.* changes: main.* must be re-resolved because what it looked up changed.
+    repo.write("sub.py", "from base import Base\n\n\nclass Sub(Base):\n    def run(self):\n        return 2\n");
+    repo.write("sub.ts", "import { Base } from './base';\nexport class Sub extends Base {\n  run() { return 2; }\n}\n");
+    repo.index_json(&[]);
+    let e = edges(&repo.export());
+    assert!(e.contains(&"calls main.go -> sub.Sub.run [inferred]".to_string()), "{e:#?}");
+    assert!(e.contains(&"calls main.ts#go -> sub.ts#Sub.run [inferred]".to_string()), "{e:#?}");
+    assert!(!e.iter().any(|l| l.contains("-> base.Base.run") || l.contains("-> base.ts#Base.run")), "{e:#?}");
+}

@@ -350,6 +350,12 @@ pub(crate) fn path_of<'t>(node: Node<'t>, src: &[u8]) -> Option<(String, Node<'t
                 cur = cur.child_by_field_name("function")?;
                 continue;
             }
+            // `new Foo().run()`: the object is an instance, as `Foo()` is in Python.
+            "new_expression" => {
+                pending_call = true;
+                cur = cur.child_by_field_name("constructor")?;
+                continue;
+            }
             "parenthesized_expression" | "non_null_expression" | "await_expression" | "await" => {
                 cur = cur.named_child(0)?;
                 continue;

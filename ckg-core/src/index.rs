@@ -395,6 +395,7 @@ pub fn index(config: &IndexConfig, progress: &(dyn Fn(Progress) + Sync)) -> Resu
         } else {
             tx.load_resolve_input(affected.as_ref())?
         };
+        timings.insert("resolve_load".to_string(), ms(t.elapsed()));
         let resolution = resolve::resolve(&input, affected.as_ref());
         timings.insert("resolve".to_string(), ms(t.elapsed()));
         let t = Instant::now();

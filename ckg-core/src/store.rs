@@ -1048,23 +1048,27 @@ fn load_resolve_input(conn: &Connection, refs_of: Option<&std::collections::Hash
             })
         })?
         .collect::<rusqlite::Result<_>>()?;
-    let mut s =
-        conn.prepare("SELECT id, qname, name, kind, file_id, parent_id, exported, bases, ty FROM symbols WHERE file_id IS NOT NULL")?;
-    input.symbols = s
-        .query_map([], |r| {
-            Ok(SymbolRow {
-                id: r.get(0)?,
-                qname: r.get(1)?,
-                name: r.get(2)?,
-                kind: SymbolKind::parse(&r.get::<_, String>(3)?).unwrap_or(SymbolKind::Variable),
-                file: r.get(4)?,
-                parent: r.get(5)?,
-                exported: r.get(6)?,
-                bases: r.get::<_, Option<String>>(7)?.map(|b| b.lines().map(String::from).collect()).unwrap_or_default(),
-                ty: r.get::<_, Option<String>>(8)?.as_deref().and_then(ValueSource::decode),
-            })
-        })?
-        .collect::<rusqlite::Result<_>>()?;
+    // A plain table scan (no index): external nodes are skipped here, names are not needed.
+    let mut s = conn.prepare("SELECT id, qname, kind, file_id, parent_id, exported, bases, ty FROM symbols")?;
+    let mut rows = s.query([])?;
+    while let Some(r) = rows.next()? {
+        let Some(file) = r.get::<_, Option<i64>>(3)? else { continue };
+        let kind = match r.get_ref(2)? {
+            rusqlite::types::ValueRef::Text(t) => std::str::from_utf8(t).ok().and_then(SymbolKind::parse).unwrap_or(SymbolKind::Variable),
+            _ => SymbolKind::Variable,
+        };
+        input.symbols.push(SymbolRow {
+            id: r.get(0)?,
+            qname: r.get(1)?,
+            name: String::new(),
+            kind,
+            file: Some(file),
+            parent: r.get(4)?,
+            exported: r.get(5)?,
+            bases: r.get::<_, Option<String>>(6)?.map(|b| b.lines().map(String::from).collect()).unwrap_or_default(),
+            ty: r.get::<_, Option<String>>(7)?.as_deref().and_then(ValueSource::decode),
+        });
+    }
     let mut s = conn.prepare("SELECT file_id, kind, specifier, imported, local, scope_id, type_only, line, col FROM imports")?;
     input.imports = s
         .query_map([], |r| {

@@ -153,7 +153,10 @@ fn main() {
         let (hub_a, hub_b) = if lang == ckg_gen::Lang::Python {
             ("def hub_fn(x):\n    return x\n", "def hub_fn(x, y=0) -> int:\n    return x\n")
         } else {
-            ("export function hubFn(x: number) { return x; }\n", "export function hubFn(x: number, y = 0): number { return x; }\n")
+            (
+                "export class Hub {}\nexport function hubFn(x: number) { return x; }\n",
+                "export class Hub {}\nexport function hubFn(x: number, y = 0): Hub { return new Hub(); }\n",
+            )
         };
         std::fs::write(&hub_path, hub_a).unwrap();
         for f in files.iter().take(50) {

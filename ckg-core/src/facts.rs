@@ -86,6 +86,8 @@ pub struct SymbolFact {
     /// The declared or obvious type: a function's return (an annotation, or the class of its
     /// only `return Foo(...)`), a property's annotation (`svc: UserService`).
     pub ty: Option<ValueSource>,
+    /// Decorators as written (`property`, `app.route`), outermost first.
+    pub decorators: Vec<String>,
 }
 
 /// The syntactic form of a reference site.
@@ -110,10 +112,12 @@ pub enum RefKind {
     Implements,
     /// The object of a member access (`Color.Red`): kept only when it names an enum.
     Member,
+    /// An attribute read (`rect.area`): an edge only when it runs a property getter.
+    Read,
 }
 
 impl RefKind {
-    pub const ALL: [RefKind; 9] = [
+    pub const ALL: [RefKind; 10] = [
         RefKind::Call,
         RefKind::New,
         RefKind::Argument,
@@ -123,6 +127,7 @@ impl RefKind {
         RefKind::Inherits,
         RefKind::Implements,
         RefKind::Member,
+        RefKind::Read,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -136,6 +141,7 @@ impl RefKind {
             RefKind::Inherits => "inherits",
             RefKind::Implements => "implements",
             RefKind::Member => "member",
+            RefKind::Read => "read",
         }
     }
 

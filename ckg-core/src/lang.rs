@@ -124,6 +124,7 @@ pub const CAPTURES: &[(&str, Capture)] = {
         ("reference.inherits", Capture::Reference(R::Inherits)),
         ("reference.implements", Capture::Reference(R::Implements)),
         ("reference.member", Capture::Reference(R::Member)),
+        ("reference.read", Capture::Reference(R::Read)),
         ("import.statement", Capture::ImportStatement),
         ("import.require", Capture::ImportRequire),
         ("import.dynamic", Capture::ImportDynamic),

@@ -19,7 +19,7 @@ use crate::lang::Lang;
 
 /// Bump when the schema or the meaning of stored facts changes; an index with another
 /// version is rebuilt from scratch (it is derived data).
-pub const SCHEMA_VERSION: i64 = 6;
+pub const SCHEMA_VERSION: i64 = 7;
 /// `PRAGMA application_id` of ckg databases ("ckg1").
 pub const APPLICATION_ID: i64 = 0x636b_6731;
 
@@ -49,7 +49,9 @@ CREATE TABLE symbols(
     exported INTEGER NOT NULL,
     -- Base classes as written, one per line; the declared or obvious type (`type:Foo`).
     bases TEXT,
-    ty TEXT
+    ty TEXT,
+    -- Decorators as written, one per line.
+    decorators TEXT
 ) STRICT;
 -- Clustered by file: a file's references are read and replaced together.
 CREATE TABLE refs(
@@ -441,7 +443,7 @@ impl WriteTx<'_> {
         let mut s = self
             .tx
             .prepare_cached(
-                "SELECT s.qname, s.kind, coalesce(p.qname, ''), s.exported, s.bases, s.ty FROM symbols s LEFT JOIN symbols p ON p.id = s.parent_id
+                "SELECT s.qname, s.kind, coalesce(p.qname, ''), s.exported, s.bases, s.ty, s.decorators FROM symbols s LEFT JOIN symbols p ON p.id = s.parent_id
                  WHERE s.file_id = ?1",
             )
             .map_err(e)?;
@@ -450,12 +452,13 @@ impl WriteTx<'_> {
                 Ok((
                     r.get::<_, String>(0)?,
                     format!(
-                        "{} {} {} {:?} {:?}",
+                        "{} {} {} {:?} {:?} {:?}",
                         r.get::<_, String>(1)?,
                         r.get::<_, String>(2)?,
                         r.get::<_, bool>(3)?,
                         r.get::<_, Option<String>>(4)?,
-                        r.get::<_, Option<String>>(5)?
+                        r.get::<_, Option<String>>(5)?,
+                        r.get::<_, Option<String>>(6)?
                     ),
                 ))
             })
@@ -581,12 +584,12 @@ impl WriteTx<'_> {
             let mut s = self
                 .tx
                 .prepare_cached(
-                    "INSERT INTO symbols(qname, name, kind, file_id, parent_id, line, col, end_line, exported, bases, ty)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
+                    "INSERT INTO symbols(qname, name, kind, file_id, parent_id, line, col, end_line, exported, bases, ty, decorators)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
                      ON CONFLICT(qname) DO UPDATE SET name = excluded.name, kind = excluded.kind,
                        file_id = excluded.file_id, parent_id = excluded.parent_id, line = excluded.line,
                        col = excluded.col, end_line = excluded.end_line, exported = excluded.exported,
-                       bases = excluded.bases, ty = excluded.ty
+                       bases = excluded.bases, ty = excluded.ty, decorators = excluded.decorators
                      RETURNING id",
                 )
                 .map_err(e)?;
@@ -605,7 +608,8 @@ impl WriteTx<'_> {
                             sym.end_line,
                             sym.exported,
                             encode_bases(&sym.bases),
-                            sym.ty.as_ref().map(ValueSource::encode)
+                            sym.ty.as_ref().map(ValueSource::encode),
+                            encode_bases(&sym.decorators)
                         ],
                         |r| r.get(0),
                     )
@@ -871,12 +875,13 @@ impl Interface {
             out.symbols.insert(
                 s.qname.clone(),
                 format!(
-                    "{} {} {} {:?} {:?}",
+                    "{} {} {} {:?} {:?} {:?}",
                     s.kind.as_str(),
                     parent,
                     s.exported,
                     encode_bases(&s.bases),
-                    s.ty.as_ref().map(ValueSource::encode)
+                    s.ty.as_ref().map(ValueSource::encode),
+                    encode_bases(&s.decorators)
                 ),
             );
         }
@@ -918,6 +923,7 @@ pub struct SymbolRow {
     pub exported: bool,
     pub bases: Vec<String>,
     pub ty: Option<ValueSource>,
+    pub decorators: Vec<String>,
 }
 
 #[derive(Clone, Debug)]
@@ -992,6 +998,7 @@ impl ResolveInput {
                 exported: sym.exported,
                 bases: sym.bases,
                 ty: sym.ty,
+                decorators: sym.decorators,
             });
         }
         for i in facts.imports {
@@ -1049,7 +1056,7 @@ fn load_resolve_input(conn: &Connection, refs_of: Option<&std::collections::Hash
         })?
         .collect::<rusqlite::Result<_>>()?;
     // A plain table scan (no index): external nodes are skipped here, names are not needed.
-    let mut s = conn.prepare("SELECT id, qname, kind, file_id, parent_id, exported, bases, ty FROM symbols")?;
+    let mut s = conn.prepare("SELECT id, qname, kind, file_id, parent_id, exported, bases, ty, decorators FROM symbols")?;
     let mut rows = s.query([])?;
     while let Some(r) = rows.next()? {
         let Some(file) = r.get::<_, Option<i64>>(3)? else { continue };
@@ -1067,6 +1074,7 @@ fn load_resolve_input(conn: &Connection, refs_of: Option<&std::collections::Hash
             exported: r.get(5)?,
             bases: r.get::<_, Option<String>>(6)?.map(|b| b.lines().map(String::from).collect()).unwrap_or_default(),
             ty: r.get::<_, Option<String>>(7)?.as_deref().and_then(ValueSource::decode),
+            decorators: r.get::<_, Option<String>>(8)?.map(|b| b.lines().map(String::from).collect()).unwrap_or_default(),
         });
     }
     let mut s = conn.prepare("SELECT file_id, kind, specifier, imported, local, scope_id, type_only, line, col FROM imports")?;

@@ -18,6 +18,8 @@
 (list (identifier) @name @reference.argument)
 (dictionary (pair value: [(identifier) (attribute)] @name @reference.argument))
 (decorator [(identifier) (attribute)] @name @reference.decorator)
+; Attribute reads run property getters (`rect.area`); extraction keeps the outermost ones.
+(attribute) @name @reference.read
 (class_definition superclasses: (argument_list [(identifier) (attribute)] @name @reference.inherits))
 (type [(identifier) (attribute)] @name @reference.type)
 (type (subscript value: [(identifier) (attribute)] @name @reference.type))

@@ -105,6 +105,7 @@ fn module_symbol(module: &str, facts: &FileFacts) -> SymbolFact {
         exported: true,
         bases: Vec::new(),
         ty: None,
+        decorators: Vec::new(),
     }
 }
 
@@ -519,6 +520,7 @@ fn build(lang: Lang, module: &str, src: &[u8], caps: Captures, facts: &mut FileF
                     exported,
                     bases: Vec::new(),
                     ty: declared_type(lang, node, src),
+                    decorators: Vec::new(),
                 });
                 qindex.insert(qname, idx);
                 idx
@@ -626,6 +628,20 @@ fn build(lang: Lang, module: &str, src: &[u8], caps: Captures, facts: &mut FileF
         if kind == RefKind::Jsx && name_node.kind() == "identifier" && text(name_node, src).starts_with(|c: char| c.is_ascii_lowercase()) {
             continue; // intrinsic elements: <div>
         }
+        if kind == RefKind::Read {
+            // Only outermost reads that are not calls, assignment targets or decorators.
+            let parent = name_node.parent();
+            let skip = parent.is_some_and(|p| match p.kind() {
+                "attribute" => p.child_by_field_name("object") == Some(name_node),
+                "call" => p.child_by_field_name("function") == Some(name_node),
+                "assignment" | "augmented_assignment" => p.child_by_field_name("left") == Some(name_node),
+                "decorator" => true,
+                _ => false,
+            });
+            if skip {
+                continue;
+            }
+        }
         if kind == RefKind::Member {
             // Only capitalised objects can be enums; a member access that is called is a call.
             let capital = text(name_node, src).starts_with(|c: char| c.is_ascii_uppercase());
@@ -721,6 +737,34 @@ fn build(lang: Lang, module: &str, src: &[u8], caps: Captures, facts: &mut FileF
             python::exports(*node, src, facts);
         }
     }
+    // --- decorators of definitions ---------------------------------------------------------------
+    let mut decorated: Vec<(u32, String)> = Vec::new();
+    for (kind, name_node) in &caps.refs {
+        if !matches!(kind, RefKind::Decorator | RefKind::Call) {
+            continue;
+        }
+        // `@dec` (the name is the decorator's child) or `@dec(...)` (the name is the callee).
+        let mut n = name_node.parent();
+        if *kind == RefKind::Call {
+            n = n.filter(|c| c.kind() == "call" || c.kind() == "call_expression").and_then(|c| c.parent());
+        }
+        let Some(dec) = n.filter(|d| d.kind() == "decorator") else { continue };
+        let target = dec.parent().and_then(|p| match p.kind() {
+            "decorated_definition" => p.child_by_field_name("definition"),
+            _ => Some(p), // TS: decorators are children of the class or member
+        });
+        let (Some(target), Some((path, _))) = (target, path_of(*name_node, src)) else { continue };
+        if let Some(&sym) = def_by_node.get(&target.id()) {
+            decorated.push((sym, path));
+        }
+    }
+    for (sym, path) in decorated {
+        let d = &mut facts.symbols[sym as usize].decorators;
+        if !d.contains(&path) {
+            d.push(path);
+        }
+    }
+
     // --- class bases and obvious return types -------------------------------------------------
     for i in 0..facts.refs.len() {
         let r = &facts.refs[i];

@@ -42,6 +42,17 @@ const MAX_HOPS: usize = 12;
 thread_local! {
     /// The keys looked up while resolving the current file (one file per thread at a time).
     static LOOKUPS: RefCell<Vec<i64>> = const { RefCell::new(Vec::new()) };
+    /// Property getters run while walking the path of the current reference.
+    static GETTERS: RefCell<Vec<i64>> = const { RefCell::new(Vec::new()) };
+}
+
+/// A method that runs on attribute access (`@property`, `@cached_property`).
+fn is_getter(sym: &SymbolRow) -> bool {
+    sym.kind == SymbolKind::Method
+        && sym.decorators.iter().any(|d| {
+            let last = d.rsplit('.').next().unwrap_or(d);
+            matches!(last, "property" | "cached_property" | "getter")
+        })
 }
 
 /// The stored form of a lookup key: qnames (`q:`), module paths (`path:`, `py:`), other
@@ -515,6 +526,13 @@ impl<'a> Resolver<'a> {
             if inferred && evidence == EXACT {
                 evidence = INFERRED;
             }
+            if depth == 0 {
+                if let Target::Sym(id) = next {
+                    if self.sym(id).is_some_and(is_getter) {
+                        GETTERS.with(|g| g.borrow_mut().push(id));
+                    }
+                }
+            }
             target = if call { self.call_result(next, depth)? } else { next };
         }
         Some((target, evidence))
@@ -544,7 +562,7 @@ impl<'a> Resolver<'a> {
                 if sym.kind.is_class_like() {
                     return self.class_member(*id, name, false).map(|(m, inherited)| (Target::Sym(m), inherited));
                 }
-                if matches!(sym.kind, SymbolKind::Property | SymbolKind::Variable) && sym.ty.is_some() {
+                if (matches!(sym.kind, SymbolKind::Property | SymbolKind::Variable) || is_getter(sym)) && sym.ty.is_some() {
                     // A typed property: `this.svc.find()` with `svc: UserService`.
                     let t = self.type_of(sym, 0)?;
                     return self.member(&t, name).map(|(t, _)| (t, true));
@@ -639,7 +657,25 @@ impl<'a> Resolver<'a> {
             {
                 continue; // `this` / `self` alone
             }
+            GETTERS.with(|g| g.borrow_mut().clear());
             let resolved = self.path_target(file, r.src, &r.path, &r.binding, 0);
+            // Reading a property runs its getter: a call edge at the site.
+            for getter in GETTERS.with(|g| std::mem::take(&mut *g.borrow_mut())) {
+                let evidence = resolved.as_ref().map(|(_, e)| *e).filter(|e| *e != UNRESOLVED).unwrap_or(INFERRED);
+                out.push(EdgeRow {
+                    kind: "calls",
+                    src: r.src,
+                    dst: Dst::Symbol(getter),
+                    file,
+                    line: r.line,
+                    col: r.col,
+                    evidence,
+                    dynamic: false,
+                });
+            }
+            if r.kind == RefKind::Read {
+                continue;
+            }
             if r.kind == RefKind::Member {
                 // Only uses of enums become edges; other member objects are not references.
                 if let Some((Target::Sym(id), evidence)) = resolved {
@@ -724,7 +760,7 @@ fn edge_kind(kind: RefKind, target: Option<SymbolKind>) -> &'static str {
         RefKind::Call if target == Some(SymbolKind::Class) => "instantiates",
         RefKind::Call | RefKind::Decorator => "calls",
         RefKind::New => "instantiates",
-        RefKind::Argument | RefKind::Jsx | RefKind::Type | RefKind::Member => "references",
+        RefKind::Argument | RefKind::Jsx | RefKind::Type | RefKind::Member | RefKind::Read => "references",
         RefKind::Inherits => "inherits",
         RefKind::Implements => "implements",
     }

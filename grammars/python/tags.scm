@@ -28,6 +28,7 @@
 ; ---- returned values (a function's obvious return type) ---------------------
 (return_statement (call function: [(identifier) (attribute)] @name) @return.call)
 (return_statement (identifier) @name @return.call)
+(return_statement (lambda) @name @return.call)
 
 ; ---- imports and exports -----------------------------------------------------
 (import_statement) @import.statement

@@ -315,6 +315,14 @@ enum Local {
     Var(Option<ValueSource>),
 }
 
+/// The bindings of one name in one scope, by position: a use sees the last binding before it
+/// (straight-line rebinding), or the first one when all come later (hoisting, closures).
+type Bindings = Vec<(usize, Local)>;
+
+fn binding_at(bindings: &Bindings, pos: usize) -> &Local {
+    bindings.iter().rev().find(|(p, _)| *p <= pos).or(bindings.first()).map(|(_, l)| l).expect("non-empty")
+}
+
 pub(crate) fn text<'a>(node: Node, src: &'a [u8]) -> std::borrow::Cow<'a, str> {
     String::from_utf8_lossy(&src[node.byte_range()])
 }
@@ -346,6 +354,11 @@ pub(crate) fn path_of<'t>(node: Node<'t>, src: &[u8]) -> Option<(String, Node<'t
             }
             "attribute" => (cur.child_by_field_name("attribute").map(|p| text(p, src).into_owned()), cur.child_by_field_name("object")),
             "nested_type_identifier" | "nested_identifier" | "dotted_name" => (Some(text(cur, src).into_owned()), None),
+            "call" if is_literal_getattr(cur, src).is_some() => {
+                // `getattr(obj, "run")` is `obj.run`.
+                let (obj, name) = is_literal_getattr(cur, src)?;
+                (Some(name), Some(obj))
+            }
             "call_expression" | "call" => {
                 pending_call = true;
                 cur = cur.child_by_field_name("function")?;
@@ -386,6 +399,20 @@ pub(crate) fn path_of<'t>(node: Node<'t>, src: &[u8]) -> Option<(String, Node<'t
     }
     segments.reverse();
     Some((segments.join("."), last.unwrap_or(node)))
+}
+
+/// `getattr(obj, "name")` with a literal name: (obj, name).
+fn is_literal_getattr<'t>(call: Node<'t>, src: &[u8]) -> Option<(Node<'t>, String)> {
+    let f = call.child_by_field_name("function")?;
+    if f.kind() != "identifier" || text(f, src) != "getattr" {
+        return None;
+    }
+    let args = call.child_by_field_name("arguments")?;
+    let obj = args.named_child(0)?;
+    let name = args.named_child(1).filter(|n| n.kind() == "string")?;
+    let t = text(name, src);
+    let t = t.trim_matches(|c| c == '"' || c == '\'');
+    (!t.is_empty() && t.chars().all(|c| c.is_alphanumeric() || c == '_')).then(|| (obj, t.to_string()))
 }
 
 fn short_text(node: Node, src: &[u8]) -> String {
@@ -544,7 +571,7 @@ fn build(lang: Lang, module: &str, src: &[u8], caps: Captures, facts: &mut FileF
     };
 
     // --- local names per scope ----------------------------------------------------------
-    let mut locals: HashMap<(usize, String), Local> = HashMap::new();
+    let mut locals: HashMap<(usize, String), Bindings> = HashMap::new();
     // Definitions by node, so `f = lambda: ...` binds `f` to the lambda.
     let def_by_node: HashMap<usize, u32> = caps.defs.iter().enumerate().map(|(d, (_, node, _))| (node.id(), sym_of_def[d])).collect();
     let assigned_def = |ident: Node| -> Option<u32> {
@@ -564,7 +591,7 @@ fn build(lang: Lang, module: &str, src: &[u8], caps: Captures, facts: &mut FileF
                     Some(sym) => Local::Def(sym),
                     None => Local::Var(value_source(lang, *node, src)),
                 };
-                locals.entry((scope, name)).or_insert(local);
+                locals.entry((scope, name)).or_default().push((node.start_byte(), local));
             }
             None => {
                 let (line, _) = position(*node);
@@ -591,7 +618,7 @@ fn build(lang: Lang, module: &str, src: &[u8], caps: Captures, facts: &mut FileF
         let Some(right) = node.child_by_field_name("right").filter(|r| r.kind() == "identifier") else { continue };
         let name = text(right, src).into_owned();
         let scope = interval_of_def[d].and_then(|i| iv[i].scope_above);
-        if let Some(Local::Var(Some(v))) = scope.and_then(|s| locals.get(&(s, name))) {
+        if let Some(Local::Var(Some(v))) = scope.and_then(|s| locals.get(&(s, name))).map(|b| binding_at(b, node.start_byte())) {
             attr_types.push((sym_of_def[d], v.clone()));
         }
     }
@@ -602,14 +629,16 @@ fn build(lang: Lang, module: &str, src: &[u8], caps: Captures, facts: &mut FileF
             continue;
         }
         if let Some(scope) = iv[i].scope_above {
-            locals.insert((scope, sym.name.clone()), Local::Def(sym_of_def[d]));
+            // A nested definition binds its name for the whole scope.
+            locals.insert((scope, sym.name.clone()), vec![(0, Local::Def(sym_of_def[d]))]);
         }
     }
     // Module-level names that are definitions are symbols, not variables.
     let top_names: std::collections::HashSet<&str> =
         facts.symbols.iter().filter(|s| s.parent == Some(0)).map(|s| s.name.as_str()).collect();
     facts.vars.retain(|v| !top_names.contains(v.name.as_str()));
-    facts.vars.sort_by(|a, b| a.name.cmp(&b.name).then(a.line.cmp(&b.line)));
+    // Module variables: the last assignment is what functions see when they run.
+    facts.vars.sort_by(|a, b| a.name.cmp(&b.name).then(b.line.cmp(&a.line)));
     facts.vars.dedup_by(|b, a| a.name == b.name);
 
     // --- references ----------------------------------------------------------------------
@@ -691,7 +720,7 @@ fn build(lang: Lang, module: &str, src: &[u8], caps: Captures, facts: &mut FileF
         let binding = match invoked_binding {
             Some(b) => b,
             None if path.is_empty() => LocalBinding::Free,
-            None => bind(lang, &path, point.2, src_sym, &nesting, &locals, facts),
+            None => bind(lang, &path, point.0, point.2, src_sym, &nesting, &locals, facts),
         };
         facts.refs.push(RefFact { kind, src: src_sym, path, text, binding, line, col });
     }
@@ -699,11 +728,16 @@ fn build(lang: Lang, module: &str, src: &[u8], caps: Captures, facts: &mut FileF
     // --- obvious return types (applied below, once `sym_at` is done) --------------------------
     let mut returned: HashMap<u32, Vec<ValueSource>> = HashMap::new();
     for ((_, callee), point) in caps.returns.iter().zip(return_points) {
-        let Some((p, _)) = path_of(*callee, src) else { continue };
         let owner = sym_at(point.2);
+        // `return lambda x: ...`
+        if let Some(&lambda) = def_by_node.get(&callee.id()) {
+            returned.entry(owner).or_default().push(ValueSource::Def(facts.symbols[lambda as usize].qname.clone()));
+            continue;
+        }
+        let Some((p, _)) = path_of(*callee, src) else { continue };
         let value = if callee.parent().is_some_and(|n| n.kind() == "return_statement") {
             // `return inner` / `return handler` / `return self`.
-            match bind(lang, &p, point.2, owner, &nesting, &locals, facts) {
+            match bind(lang, &p, point.0, point.2, owner, &nesting, &locals, facts) {
                 LocalBinding::Def(q) => Some(ValueSource::Def(q)),
                 LocalBinding::SelfOf(q) => Some(ValueSource::SelfOf(q)),
                 LocalBinding::Free => Some(ValueSource::Alias(p)),
@@ -791,13 +825,15 @@ fn build(lang: Lang, module: &str, src: &[u8], caps: Captures, facts: &mut FileF
 }
 
 /// Decides how the first segment of `path` is bound at a reference site.
+#[allow(clippy::too_many_arguments)]
 fn bind(
     lang: Lang,
     path: &str,
+    pos: usize,
     inner: Option<usize>,
     src_sym: u32,
     nesting: &Nesting,
-    locals: &HashMap<(usize, String), Local>,
+    locals: &HashMap<(usize, String), Bindings>,
     facts: &FileFacts,
 ) -> LocalBinding {
     let root = path.split('.').next().unwrap_or(path);
@@ -842,7 +878,7 @@ fn bind(
         let interval = &nesting.intervals[s];
         // Python: names in a class body are not visible from the functions inside it.
         if !(interval.class_like && !first) {
-            if let Some(local) = locals.get(&(s, bare.to_string())) {
+            if let Some(local) = locals.get(&(s, bare.to_string())).map(|b| binding_at(b, pos)) {
                 return match local {
                     Local::Def(sym) => LocalBinding::Def(facts.symbols[*sym as usize].qname.clone()),
                     Local::Var(v) => LocalBinding::Var(v.clone()),

@@ -155,6 +155,20 @@ pub(super) fn value_source(ident: Node, src: &[u8]) -> Option<ValueSource> {
                 _ => None,
             }
         }
+        // `a, b = f, g`: element-wise.
+        "pattern_list" | "tuple_pattern" => {
+            let assign = parent.parent().filter(|a| a.kind() == "assignment")?;
+            let right = assign.child_by_field_name("right").filter(|r| matches!(r.kind(), "expression_list" | "tuple"))?;
+            let mut c = parent.walk();
+            let index = parent.named_children(&mut c).position(|n| n.id() == ident.id())?;
+            let mut c = right.walk();
+            let value = right.named_children(&mut c).nth(index)?;
+            match value.kind() {
+                "call" => path_of(value.child_by_field_name("function")?, src).map(|(p, _)| ValueSource::Call(p)),
+                "identifier" | "attribute" => path_of(value, src).map(|(p, _)| ValueSource::Alias(p)),
+                _ => None,
+            }
+        }
         "typed_parameter" | "typed_default_parameter" => {
             let t = parent.child_by_field_name("type")?;
             annotation_path(t, src).map(ValueSource::Annotation)
@@ -186,6 +200,17 @@ fn annotation_path(t: Node, src: &[u8]) -> Option<String> {
     let inner = if t.kind() == "type" { t.named_child(0)? } else { t };
     match inner.kind() {
         "identifier" | "attribute" => path_of(inner, src).map(|(p, _)| p),
+        // `Optional[Foo]`, `Union[Foo, None]`: the first argument.
+        "generic_type" | "subscript" => {
+            let head = inner.named_child(0)?;
+            let name = text(head, src);
+            if !matches!(name.rsplit('.').next().unwrap_or(&name), "Optional" | "Union" | "Final" | "Annotated") {
+                return None;
+            }
+            let arg = inner.named_child(1)?;
+            let arg = if arg.kind() == "type_parameter" { arg.named_child(0)? } else { arg };
+            annotation_path(arg, src)
+        }
         "string" => {
             // A forward reference: "Foo".
             let s = text(inner, src);

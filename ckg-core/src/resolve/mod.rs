@@ -361,7 +361,7 @@ impl<'a> Resolver<'a> {
 
     /// What a variable holds, from where its value came.
     fn value_target(&self, file: i64, src: i64, value: &ValueSource, depth: usize) -> (Target, &'static str) {
-        if depth > 4 {
+        if depth > 12 {
             return (Target::Opaque, UNRESOLVED);
         }
         let path = match value {
@@ -549,6 +549,9 @@ impl<'a> Resolver<'a> {
                     _ => None,
                 }
             }
+            // What a builtin returns is not modelled (`getattr(o, n)()`, `open(p).read()`), and
+            // `importlib.import_module(name)` is a dynamic import: leave them unresolved.
+            Target::External(e) if e.starts_with("<builtin>.") || e == "importlib.import_module" => None,
             Target::External(e) => Some(Target::External(format!("{e}()"))),
             _ => None,
         }

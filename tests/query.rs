@@ -156,3 +156,27 @@ fn the_index_is_found_from_a_subdirectory() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(String::from_utf8_lossy(&out.stdout).contains("src/router.ts#Router"));
 }
+
+#[test]
+fn dynamic_features_are_completeness_gaps_with_locations() {
+    let repo = Repo::new();
+    repo.write(
+        "dyn.py",
+        "import importlib\n\n\ndef run(obj, name, plugin, code):\n    getattr(obj, name)()\n    handlers[name]()\n    eval(code)\n    importlib.import_module(plugin).activate()\n    return helper()\n\n\ndef helper():\n    return 1\n\n\nhandlers = {}\n",
+    );
+    repo.index_json(&[]);
+    let out = repo.ckg(&["query", "impact", "dyn.helper", "--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let gaps: Vec<(String, u64)> = v["completeness"]["gaps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|g| g["kind"] == "dynamic_site")
+        .map(|g| (g["detail"].as_str().unwrap().to_string(), g["line"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(v["completeness"]["complete"], false);
+    let lines: Vec<u64> = gaps.iter().map(|g| g.1).collect();
+    for line in [5, 6, 7, 8] {
+        assert!(lines.contains(&line), "no dynamic gap on line {line}: {gaps:?}");
+    }
+}

@@ -172,11 +172,30 @@ impl Index {
                 .map_err(|e| self.db_err(e))?;
             for r in rows {
                 let (name, file, line) = r.map_err(|e| self.db_err(e))?;
-                let computed =
-                    name.ends_with(']') || name.starts_with("getattr(") || name.starts_with("eval(") || name.starts_with("exec(");
+                let computed = name.ends_with(']')
+                    || name.starts_with("getattr(")
+                    || name.starts_with("importlib.import_module(")
+                    || name.starts_with("__import__(")
+                    || name.contains("](");
                 if computed {
                     sites.push(("dynamic_site".into(), name, file, line as u32));
                 }
+            }
+            // Code that runs code: `eval`, `exec`, dynamic imports with a computed name.
+            let mut s = self
+                .conn
+                .prepare_cached(
+                    "SELECT d.qname, f.path, e.line FROM edges e JOIN symbols d ON d.id = e.dst_id JOIN files f ON f.id = e.file_id
+                     WHERE d.qname IN ('<builtin>.eval', '<builtin>.exec', '<builtin>.__import__', 'importlib.import_module') AND e.kind = 'calls'
+                     ORDER BY f.path, e.line",
+                )
+                .map_err(|e| self.db_err(e))?;
+            let rows = s
+                .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?, r.get::<_, i64>(2)?)))
+                .map_err(|e| self.db_err(e))?;
+            for r in rows {
+                let (name, file, line) = r.map_err(|e| self.db_err(e))?;
+                sites.push(("dynamic_site".into(), format!("{name}(...)"), file, line as u32));
             }
             let mut s = self
                 .conn

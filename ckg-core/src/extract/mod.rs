@@ -708,10 +708,21 @@ fn build(lang: Lang, module: &str, src: &[u8], caps: Captures, facts: &mut FileF
             }
         }
         let invoked = if path.is_empty() { def_by_node.get(&unwrapped.id()).copied() } else { None };
-        let (path, invoked_binding) = match invoked {
+        let (mut path, invoked_binding) = match invoked {
             Some(sym) => (facts.symbols[sym as usize].name.clone(), Some(LocalBinding::Def(facts.symbols[sym as usize].qname.clone()))),
             None => (path, None),
         };
+        // Calling what `getattr(o, name)` or `importlib.import_module(name)` returned, with a
+        // computed name: a dynamic site (a completeness gap), not a guess.
+        if is_py
+            && kind == RefKind::Call
+            && (path.starts_with("getattr().")
+                || path == "getattr()"
+                || path.starts_with("importlib.import_module().")
+                || path.starts_with("__import__()."))
+        {
+            path = String::new();
+        }
         if kind == RefKind::Call && lang.is_script() && path == "require" {
             continue; // CommonJS `require('x')` is an import
         }

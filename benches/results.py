@@ -107,8 +107,13 @@ def run_peer(tool, path, lang, corpus_dir):
     work = copy_corpus(corpus_dir)
     try:
         if tool == "ctags":
-            out = os.path.join(work, "tags.json")
-            return timed([path, "-R", "--fields=+n", "--output-format=json", "-f", out, "."], cwd=work)
+            # The output must not be inside the tree ctags scans (it would read itself).
+            out = work.rstrip("/") + ".tags.json"
+            try:
+                return timed([path, "-R", "--fields=+n", "--output-format=json", "-f", out, "."], cwd=work)
+            finally:
+                if os.path.exists(out):
+                    os.remove(out)
         if tool == "scip-typescript":
             with open(os.path.join(work, "tsconfig.json"), "w") as f:
                 json.dump({"compilerOptions": {"allowJs": True, "noEmit": True, "skipLibCheck": True, "jsx": "react-jsx",
@@ -169,13 +174,52 @@ def fit_exponent(points):
     return sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sum((x - mx) ** 2 for x in xs)
 
 
+def only_peer(args):
+    """Adds one peer's rows to an existing results.md (e.g. codanna, which takes long to build)."""
+    tools = ensure_tools(True)
+    if args.only_peer not in tools:
+        sys.exit(f"{args.only_peer} is not installed (set CODANNA=/path/to/codanna for codanna)")
+    rows = []
+    for cid, lang, desc in CORPORA:
+        path = os.path.join(ROOT, "corpora", "cache", cid, "src")
+        r = measure_ckg(path, 3)
+        runs = 1 if cid.endswith("-l") else args.peer_runs
+        times, mems = [], []
+        try:
+            for _ in range(runs):
+                t, m = run_peer(args.only_peer, tools[args.only_peer], lang, path)
+                times.append(t)
+                mems.append(m)
+        except Exception as e:
+            rows.append(f"| {cid} | {args.only_peer} | failed: {type(e).__name__} | | | |")
+            continue
+        rows.append(f"| {cid} | {args.only_peer} | {fmt_t(times)} | {statistics.median(mems) / 1024:.0f} MiB | "
+                    f"{statistics.median(r['cold']) / statistics.median(times):.2f}x | {statistics.median(r['rss']) / statistics.median(mems):.2f}x |")
+        print(rows[-1], flush=True)
+    res = os.path.join(ROOT, "benches", "results.md")
+    text = open(res).read()
+    anchor = "| corpus | peer | wall | peak RSS | ckg/peer time | ckg/peer memory |\n|---|---|---:|---:|---:|---:|\n"
+    if anchor in text:
+        text = text.replace(anchor, anchor + "\n".join(rows) + "\n")
+        text = text.replace(f"Not measured in this run (not installed): ", "Measured separately with --only-peer: " + args.only_peer + ". Not measured: ")
+        open(res, "w").write(text)
+        readme = os.path.join(ROOT, "README.md")
+        body = open(readme).read()
+        begin, end = "<!-- results:begin -->", "<!-- results:end -->"
+        body = body[: body.index(begin) + len(begin)] + "\n" + text + body[body.index(end):]
+        open(readme, "w").write(body)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--peer-runs", type=int, default=3)
     ap.add_argument("--quick", action="store_true", help="only the ~100k corpora and a short scaling curve")
     ap.add_argument("--no-peers", action="store_true")
+    ap.add_argument("--only-peer", help="measure just this peer (and ckg again, 3 runs) and append its rows to the peers table")
     args = ap.parse_args()
+    if args.only_peer:
+        return only_peer(args)
 
     tools = ensure_tools(not args.no_peers)
     fetch = os.path.join(ROOT, "corpora", "fetch.sh")
@@ -184,7 +228,7 @@ def main():
     rows = [(cid, lang, desc, os.path.join(ROOT, "corpora", "cache", cid, "src")) for cid, lang, desc in corpora]
     big = 300_000 if args.quick else 1_000_000
     for lang in ["python", "typescript"]:
-        rows.append((f"gen-{lang[:2]}-{big // 1000}k", lang, f"ckg-gen {lang}, {big:,} lines", generated(lang, big)))
+        rows.append((f"gen-{'py' if lang == 'python' else 'ts'}-{big // 1000}k", lang, f"ckg-gen {lang}, {big:,} lines", generated(lang, big)))
 
     out = []
     date = datetime.date.today().isoformat()

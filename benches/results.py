@@ -128,12 +128,17 @@ def run_peer(tool, path, lang, corpus_dir):
                           "--environment", env_file, "--output", os.path.join(work, "index.scip")], cwd=work)
         if tool == "codanna":
             env = dict(os.environ)
+            if os.environ.get("CODANNA_LD_LIBRARY_PATH"):
+                env["LD_LIBRARY_PATH"] = os.environ["CODANNA_LD_LIBRARY_PATH"]
             subprocess.run([path, "init"], cwd=work, check=True, capture_output=True, env=env)
             settings = os.path.join(work, ".codanna", "settings.toml")
             if os.path.exists(settings):
+                # Semantic search would try to download an embedding model: turn it off.
                 text = open(settings).read()
-                if "[semantic_search]" in text:
-                    text = text.replace("[semantic_search]\nenabled = true", "[semantic_search]\nenabled = false")
+                i = text.find("[semantic_search]")
+                j = text.find("enabled = true", i) if i >= 0 else -1
+                if j >= 0:
+                    text = text[:j] + "enabled = false" + text[j + len("enabled = true"):]
                 open(settings, "w").write(text)
             return timed([path, "index", ".", "--no-progress"], cwd=work, env=env)
     finally:
@@ -201,7 +206,9 @@ def only_peer(args):
     anchor = "| corpus | peer | wall | peak RSS | ckg/peer time | ckg/peer memory |\n|---|---|---:|---:|---:|---:|\n"
     if anchor in text:
         text = text.replace(anchor, anchor + "\n".join(rows) + "\n")
-        text = text.replace(f"Not measured in this run (not installed): ", "Measured separately with --only-peer: " + args.only_peer + ". Not measured: ")
+        text = text.replace(f"Not measured in this run (not installed): {args.only_peer}.",
+                            f"{args.only_peer} was measured right after the main run with `--only-peer {args.only_peer}` "
+                            "(ckg re-measured in that run for the ratios).")
         open(res, "w").write(text)
         readme = os.path.join(ROOT, "README.md")
         body = open(readme).read()

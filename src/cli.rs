@@ -74,6 +74,10 @@ struct IndexArgs {
     /// Do not read .gitignore / .ignore files.
     #[arg(long)]
     no_ignore: bool,
+    /// An extra Python import root, relative to ROOT (repeatable): files under it are named
+    /// from it (`--python-root lib` makes `lib/tools/x.py` the module `tools.x`).
+    #[arg(long = "python-root", value_name = "DIR")]
+    python_roots: Vec<String>,
     /// Skip files larger than this many bytes.
     #[arg(long, default_value_t = 2 * 1024 * 1024, value_name = "BYTES")]
     max_file_size: u64,
@@ -142,6 +146,7 @@ fn index_config(args: &IndexArgs) -> IndexConfig {
         follow_symlinks: args.follow,
         max_file_size: args.max_file_size,
         respect_ignore_files: !args.no_ignore,
+        python_roots: args.python_roots.clone(),
     };
     config
 }

@@ -297,3 +297,22 @@ fn cyclic_variable_flows_terminate() {
     assert_eq!(s["files_by_lang"]["typescript"], 1);
     assert!(edges(&repo.export()).contains(&"calls cycle.ts -> a.run [unresolved]".to_string()));
 }
+
+#[test]
+fn python_import_roots_are_configurable() {
+    let repo = Repo::new();
+    repo.write("lib/tools/strings.py", "def slug(s):\n    return s\n");
+    repo.write("lib/tools/__init__.py", "");
+    repo.write("app.py", "from tools.strings import slug\n\n\ndef run():\n    return slug('x')\n");
+    // Without the root, `tools` is not a repository package: an external node.
+    repo.index_json(&[]);
+    let export = repo.export();
+    assert!(export.contains(r#"{"type":"external","qname":"tools.strings.slug"}"#), "{export}");
+    assert!(export.contains(r#""qname":"lib.tools.strings.slug""#));
+    // With it, the same import binds to the definition in lib/.
+    repo.index_json(&["--python-root", "lib"]);
+    let export = repo.export();
+    assert!(!export.contains(r#""type":"external","qname":"tools.strings"#), "{export}");
+    assert!(export.contains(r#""qname":"tools.strings.slug","name":"slug","kind":"function","file":"lib/tools/strings.py""#), "{export}");
+    assert!(edges(&export).contains(&"calls app.run -> tools.strings.slug [exact]".to_string()));
+}

@@ -56,6 +56,8 @@ pub struct DiscoverConfig {
     pub max_file_size: u64,
     /// Respect .gitignore and friends.
     pub respect_ignore_files: bool,
+    /// Extra Python import roots, relative to the root (`lib`, `packages/core/src`).
+    pub python_roots: Vec<String>,
 }
 
 impl Default for DiscoverConfig {
@@ -66,6 +68,7 @@ impl Default for DiscoverConfig {
             follow_symlinks: false,
             max_file_size: 2 * 1024 * 1024,
             respect_ignore_files: true,
+            python_roots: Vec::new(),
         }
     }
 }
@@ -205,7 +208,7 @@ pub fn discover(root: &Path, config: &DiscoverConfig) -> Result<Discovery> {
     out.files.dedup_by(|b, a| a.path == b.path);
     out.skipped.sort_by(|a, b| a.path.cmp(&b.path));
     out.configs.sort();
-    assign_modules(&mut out.files);
+    assign_modules(&mut out.files, &config.python_roots);
     Ok(out)
 }
 
@@ -220,11 +223,23 @@ fn walk_error_path(err: &ignore::Error) -> Option<PathBuf> {
     }
 }
 
-/// The Python import roots a path may live under: the repository root, and `src/` when it is
-/// not itself a package (the "src layout").
-fn python_module_name(path: &str, src_is_package: bool) -> String {
+/// The module name of a Python file: its path from the deepest import root that contains it
+/// (configured roots like `lib` or `packages/core/src`, then `src/` when it is not itself a
+/// package — the "src layout" — then the repository root).
+fn python_module_name(path: &str, src_is_package: bool, roots: &[String]) -> String {
     let stem = path.strip_suffix(".pyi").or_else(|| path.strip_suffix(".py")).unwrap_or(path);
-    let stem = if !src_is_package { stem.strip_prefix("src/").unwrap_or(stem) } else { stem };
+    let configured = roots
+        .iter()
+        .map(|r| r.trim_matches('/'))
+        .filter(|r| !r.is_empty())
+        .filter_map(|r| stem.strip_prefix(r).and_then(|s| s.strip_prefix('/')).map(|s| (r.len(), s)))
+        .max_by_key(|(len, _)| *len)
+        .map(|(_, s)| s);
+    let stem = match configured {
+        Some(s) => s,
+        None if !src_is_package => stem.strip_prefix("src/").unwrap_or(stem),
+        None => stem,
+    };
     let dotted = stem.replace('/', ".");
     match dotted.strip_suffix(".__init__") {
         Some(pkg) => pkg.to_string(),
@@ -236,7 +251,7 @@ fn python_module_name(path: &str, src_is_package: bool) -> String {
 /// Gives every file its module qname. Two files that would get the same Python module name
 /// (`m.py` and `m.pyi`, or `pkg.py` next to `pkg/__init__.py`) are told apart
 /// deterministically: the first in path order keeps the name, `.py` before `.pyi`.
-pub fn assign_modules(files: &mut [SourceFile]) {
+pub fn assign_modules(files: &mut [SourceFile], python_roots: &[String]) {
     let src_is_package = files.iter().any(|f| f.path == "src/__init__.py");
     let mut taken: BTreeMap<String, usize> = BTreeMap::new();
     let mut order: Vec<usize> = (0..files.len()).collect();
@@ -245,7 +260,7 @@ pub fn assign_modules(files: &mut [SourceFile]) {
     let mut names: HashMap<usize, String> = HashMap::new();
     for i in order {
         let f = &files[i];
-        let name = if f.lang == Lang::Python { python_module_name(&f.path, src_is_package) } else { f.path.clone() };
+        let name = if f.lang == Lang::Python { python_module_name(&f.path, src_is_package, python_roots) } else { f.path.clone() };
         let name = if taken.contains_key(&name) { format!("{name}[{}]", f.path) } else { name };
         taken.insert(name.clone(), i);
         names.insert(i, name);
@@ -261,10 +276,14 @@ mod tests {
 
     #[test]
     fn python_module_names() {
-        assert_eq!(python_module_name("pkg/mod.py", false), "pkg.mod");
-        assert_eq!(python_module_name("pkg/__init__.py", false), "pkg");
-        assert_eq!(python_module_name("src/pkg/mod.py", false), "pkg.mod");
-        assert_eq!(python_module_name("src/pkg/mod.py", true), "src.pkg.mod");
-        assert_eq!(python_module_name("stubs/x.pyi", false), "stubs.x");
+        assert_eq!(python_module_name("pkg/mod.py", false, &[]), "pkg.mod");
+        assert_eq!(python_module_name("pkg/__init__.py", false, &[]), "pkg");
+        assert_eq!(python_module_name("src/pkg/mod.py", false, &[]), "pkg.mod");
+        assert_eq!(python_module_name("src/pkg/mod.py", true, &[]), "src.pkg.mod");
+        assert_eq!(python_module_name("stubs/x.pyi", false, &[]), "stubs.x");
+        let roots = vec!["lib".to_string(), "services/api/src/".to_string()];
+        assert_eq!(python_module_name("lib/tools/x.py", false, &roots), "tools.x");
+        assert_eq!(python_module_name("services/api/src/app/main.py", false, &roots), "app.main");
+        assert_eq!(python_module_name("services/api/tests/t.py", false, &roots), "services.api.tests.t");
     }
 }

@@ -179,6 +179,8 @@ pub enum ValueSource {
     Def(String),
     /// An instance of the enclosing class, by qname (`return self`).
     SelfOf(String),
+    /// A dict or list literal: its values by literal key or index (`{"a": f}`, `[g, h]`).
+    Items(Vec<(String, ValueSource)>),
 }
 
 impl ValueSource {
@@ -191,6 +193,7 @@ impl ValueSource {
             ValueSource::Annotation(p) => format!("type:{p}"),
             ValueSource::Def(q) => format!("def:{q}"),
             ValueSource::SelfOf(q) => format!("self:{q}"),
+            ValueSource::Items(items) => format!("items:{}", serde_json::to_string(items).unwrap_or_default()),
         }
     }
 
@@ -204,6 +207,7 @@ impl ValueSource {
             "type" => ValueSource::Annotation(path),
             "def" => ValueSource::Def(path),
             "self" => ValueSource::SelfOf(path),
+            "items" => ValueSource::Items(serde_json::from_str(&path).ok()?),
             _ => return None,
         })
     }

@@ -354,6 +354,11 @@ pub(crate) fn path_of<'t>(node: Node<'t>, src: &[u8]) -> Option<(String, Node<'t
             }
             "attribute" => (cur.child_by_field_name("attribute").map(|p| text(p, src).into_owned()), cur.child_by_field_name("object")),
             "nested_type_identifier" | "nested_identifier" | "dotted_name" => (Some(text(cur, src).into_owned()), None),
+            // `handlers["create"]`, `items[0]`: a literal key is a segment `[create]`.
+            "subscript" => {
+                let key = cur.child_by_field_name("subscript").and_then(|k| python::literal_key(k, src))?;
+                (Some(format!("[{key}]")), cur.child_by_field_name("value"))
+            }
             "call" if is_literal_getattr(cur, src).is_some() => {
                 // `getattr(obj, "run")` is `obj.run`.
                 let (obj, name) = is_literal_getattr(cur, src)?;

@@ -93,6 +93,49 @@ fn under_type_checking(node: Node, src: &[u8]) -> bool {
     false
 }
 
+/// The values of a dict or list literal by literal key or index, as value sources.
+fn items(node: Node, src: &[u8], depth: usize) -> Option<ValueSource> {
+    if depth > 4 {
+        return None;
+    }
+    let value = |v: Node| -> Option<ValueSource> {
+        match v.kind() {
+            "call" => path_of(v.child_by_field_name("function")?, src).map(|(p, _)| ValueSource::Call(p)),
+            "identifier" | "attribute" => path_of(v, src).map(|(p, _)| ValueSource::Alias(p)),
+            "dictionary" | "list" | "tuple" => items(v, src, depth + 1),
+            _ => None,
+        }
+    };
+    let mut out = Vec::new();
+    let mut c = node.walk();
+    for (i, child) in node.named_children(&mut c).enumerate() {
+        if node.kind() == "dictionary" {
+            if child.kind() != "pair" {
+                continue;
+            }
+            let (Some(k), Some(v)) = (child.child_by_field_name("key"), child.child_by_field_name("value")) else { continue };
+            let Some(key) = literal_key(k, src) else { continue };
+            if let Some(v) = value(v) {
+                out.push((key, v));
+            }
+        } else if let Some(v) = value(child) {
+            out.push((i.to_string(), v));
+        }
+    }
+    (!out.is_empty()).then_some(ValueSource::Items(out))
+}
+
+/// A literal dict key or list index usable as a path segment: `"create"`, `0`.
+pub(super) fn literal_key(k: Node, src: &[u8]) -> Option<String> {
+    let t = text(k, src);
+    let key = match k.kind() {
+        "string" => t.trim_matches(|c| c == '"' || c == '\''),
+        "integer" => &t,
+        _ => return None,
+    };
+    (!key.is_empty() && key.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '-')).then(|| key.to_string())
+}
+
 /// `__all__ = ["a", "b"]` makes exactly those names the module's star-export list.
 pub(super) fn exports(node: Node, src: &[u8], facts: &mut FileFacts) {
     let Some(assign) = node.named_child(0) else { return };
@@ -141,6 +184,7 @@ pub(super) fn value_source(ident: Node, src: &[u8]) -> Option<ValueSource> {
                     path_of(f, src).map(|(p, _)| ValueSource::Call(p))
                 }
                 "identifier" | "attribute" => path_of(right, src).map(|(p, _)| ValueSource::Alias(p)),
+                "dictionary" | "list" | "tuple" => items(right, src, 0),
                 _ => None,
             }
         }

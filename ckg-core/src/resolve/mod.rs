@@ -78,6 +78,8 @@ enum Target {
     Instance(i64),
     /// `super` inside a class: members are looked up after the class in its MRO.
     Super(i64),
+    /// A dict or list literal, with where it was written (file, enclosing symbol).
+    Items(i64, i64, Vec<(String, ValueSource)>),
     /// A local or module variable whose value is not known.
     Opaque,
 }
@@ -365,6 +367,7 @@ impl<'a> Resolver<'a> {
             return (Target::Opaque, UNRESOLVED);
         }
         let path = match value {
+            ValueSource::Items(items) => return (Target::Items(file, src, items.clone()), INFERRED),
             ValueSource::Def(q) => return self.qname(q).map(|s| (Target::Sym(s.id), EXACT)).unwrap_or((Target::Opaque, UNRESOLVED)),
             ValueSource::SelfOf(q) => {
                 return self.qname(q).map(|s| (Target::Instance(s.id), INFERRED)).unwrap_or((Target::Opaque, UNRESOLVED));
@@ -382,7 +385,7 @@ impl<'a> Resolver<'a> {
             ValueSource::Alias(_) => return (target, evidence),
             ValueSource::Call(_) => self.call_result(target, depth + 1),
             ValueSource::New(_) | ValueSource::Annotation(_) => self.instance_of(target),
-            ValueSource::Def(_) | ValueSource::SelfOf(_) => unreachable!("handled above"),
+            ValueSource::Def(_) | ValueSource::SelfOf(_) | ValueSource::Items(_) => unreachable!("handled above"),
         };
         match result {
             Some(t) => (t, flowed),
@@ -408,6 +411,7 @@ impl<'a> Resolver<'a> {
             return None;
         }
         let p = match ty {
+            ValueSource::Items(_) => return None,
             ValueSource::Def(q) => return self.qname(q).map(|s| Target::Sym(s.id)),
             ValueSource::SelfOf(q) => return self.qname(q).map(|s| Target::Instance(s.id)),
             ValueSource::Call(p) | ValueSource::New(p) | ValueSource::Annotation(p) | ValueSource::Alias(p) => p,
@@ -575,6 +579,12 @@ impl<'a> Resolver<'a> {
             }
             Target::Instance(id) => self.class_member(*id, name, false).map(|(m, _)| (Target::Sym(m), true)),
             Target::Super(id) => self.class_member(*id, name, true).map(|(m, _)| (Target::Sym(m), true)),
+            Target::Items(file, src, items) => {
+                let key = name.strip_prefix('[')?.strip_suffix(']')?;
+                let (_, value) = items.iter().find(|(k, _)| k == key)?;
+                let (t, e) = self.value_target(*file, *src, value, 1);
+                (e != UNRESOLVED).then_some((t, true))
+            }
             Target::Module(f) => self.module_member(*f, name, 0).map(|t| (t, false)),
             Target::Package(p) => self.package_member(p, name).map(|t| (t, false)),
             Target::External(e) => Some((Target::External(format!("{e}.{name}")), false)),
@@ -587,7 +597,7 @@ impl<'a> Resolver<'a> {
             Target::Sym(id) | Target::Instance(id) => Some(Dst::Symbol(*id)),
             Target::Module(f) => self.module_sym.get(f).map(|&id| Dst::Symbol(id)),
             Target::Package(p) => Some(Dst::Unresolved(p.clone())),
-            Target::Super(_) => None,
+            Target::Super(_) | Target::Items(..) => None,
             Target::External(e) => Some(Dst::External(e.clone())),
             Target::Opaque => None,
         }

@@ -181,6 +181,8 @@ pub enum ValueSource {
     SelfOf(String),
     /// A dict or list literal: its values by literal key or index (`{"a": f}`, `[g, h]`).
     Items(Vec<(String, ValueSource)>),
+    /// Each element of a container: the loop variable of `for f in [a, b]` / `for f in fs`.
+    Each(Box<ValueSource>),
 }
 
 impl ValueSource {
@@ -194,6 +196,7 @@ impl ValueSource {
             ValueSource::Def(q) => format!("def:{q}"),
             ValueSource::SelfOf(q) => format!("self:{q}"),
             ValueSource::Items(items) => format!("items:{}", serde_json::to_string(items).unwrap_or_default()),
+            ValueSource::Each(inner) => format!("each:{}", inner.encode()),
         }
     }
 
@@ -208,6 +211,7 @@ impl ValueSource {
             "def" => ValueSource::Def(path),
             "self" => ValueSource::SelfOf(path),
             "items" => ValueSource::Items(serde_json::from_str(&path).ok()?),
+            "each" => ValueSource::Each(Box::new(ValueSource::decode(&path)?)),
             _ => return None,
         })
     }

@@ -188,6 +188,16 @@ pub(super) fn value_source(ident: Node, src: &[u8]) -> Option<ValueSource> {
                 _ => None,
             }
         }
+        // `for f in [a, b]`, `for f in handlers`: each element.
+        "for_statement" if parent.child_by_field_name("left") == Some(ident) => {
+            let right = parent.child_by_field_name("right")?;
+            let inner = match right.kind() {
+                "list" | "tuple" => items(right, src, 0)?,
+                "identifier" | "attribute" => ValueSource::Alias(path_of(right, src)?.0),
+                _ => return None,
+            };
+            Some(ValueSource::Each(Box::new(inner)))
+        }
         // `except ValidationError as err`, `with open(p) as f`.
         "as_pattern_target" => {
             let pattern = parent.parent()?;

@@ -368,6 +368,8 @@ impl<'a> Resolver<'a> {
         }
         let path = match value {
             ValueSource::Items(items) => return (Target::Items(file, src, items.clone()), INFERRED),
+            // A loop variable stands for many values; file_edges expands it, flows do not.
+            ValueSource::Each(_) => return (Target::Opaque, UNRESOLVED),
             ValueSource::Def(q) => return self.qname(q).map(|s| (Target::Sym(s.id), EXACT)).unwrap_or((Target::Opaque, UNRESOLVED)),
             ValueSource::SelfOf(q) => {
                 return self.qname(q).map(|s| (Target::Instance(s.id), INFERRED)).unwrap_or((Target::Opaque, UNRESOLVED));
@@ -385,7 +387,7 @@ impl<'a> Resolver<'a> {
             ValueSource::Alias(_) => return (target, evidence),
             ValueSource::Call(_) => self.call_result(target, depth + 1),
             ValueSource::New(_) | ValueSource::Annotation(_) => self.instance_of(target),
-            ValueSource::Def(_) | ValueSource::SelfOf(_) | ValueSource::Items(_) => unreachable!("handled above"),
+            ValueSource::Def(_) | ValueSource::SelfOf(_) | ValueSource::Items(_) | ValueSource::Each(_) => unreachable!("handled above"),
         };
         match result {
             Some(t) => (t, flowed),
@@ -411,7 +413,7 @@ impl<'a> Resolver<'a> {
             return None;
         }
         let p = match ty {
-            ValueSource::Items(_) => return None,
+            ValueSource::Items(_) | ValueSource::Each(_) => return None,
             ValueSource::Def(q) => return self.qname(q).map(|s| Target::Sym(s.id)),
             ValueSource::SelfOf(q) => return self.qname(q).map(|s| Target::Instance(s.id)),
             ValueSource::Call(p) | ValueSource::New(p) | ValueSource::Annotation(p) | ValueSource::Alias(p) => p,
@@ -504,7 +506,7 @@ impl<'a> Resolver<'a> {
     fn path_target(&self, file: i64, src: i64, path: &str, binding: &LocalBinding, depth: usize) -> Option<(Target, &'static str)> {
         let mut segments = path.split('.');
         let root = segments.next()?;
-        let (mut target, mut evidence) = match binding {
+        let (target, evidence) = match binding {
             LocalBinding::Def(q) => (Target::Sym(self.qname(q)?.id), EXACT),
             LocalBinding::Var(Some(v)) => self.value_target(file, src, v, depth),
             LocalBinding::Var(None) => (Target::Opaque, UNRESOLVED),
@@ -518,6 +520,17 @@ impl<'a> Resolver<'a> {
                 if root.ends_with("()") { (self.call_result(t, depth)?, e) } else { (t, e) }
             }
         };
+        self.walk(target, evidence, segments, depth)
+    }
+
+    /// Walks the members named by the rest of a path from a target.
+    fn walk<'p>(
+        &self,
+        mut target: Target,
+        mut evidence: &'static str,
+        segments: impl Iterator<Item = &'p str>,
+        depth: usize,
+    ) -> Option<(Target, &'static str)> {
         for seg in segments {
             if target == Target::Opaque {
                 return Some((Target::Opaque, UNRESOLVED));
@@ -669,6 +682,26 @@ impl<'a> Resolver<'a> {
                 && !(r.path == "cls" && r.kind == RefKind::Call)
             {
                 continue; // `this` / `self` alone
+            }
+            // A loop variable over a literal container: one edge per element.
+            if let LocalBinding::Var(Some(ValueSource::Each(inner))) = &r.binding {
+                if let (Target::Items(f, s, items), _) = self.value_target(file, r.src, inner, 1) {
+                    for (_, value) in &items {
+                        let (t, e) = self.value_target(f, s, value, 1);
+                        if e == UNRESOLVED {
+                            continue;
+                        }
+                        let rest = r.path.split('.').skip(1);
+                        if let Some((t, e)) = self.walk(t, e, rest, 1).filter(|(_, e)| *e != UNRESOLVED) {
+                            let kind = edge_kind(r.kind, self.target_kind(&t));
+                            if let Some(dst) = self.dst_of(&t) {
+                                let evidence = if e == EXACT { INFERRED } else { e };
+                                out.push(EdgeRow { kind, src: r.src, dst, file, line: r.line, col: r.col, evidence, dynamic: false });
+                            }
+                        }
+                    }
+                    continue;
+                }
             }
             GETTERS.with(|g| g.borrow_mut().clear());
             let resolved = self.path_target(file, r.src, &r.path, &r.binding, 0);

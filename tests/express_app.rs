@@ -7,7 +7,7 @@ mod common;
 use std::collections::BTreeSet;
 use std::path::Path;
 
-use common::Repo;
+use common::{Repo, copy_dir};
 
 fn expected(name: &str) -> BTreeSet<String> {
     let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpora/express-app/expected").join(name);
@@ -26,22 +26,6 @@ fn indexed_copy() -> Repo {
     copy_dir(&src, repo.path());
     repo.index_json(&[]);
     repo
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            if entry.file_name() == ".ckg" {
-                continue;
-            }
-            std::fs::create_dir_all(&target).unwrap();
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), target).unwrap();
-        }
-    }
 }
 
 #[test]

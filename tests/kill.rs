@@ -9,6 +9,21 @@ use std::time::Duration;
 
 use common::{Repo, synth_repo};
 
+/// Starts `ckg index .` in the repository and SIGKILLs it after `delay`.
+fn kill_after(repo: &Repo, extra: &[&str], delay: Duration) -> std::process::ExitStatus {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ckg"))
+        .args(["index", ".", "--quiet"])
+        .args(extra)
+        .current_dir(repo.path())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(delay);
+    let _ = child.kill(); // SIGKILL
+    child.wait().unwrap()
+}
+
 #[test]
 fn sigkill_mid_index_leaves_the_last_committed_generation() {
     let repo = Repo::new();
@@ -29,16 +44,7 @@ fn sigkill_mid_index_leaves_the_last_committed_generation() {
     while let Some(delay) = delays.first().copied() {
         delays.remove(0);
         round += 1;
-        let mut child = Command::new(env!("CARGO_BIN_EXE_ckg"))
-            .args(["index", ".", "--quiet", "--jobs", "2"])
-            .current_dir(repo.path())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        std::thread::sleep(Duration::from_millis(delay));
-        let _ = child.kill(); // SIGKILL
-        let status = child.wait().unwrap();
+        let status = kill_after(&repo, &["--jobs", "2"], Duration::from_millis(delay));
         let export = repo.export();
         if export == old {
             saw_old += 1;
@@ -60,16 +66,7 @@ fn sigkill_during_a_rebuild_keeps_the_old_index_and_leaves_no_debris() {
     let old = repo.export();
     let mut kept = 0;
     for delay in [5u64, 30, 80, 150, 300] {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_ckg"))
-            .args(["index", ".", "--quiet", "--rebuild"])
-            .current_dir(repo.path())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        std::thread::sleep(Duration::from_millis(delay));
-        let _ = child.kill();
-        child.wait().unwrap();
+        kill_after(&repo, &["--rebuild"], Duration::from_millis(delay));
         // The same tree: an interrupted or a finished rebuild both give the same export.
         assert_eq!(repo.export(), old, "kill after {delay} ms");
         kept += 1;

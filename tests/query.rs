@@ -6,7 +6,7 @@ mod common;
 
 use std::path::Path;
 
-use common::Repo;
+use common::{Repo, copy_dir};
 
 fn fixture() -> Repo {
     let repo = Repo::new();
@@ -14,19 +14,6 @@ fn fixture() -> Repo {
     copy_dir(&src, repo.path());
     repo.index_json(&[]);
     repo
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            std::fs::create_dir_all(&target).unwrap();
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), target).unwrap();
-        }
-    }
 }
 
 /// Runs a query and compares stdout with `expected/<name>`; returns the exit code.

@@ -62,6 +62,23 @@ impl Repo {
     }
 }
 
+/// Copies a folder tree (skipping `.ckg`), e.g. a fixture into a temporary repository.
+pub fn copy_dir(from: &Path, to: &Path) {
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            if entry.file_name() == ".ckg" {
+                continue;
+            }
+            std::fs::create_dir_all(&target).unwrap();
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}
+
 /// Edge lines of an export, as `kind src -> dst [evidence]`.
 pub fn edges(export: &str) -> Vec<String> {
     export

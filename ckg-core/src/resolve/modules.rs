@@ -121,7 +121,7 @@ impl<'a> ModuleIndex<'a> {
             return ModuleTarget::External(spec.to_string());
         }
         let dir = file.path.rsplit_once('/').map(|(d, _)| d).unwrap_or("");
-        let Some(joined) = normalize(dir, spec) else { return ModuleTarget::Missing };
+        let Some(joined) = super::config::join(dir, spec) else { return ModuleTarget::Missing };
         super::record(&format!("path:{joined}"));
         self.probe(&joined).map(ModuleTarget::File).unwrap_or(ModuleTarget::Missing)
     }
@@ -156,31 +156,15 @@ impl<'a> ModuleIndex<'a> {
     }
 }
 
-/// Joins a relative specifier onto a directory, resolving `.` and `..`; `None` if it leaves
-/// the root.
-fn normalize(dir: &str, spec: &str) -> Option<String> {
-    let mut parts: Vec<&str> = dir.split('/').filter(|p| !p.is_empty()).collect();
-    for p in spec.split('/') {
-        match p {
-            "" | "." => {}
-            ".." => {
-                parts.pop()?;
-            }
-            p => parts.push(p),
-        }
-    }
-    Some(parts.join("/"))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn normalizes_relative_paths() {
-        assert_eq!(normalize("src/a", "./b").as_deref(), Some("src/a/b"));
-        assert_eq!(normalize("src/a", "../b/c").as_deref(), Some("src/b/c"));
-        assert_eq!(normalize("", "../x"), None);
+        assert_eq!(crate::resolve::config::join("src/a", "./b").as_deref(), Some("src/a/b"));
+        assert_eq!(crate::resolve::config::join("src/a", "../b/c").as_deref(), Some("src/b/c"));
+        assert_eq!(crate::resolve::config::join("", "../x"), None);
     }
 }
 

@@ -107,6 +107,16 @@ fn bad_arguments_give_clear_messages_and_exit_2() {
 }
 
 #[test]
+fn unused_leaves_out_interface_members() {
+    let repo = Repo::new();
+    repo.write("store.ts", "export interface Store {\n  get(k: string): string;\n}\nfunction orphan() { return 1; }\n");
+    repo.index_json(&[]);
+    let out = repo.ok(&["query", "unused"]);
+    assert!(out.contains("store.ts#orphan"), "{out}");
+    assert!(!out.contains("Store.get"), "{out}");
+}
+
+#[test]
 fn an_ambiguous_name_lists_its_candidates() {
     let repo = fixture();
     repo.write("src/other.ts", "export function handler() { return 2; }\n");

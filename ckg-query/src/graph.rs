@@ -436,6 +436,8 @@ impl Index {
                 "SELECT s.qname, s.kind, f.path, s.line, s.exported, s.name FROM symbols s JOIN files f ON f.id = s.file_id
                  WHERE s.kind NOT IN ('module', 'external', 'property', 'type', 'interface')
                  AND NOT EXISTS (SELECT 1 FROM edges e WHERE e.dst_id = s.id AND e.src_id != s.id)
+                 -- Interface members are implemented, not called directly.
+                 AND NOT EXISTS (SELECT 1 FROM symbols p WHERE p.id = s.parent_id AND p.kind = 'interface')
                  ORDER BY f.path, s.line, s.qname",
             )
             .map_err(|e| self.db_err(e))?;

@@ -31,7 +31,7 @@ fn records(root: &std::path::Path) -> Vec<FileRecord> {
             FileRecord {
                 path: f.path.clone(),
                 lang: f.lang,
-                hash: xxhash_rust_hash(&bytes),
+                hash: xxhash_rust::xxh3::xxh3_64(&bytes),
                 size: bytes.len() as u64,
                 mtime_ns: f.mtime_ns,
                 module: f.module.clone(),
@@ -39,11 +39,6 @@ fn records(root: &std::path::Path) -> Vec<FileRecord> {
             }
         })
         .collect()
-}
-
-fn xxhash_rust_hash(bytes: &[u8]) -> u64 {
-    // The store only compares hashes; any stable 64-bit hash will do for the bench.
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| (h ^ b as u64).wrapping_mul(0x100_0000_01b3))
 }
 
 fn bench(c: &mut Criterion) {

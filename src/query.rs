@@ -267,11 +267,7 @@ pub fn run(args: QueryArgs) -> Result<ExitCode> {
         }
         Query::Symbols { pattern, kind, limit } => {
             out.no_graph("symbols")?;
-            let mut nodes = index.symbols(&pattern, limit.saturating_mul(4).max(limit))?;
-            if let Some(k) = &kind {
-                nodes.retain(|n| &n.kind == k);
-            }
-            nodes.truncate(limit);
+            let nodes = index.symbols(&pattern, kind.as_deref(), limit)?;
             if format == Format::Json {
                 out.json(&serde_json::json!({"generation": index.generation, "symbols": nodes}))?;
             } else {

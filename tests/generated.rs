@@ -1,6 +1,8 @@
 //! A generated repository (`ckg-gen`, 10k lines per language) against the ground truth the
 //! generator wrote: every edge kind must match exactly (precision and recall 1.0).
 
+mod common;
+
 use std::collections::{BTreeMap, BTreeSet};
 
 use ckg_core::index::{IndexConfig, index};
@@ -13,19 +15,10 @@ fn check(lang: ckg_gen::Lang, seed: u64) {
     let mut config = IndexConfig::new(&root);
     config.db = Some(dir.path().join("index.db"));
     index(&config, &|_| {}).unwrap();
-    let conn = rusqlite::Connection::open(dir.path().join("index.db")).unwrap();
-    let mut s = conn
-        .prepare(
-            "SELECT e.kind, src.qname, dst.qname FROM edges e JOIN symbols src ON src.id = e.src_id JOIN symbols dst ON dst.id = e.dst_id
-             WHERE e.evidence != 'unresolved' AND e.kind != 'exports'
-             AND NOT (e.kind = 'references' AND EXISTS (SELECT 1 FROM refs r WHERE r.file_id = e.file_id AND r.line = e.line
-                      AND r.col = e.col AND r.kind = 'type'))",
-        )
-        .unwrap();
-    let got: BTreeSet<String> = s
-        .query_map([], |r| Ok(format!("{} {} -> {}", r.get::<_, String>(0)?, r.get::<_, String>(1)?, r.get::<_, String>(2)?)))
-        .unwrap()
-        .map(Result::unwrap)
+    let got: BTreeSet<String> = common::resolved_edges(&dir.path().join("index.db"))
+        .into_iter()
+        .filter(|(kind, _, _)| kind != "exports")
+        .map(|(kind, src, dst)| format!("{kind} {src} -> {dst}"))
         .collect();
     let mut report = BTreeMap::new();
     for kind in ["calls", "instantiates", "imports", "inherits", "references"] {

@@ -64,14 +64,11 @@ fn sigkill_during_a_rebuild_keeps_the_old_index_and_leaves_no_debris() {
     synth_repo(&repo, 300, 1);
     repo.index_json(&[]);
     let old = repo.export();
-    let mut kept = 0;
     for delay in [5u64, 30, 80, 150, 300] {
         kill_after(&repo, &["--rebuild"], Duration::from_millis(delay));
         // The same tree: an interrupted or a finished rebuild both give the same export.
         assert_eq!(repo.export(), old, "kill after {delay} ms");
-        kept += 1;
     }
-    assert_eq!(kept, 5);
     // Temporary files of killed builds are cleaned up by the next build.
     repo.index_json(&["--rebuild"]);
     let debris: Vec<_> = std::fs::read_dir(repo.path().join(".ckg"))

@@ -77,21 +77,8 @@ fn produced(case: &Path, python: bool) -> BTreeSet<String> {
     config.jobs = 1;
     config.totals = false;
     index(&config, &|_| {}).unwrap();
-    let conn = rusqlite::Connection::open(&db).unwrap();
-    // Type-annotation references are not part of the suites: leave out `references` edges
-    // whose site is a type reference.
-    let mut s = conn
-        .prepare(
-            "SELECT e.kind, src.qname, dst.qname FROM edges e JOIN symbols src ON src.id = e.src_id JOIN symbols dst ON dst.id = e.dst_id
-             WHERE e.evidence != 'unresolved'
-             AND NOT (e.kind = 'references' AND EXISTS (SELECT 1 FROM refs r WHERE r.file_id = e.file_id AND r.line = e.line
-                      AND r.col = e.col AND r.kind = 'type'))",
-        )
-        .unwrap();
-    let rows = s.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?, r.get::<_, String>(2)?))).unwrap();
     let mut out = BTreeSet::new();
-    for r in rows {
-        let (kind, src, dst) = r.unwrap();
+    for (kind, src, dst) in common::resolved_edges(&db) {
         if python {
             if kind == "calls" || kind == "instantiates" {
                 out.insert(format!("{src} -> {dst}"));

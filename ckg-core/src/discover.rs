@@ -112,7 +112,8 @@ fn rel_path(root: &Path, path: &Path) -> String {
     rel.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/")
 }
 
-pub(crate) fn mtime_ns(meta: &std::fs::Metadata) -> i64 {
+/// A file's modification time in nanoseconds since the epoch (0 when unknown).
+pub fn mtime_ns(meta: &std::fs::Metadata) -> i64 {
     meta.modified().ok().and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok()).map(|d| d.as_nanos() as i64).unwrap_or(0)
 }
 

@@ -61,7 +61,7 @@ impl SymbolKind {
         SymbolKind::ALL.into_iter().find(|k| k.as_str() == s)
     }
 
-    /// Kinds whose body is a scope of its own (callable or class-like).
+    /// Classes and what behaves like one for member lookups (interfaces, enums).
     pub fn is_class_like(self) -> bool {
         matches!(self, SymbolKind::Class | SymbolKind::Interface | SymbolKind::Enum)
     }

@@ -252,12 +252,7 @@ pub fn index(config: &IndexConfig, progress: &(dyn Fn(Progress) + Sync)) -> Resu
     }
     progress(Progress::Discovered { files: discovery.files.len(), to_parse: to_parse.len() });
 
-    let jobs = if config.jobs == 0 { std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1) } else { config.jobs };
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(jobs)
-        .thread_name(|i| format!("ckg-parse-{i}"))
-        .build()
-        .map_err(|e| Error::Invalid(format!("cannot start {jobs} worker threads: {e}")))?;
+    let (pool, jobs) = parse_pool(config.jobs)?;
 
     let t = Instant::now();
     let mut store_time = Duration::ZERO;
@@ -459,14 +454,22 @@ pub fn index(config: &IndexConfig, progress: &(dyn Fn(Progress) + Sync)) -> Resu
     Ok(summary)
 }
 
+/// The parser threads: `jobs` of them, or one per core for 0.
+fn parse_pool(jobs: usize) -> Result<(rayon::ThreadPool, usize)> {
+    let jobs = if jobs == 0 { std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1) } else { jobs };
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(jobs)
+        .thread_name(|i| format!("ckg-parse-{i}"))
+        .build()
+        .map_err(|e| Error::Invalid(format!("cannot start {jobs} worker threads: {e}")))?;
+    Ok((pool, jobs))
+}
+
 /// Parses every file under a root without extracting or storing anything: the baseline
 /// that full indexing is compared with. Returns (files, bytes).
 pub fn parse_only(root: &std::path::Path, config: &DiscoverConfig, jobs: usize) -> Result<(usize, u64)> {
     let discovery = discover::discover(root, config)?;
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(if jobs == 0 { std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1) } else { jobs })
-        .build()
-        .map_err(|e| Error::Invalid(e.to_string()))?;
+    let (pool, _) = parse_pool(jobs)?;
     let bytes: u64 = pool.install(|| {
         discovery
             .files

@@ -361,8 +361,9 @@ pub fn last_name(path: &str) -> &str {
     path.rsplit(['.', '#']).next().unwrap_or(path).trim_end_matches("()")
 }
 
-fn encode_bases(bases: &[String]) -> Option<String> {
-    (!bases.is_empty()).then(|| bases.join("\n"))
+/// A list stored as one text column, one item per line (NULL when empty).
+fn encode_lines(items: &[String]) -> Option<String> {
+    (!items.is_empty()).then(|| items.join("\n"))
 }
 
 fn hash_text(h: u64) -> String {
@@ -451,14 +452,13 @@ impl WriteTx<'_> {
             .query_map([file_id], |r| {
                 Ok((
                     r.get::<_, String>(0)?,
-                    format!(
-                        "{} {} {} {:?} {:?} {:?}",
-                        r.get::<_, String>(1)?,
-                        r.get::<_, String>(2)?,
-                        r.get::<_, bool>(3)?,
-                        r.get::<_, Option<String>>(4)?,
-                        r.get::<_, Option<String>>(5)?,
-                        r.get::<_, Option<String>>(6)?
+                    symbol_line(
+                        &r.get::<_, String>(1)?,
+                        &r.get::<_, String>(2)?,
+                        r.get(3)?,
+                        r.get::<_, Option<String>>(4)?.as_deref(),
+                        r.get::<_, Option<String>>(5)?.as_deref(),
+                        r.get::<_, Option<String>>(6)?.as_deref(),
                     ),
                 ))
             })
@@ -470,7 +470,11 @@ impl WriteTx<'_> {
         let mut s = self.tx.prepare_cached("SELECT name, target, specifier FROM exports WHERE file_id = ?1").map_err(e)?;
         let rows = s
             .query_map([file_id], |r| {
-                Ok(format!("{} {:?} {:?}", r.get::<_, String>(0)?, r.get::<_, Option<String>>(1)?, r.get::<_, Option<String>>(2)?))
+                Ok(export_line(
+                    &r.get::<_, String>(0)?,
+                    r.get::<_, Option<String>>(1)?.as_deref(),
+                    r.get::<_, Option<String>>(2)?.as_deref(),
+                ))
             })
             .map_err(e)?;
         for r in rows {
@@ -485,14 +489,13 @@ impl WriteTx<'_> {
             .map_err(e)?;
         let rows = s
             .query_map([file_id], |r| {
-                Ok(format!(
-                    "{} {} {:?} {:?} {} {}",
-                    r.get::<_, String>(0)?,
-                    r.get::<_, String>(1)?,
-                    r.get::<_, Option<String>>(2)?,
-                    r.get::<_, Option<String>>(3)?,
-                    r.get::<_, bool>(4)?,
-                    r.get::<_, String>(5)?
+                Ok(import_line(
+                    &r.get::<_, String>(0)?,
+                    &r.get::<_, String>(1)?,
+                    r.get::<_, Option<String>>(2)?.as_deref(),
+                    r.get::<_, Option<String>>(3)?.as_deref(),
+                    r.get(4)?,
+                    &r.get::<_, String>(5)?,
                 ))
             })
             .map_err(e)?;
@@ -607,9 +610,9 @@ impl WriteTx<'_> {
                             sym.col,
                             sym.end_line,
                             sym.exported,
-                            encode_bases(&sym.bases),
+                            encode_lines(&sym.bases),
                             sym.ty.as_ref().map(ValueSource::encode),
-                            encode_bases(&sym.decorators)
+                            encode_lines(&sym.decorators)
                         ],
                         |r| r.get(0),
                     )
@@ -874,33 +877,40 @@ impl Interface {
             let parent = s.parent.map(|p| f.symbols[p as usize].qname.as_str()).unwrap_or("");
             out.symbols.insert(
                 s.qname.clone(),
-                format!(
-                    "{} {} {} {:?} {:?} {:?}",
+                symbol_line(
                     s.kind.as_str(),
                     parent,
                     s.exported,
-                    encode_bases(&s.bases),
-                    s.ty.as_ref().map(ValueSource::encode),
-                    encode_bases(&s.decorators)
+                    encode_lines(&s.bases).as_deref(),
+                    s.ty.as_ref().map(ValueSource::encode).as_deref(),
+                    encode_lines(&s.decorators).as_deref(),
                 ),
             );
         }
         for e in &f.exports {
-            out.exports.insert(format!("{} {:?} {:?}", e.name, e.target, e.specifier));
+            out.exports.insert(export_line(&e.name, e.target.as_deref(), e.specifier.as_deref()));
         }
         for i in &f.imports {
-            out.imports.insert(format!(
-                "{} {} {:?} {:?} {} {}",
-                i.kind.as_str(),
-                i.specifier,
-                i.imported,
-                i.local,
-                i.type_only,
-                f.symbols[i.scope as usize].qname
-            ));
+            let scope = &f.symbols[i.scope as usize].qname;
+            out.imports.insert(import_line(i.kind.as_str(), &i.specifier, i.imported.as_deref(), i.local.as_deref(), i.type_only, scope));
         }
         out
     }
+}
+
+// The canonical interface lines. Both sides of the comparison (what is stored, what is about
+// to be written) go through these, so they can only differ when the facts do.
+
+fn symbol_line(kind: &str, parent: &str, exported: bool, bases: Option<&str>, ty: Option<&str>, decorators: Option<&str>) -> String {
+    format!("{kind} {parent} {exported} {bases:?} {ty:?} {decorators:?}")
+}
+
+fn export_line(name: &str, target: Option<&str>, specifier: Option<&str>) -> String {
+    format!("{name} {target:?} {specifier:?}")
+}
+
+fn import_line(kind: &str, specifier: &str, imported: Option<&str>, local: Option<&str>, type_only: bool, scope: &str) -> String {
+    format!("{kind} {specifier} {imported:?} {local:?} {type_only} {scope}")
 }
 
 /// A file row as resolution needs it.

@@ -261,7 +261,7 @@ impl Index {
         let rows = s.query_map(rusqlite::params![file, line, col], row_edge).map_err(|e| self.db_err(e))?;
         for r in rows {
             let (_, dst, edge) = r.map_err(|e| self.db_err(e))?;
-            let token = edge.dst.rsplit(['.', '#']).next().unwrap_or(&edge.dst).trim_end_matches("()");
+            let token = ckg_core::store::last_name(&edge.dst);
             if col < edge.col + token.len().max(1) as u32 && edge.kind != "imports" && edge.kind != "exports" {
                 if let Some(node) = self.node(dst.unwrap_or(0))? {
                     return Ok(Some(Definition { generation: self.generation, node, via: Some(edge) }));
@@ -426,10 +426,7 @@ impl Index {
     /// Definitions nothing points to. Modules, externals, methods that the runtime calls
     /// (`__init__`, `constructor`, dunders) and, unless asked, exported API are left out.
     pub fn unused(&self, opts: &UnusedOptions) -> Result<UnusedAnswer> {
-        let mut globs = Vec::new();
-        for g in &opts.entry_globs {
-            globs.push(glob_to_like(g));
-        }
+        let globs = entry_globs(&opts.entry_globs)?;
         let mut s = self
             .conn
             .prepare_cached(
@@ -460,7 +457,7 @@ impl Index {
                 continue;
             }
             let file = node.file.as_deref().unwrap_or("");
-            if globs.iter().any(|g| glob_match(g, file)) {
+            if globs.is_match(file) {
                 continue;
             }
             symbols.push(node);
@@ -488,52 +485,15 @@ pub fn package_of(qname: &str) -> String {
     }
 }
 
-fn glob_to_like(g: &str) -> Vec<char> {
-    g.chars().collect()
-}
-
-/// A small glob matcher: `*` (within a path segment), `**` (across segments), `?`.
-fn glob_match(pattern: &[char], text: &str) -> bool {
-    let t: Vec<char> = text.chars().collect();
-    fn go(p: &[char], t: &[char]) -> bool {
-        // Iterative with backtracking points would be faster; patterns are short.
-        let mut stack = vec![(0usize, 0usize)];
-        let mut seen = HashSet::new();
-        while let Some((pi, ti)) = stack.pop() {
-            if !seen.insert((pi, ti)) {
-                continue;
-            }
-            if pi == p.len() {
-                if ti == t.len() {
-                    return true;
-                }
-                continue;
-            }
-            match p[pi] {
-                '*' if p.get(pi + 1) == Some(&'*') => {
-                    let next = if p.get(pi + 2) == Some(&'/') { pi + 3 } else { pi + 2 };
-                    for k in ti..=t.len() {
-                        stack.push((next, k));
-                    }
-                }
-                '*' => {
-                    let mut k = ti;
-                    loop {
-                        stack.push((pi + 1, k));
-                        if k == t.len() || t[k] == '/' {
-                            break;
-                        }
-                        k += 1;
-                    }
-                }
-                '?' if ti < t.len() && t[ti] != '/' => stack.push((pi + 1, ti + 1)),
-                c if ti < t.len() && t[ti] == c => stack.push((pi + 1, ti + 1)),
-                _ => {}
-            }
-        }
-        false
+/// Compiles entry-point globs: `*` stays within a path segment, `**` crosses segments.
+fn entry_globs(patterns: &[String]) -> Result<globset::GlobSet> {
+    let mut set = globset::GlobSetBuilder::new();
+    for p in patterns {
+        let glob =
+            globset::GlobBuilder::new(p).literal_separator(true).build().map_err(|e| Error::Invalid(format!("invalid glob {p:?}: {e}")))?;
+        set.add(glob);
     }
-    go(pattern, &t)
+    set.build().map_err(|e| Error::Invalid(format!("invalid globs: {e}")))
 }
 
 #[cfg(test)]
@@ -552,7 +512,7 @@ mod tests {
 
     #[test]
     fn globs() {
-        let m = |p: &str, t: &str| glob_match(&glob_to_like(p), t);
+        let m = |p: &str, t: &str| entry_globs(&[p.to_string()]).unwrap().is_match(t);
         assert!(m("tests/**", "tests/a/b.py"));
         assert!(m("**/*.test.ts", "src/x/y.test.ts"));
         assert!(m("**/*.test.ts", "y.test.ts"));

@@ -139,7 +139,7 @@ impl Index {
                 root_nodes.push(n);
             }
         }
-        let names: HashSet<String> = root_nodes.iter().map(|n| n.qname.rsplit(['.', '#']).next().unwrap_or(&n.qname).to_string()).collect();
+        let names: HashSet<String> = root_nodes.iter().map(|n| ckg_core::store::last_name(&n.qname).to_string()).collect();
         let completeness = self.completeness(&names, opts.max_gaps)?;
         Ok(ImpactAnswer {
             target: target.to_string(),
@@ -151,6 +151,18 @@ impl Index {
         })
     }
 
+    /// Sites (written name, file, line) selected by a query with at most one parameter.
+    fn sites(&self, sql: &str, param: Option<&str>) -> Result<Vec<(String, String, u32)>> {
+        let mut s = self.conn.prepare_cached(sql).map_err(|e| self.db_err(e))?;
+        let params: Vec<&dyn rusqlite::ToSql> = param.iter().map(|p| p as &dyn rusqlite::ToSql).collect();
+        let rows = s
+            .query_map(params.as_slice(), |r| {
+                Ok((r.get::<_, Option<String>>(0)?.unwrap_or_default(), r.get::<_, String>(1)?, r.get::<_, i64>(2)? as u32))
+            })
+            .map_err(|e| self.db_err(e))?;
+        rows.collect::<rusqlite::Result<_>>().map_err(|e| self.db_err(e))
+    }
+
     /// Gaps that could hide more results: dynamic sites, unresolved references whose written
     /// name ends in one of the target's names, files with syntax errors, skipped files.
     fn completeness(&self, names: &HashSet<String>, max: usize) -> Result<Completeness> {
@@ -159,64 +171,38 @@ impl Index {
         // Computed call sites (`handlers[name]()`, `getattr(o, n)()`, `eval`) could reach
         // anything; unresolved sites whose last name is one of the target's names could be it.
         let mut sites: Vec<(String, String, String, u32)> = Vec::new();
-        {
-            let mut s = self
-                .conn
-                .prepare_cached(
-                    "SELECT e.dst_name, f.path, e.line FROM edges e JOIN files f ON f.id = e.file_id
-                     WHERE e.dynamic = 1 AND e.dst_id IS NULL AND e.kind != 'imports' ORDER BY f.path, e.line",
-                )
-                .map_err(|e| self.db_err(e))?;
-            let rows = s
-                .query_map([], |r| Ok((r.get::<_, Option<String>>(0)?.unwrap_or_default(), r.get::<_, String>(1)?, r.get::<_, i64>(2)?)))
-                .map_err(|e| self.db_err(e))?;
-            for r in rows {
-                let (name, file, line) = r.map_err(|e| self.db_err(e))?;
-                let computed = name.ends_with(']')
-                    || name.starts_with("getattr(")
-                    || name.starts_with("importlib.import_module(")
-                    || name.starts_with("__import__(")
-                    || name.contains("](");
-                if computed {
-                    sites.push(("dynamic_site".into(), name, file, line as u32));
-                }
+        let dynamic = self.sites(
+            "SELECT e.dst_name, f.path, e.line FROM edges e JOIN files f ON f.id = e.file_id
+             WHERE e.dynamic = 1 AND e.dst_id IS NULL AND e.kind != 'imports' ORDER BY f.path, e.line",
+            None,
+        )?;
+        for (name, file, line) in dynamic {
+            let computed = name.ends_with(']')
+                || name.starts_with("getattr(")
+                || name.starts_with("importlib.import_module(")
+                || name.starts_with("__import__(")
+                || name.contains("](");
+            if computed {
+                sites.push(("dynamic_site".into(), name, file, line));
             }
-            // Code that runs code: `eval`, `exec`, dynamic imports with a computed name.
-            let mut s = self
-                .conn
-                .prepare_cached(
-                    "SELECT d.qname, f.path, e.line FROM edges e JOIN symbols d ON d.id = e.dst_id JOIN files f ON f.id = e.file_id
-                     WHERE d.qname IN ('<builtin>.eval', '<builtin>.exec', '<builtin>.__import__', 'importlib.import_module') AND e.kind = 'calls'
-                     ORDER BY f.path, e.line",
-                )
-                .map_err(|e| self.db_err(e))?;
-            let rows = s
-                .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?, r.get::<_, i64>(2)?)))
-                .map_err(|e| self.db_err(e))?;
-            for r in rows {
-                let (name, file, line) = r.map_err(|e| self.db_err(e))?;
-                sites.push(("dynamic_site".into(), format!("{name}(...)"), file, line as u32));
-            }
-            let mut s = self
-                .conn
-                .prepare_cached(
-                    "SELECT e.dst_name, f.path, e.line FROM edges e JOIN files f ON f.id = e.file_id
-                     WHERE e.dst_id IS NULL AND e.dst_last = ?1 AND e.kind != 'imports' ORDER BY f.path, e.line",
-                )
-                .map_err(|e| self.db_err(e))?;
-            let mut sorted: Vec<&String> = names.iter().collect();
-            sorted.sort();
-            for n in sorted {
-                let rows = s
-                    .query_map([n], |r| {
-                        Ok((r.get::<_, Option<String>>(0)?.unwrap_or_default(), r.get::<_, String>(1)?, r.get::<_, i64>(2)?))
-                    })
-                    .map_err(|e| self.db_err(e))?;
-                for r in rows {
-                    let (name, file, line) = r.map_err(|e| self.db_err(e))?;
-                    sites.push(("unresolved_same_name".into(), name, file, line as u32));
-                }
-            }
+        }
+        // Code that runs code: `eval`, `exec`, dynamic imports with a computed name.
+        let runners = self.sites(
+            "SELECT d.qname, f.path, e.line FROM edges e JOIN symbols d ON d.id = e.dst_id JOIN files f ON f.id = e.file_id
+             WHERE d.qname IN ('<builtin>.eval', '<builtin>.exec', '<builtin>.__import__', 'importlib.import_module') AND e.kind = 'calls'
+             ORDER BY f.path, e.line",
+            None,
+        )?;
+        sites.extend(runners.into_iter().map(|(name, file, line)| ("dynamic_site".into(), format!("{name}(...)"), file, line)));
+        let mut sorted: Vec<&String> = names.iter().collect();
+        sorted.sort();
+        for n in sorted {
+            let same = self.sites(
+                "SELECT e.dst_name, f.path, e.line FROM edges e JOIN files f ON f.id = e.file_id
+                 WHERE e.dst_id IS NULL AND e.dst_last = ?1 AND e.kind != 'imports' ORDER BY f.path, e.line",
+                Some(n),
+            )?;
+            sites.extend(same.into_iter().map(|(name, file, line)| ("unresolved_same_name".into(), name, file, line)));
         }
         sites.sort_by(|a, b| (&a.2, a.3, &a.0, &a.1).cmp(&(&b.2, b.3, &b.0, &b.1)));
         for (kind, name, file, line) in sites {

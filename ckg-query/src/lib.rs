@@ -117,17 +117,18 @@ impl Index {
     }
 
     /// Symbols whose qname or name matches a glob (`*`, `?`), or contains the text.
-    pub fn symbols(&self, pattern: &str, limit: usize) -> Result<Vec<Node>> {
+    /// With a kind, only symbols of that kind (`function`, `class`, ...).
+    pub fn symbols(&self, pattern: &str, kind: Option<&str>, limit: usize) -> Result<Vec<Node>> {
         let glob = if pattern.contains(['*', '?']) { pattern.to_string() } else { format!("*{pattern}*") };
         let mut s = self
             .conn
             .prepare_cached(
                 "SELECT s.qname, s.kind, f.path, s.line FROM symbols s LEFT JOIN files f ON f.id = s.file_id
-                 WHERE s.qname GLOB ?1 OR s.name GLOB ?1 ORDER BY s.qname LIMIT ?2",
+                 WHERE (s.qname GLOB ?1 OR s.name GLOB ?1) AND (?3 IS NULL OR s.kind = ?3) ORDER BY s.qname LIMIT ?2",
             )
             .map_err(|e| self.db_err(e))?;
         let rows = s
-            .query_map(rusqlite::params![glob, limit as i64], |r| {
+            .query_map(rusqlite::params![glob, limit as i64, kind], |r| {
                 Ok(Node { qname: r.get(0)?, kind: r.get(1)?, file: r.get(2)?, line: r.get::<_, i64>(3)? as u32 })
             })
             .map_err(|e| self.db_err(e))?;

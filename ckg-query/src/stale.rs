@@ -27,13 +27,7 @@ impl Index {
             let (path, size, mtime) = r.map_err(|e| self.db_err(e))?;
             match std::fs::metadata(root.join(&path)) {
                 Ok(m) => {
-                    let m_ns = m
-                        .modified()
-                        .ok()
-                        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-                        .map(|d| d.as_nanos() as i64)
-                        .unwrap_or(0);
-                    if m.len() as i64 != size || m_ns != mtime {
+                    if m.len() as i64 != size || ckg_core::discover::mtime_ns(&m) != mtime {
                         out.changed.push(path);
                     }
                 }

@@ -79,6 +79,21 @@ pub fn copy_dir(from: &Path, to: &Path) {
     }
 }
 
+/// The resolved edges of an index as (kind, src, dst), leaving out unresolved ones and the
+/// `references` edges whose site is a type annotation (the suites do not list those).
+pub fn resolved_edges(db: &Path) -> Vec<(String, String, String)> {
+    let conn = rusqlite::Connection::open(db).unwrap();
+    let mut s = conn
+        .prepare(
+            "SELECT e.kind, src.qname, dst.qname FROM edges e JOIN symbols src ON src.id = e.src_id JOIN symbols dst ON dst.id = e.dst_id
+             WHERE e.evidence != 'unresolved'
+             AND NOT (e.kind = 'references' AND EXISTS (SELECT 1 FROM refs r WHERE r.file_id = e.file_id AND r.line = e.line
+                      AND r.col = e.col AND r.kind = 'type'))",
+        )
+        .unwrap();
+    s.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?))).unwrap().map(Result::unwrap).collect()
+}
+
 /// Edge lines of an export, as `kind src -> dst [evidence]`.
 pub fn edges(export: &str) -> Vec<String> {
     export

@@ -893,7 +893,7 @@ fn bind(
     while let Some(s) = scope {
         let interval = &nesting.intervals[s];
         // Python: names in a class body are not visible from the functions inside it.
-        if !(interval.class_like && !first) {
+        if first || !interval.class_like {
             if let Some(local) = locals.get(&(s, bare.to_string())).map(|b| binding_at(b, pos)) {
                 return match local {
                     Local::Def(sym) => LocalBinding::Def(facts.symbols[*sym as usize].qname.clone()),

@@ -312,6 +312,13 @@ mod tests {
     use super::*;
 
     #[test]
+    fn joins_relative_paths() {
+        assert_eq!(join("src/a", "./b").as_deref(), Some("src/a/b"));
+        assert_eq!(join("src/a", "../b/c").as_deref(), Some("src/b/c"));
+        assert_eq!(join("", "../x"), None);
+    }
+
+    #[test]
     fn jsonc_is_read() {
         let v = parse_json("{\n // c\n \"a\": [1, 2,], /* x */ \"b\": \"//not a comment\",\n}").unwrap();
         assert_eq!(v["a"], serde_json::json!([1, 2]));

@@ -156,18 +156,6 @@ impl<'a> ModuleIndex<'a> {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn normalizes_relative_paths() {
-        assert_eq!(crate::resolve::config::join("src/a", "./b").as_deref(), Some("src/a/b"));
-        assert_eq!(crate::resolve::config::join("src/a", "../b/c").as_deref(), Some("src/b/c"));
-        assert_eq!(crate::resolve::config::join("", "../x"), None);
-    }
-}
-
 /// The lookup keys under which a file can be found by module resolution: a TS/JS path as
 /// written, without its extension, with the `.js` spelling of a `.ts` source, and its folder
 /// when it is an index file; a Python module name.

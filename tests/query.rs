@@ -159,7 +159,7 @@ fn dynamic_features_are_completeness_gaps_with_locations() {
     let repo = Repo::new();
     repo.write(
         "dyn.py",
-        "import importlib\n\n\ndef run(obj, name, plugin, code):\n    getattr(obj, name)()\n    handlers[name]()\n    eval(code)\n    importlib.import_module(plugin).activate()\n    return helper()\n\n\ndef helper():\n    return 1\n\n\nhandlers = {}\n",
+        "import importlib\n\n\ndef run(obj, name, plugin, code):\n    getattr(obj, name)()\n    handlers[name]()\n    eval(code)\n    importlib.import_module(plugin).activate()\n    (obj or plugin).run()\n    return helper()\n\n\ndef helper():\n    return 1\n\n\nhandlers = {}\n",
     );
     repo.index_json(&[]);
     let out = repo.ckg(&["query", "impact", "dyn.helper", "--json"]);
@@ -176,4 +176,6 @@ fn dynamic_features_are_completeness_gaps_with_locations() {
     for line in [5, 6, 7, 8] {
         assert!(lines.contains(&line), "no dynamic gap on line {line}: {gaps:?}");
     }
+    // An unnamed receiver can only reach something called `run`: not a computed site.
+    assert!(!lines.contains(&9), "{gaps:?}");
 }

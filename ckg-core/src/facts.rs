@@ -257,6 +257,10 @@ pub struct RefFact {
     pub binding: LocalBinding,
     pub line: u32,
     pub col: u32,
+    /// The callee is computed (`obj[name]()`, `getattr(o, name)()`,
+    /// `importlib.import_module(name).f()`): it could be anything. Other dynamic sites have an
+    /// unnamed receiver (`(a ?? b).run()`) and can only reach something with their last name.
+    pub computed: bool,
 }
 
 impl RefFact {

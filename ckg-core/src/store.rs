@@ -19,7 +19,7 @@ use crate::lang::Lang;
 
 /// Bump when the schema or the meaning of stored facts changes; an index with another
 /// version is rebuilt from scratch (it is derived data).
-pub const SCHEMA_VERSION: i64 = 7;
+pub const SCHEMA_VERSION: i64 = 8;
 /// `PRAGMA application_id` of ckg databases ("ckg1").
 pub const APPLICATION_ID: i64 = 0x636b_6731;
 
@@ -64,6 +64,7 @@ CREATE TABLE refs(
     binding TEXT,
     line INTEGER NOT NULL,
     col INTEGER NOT NULL,
+    computed INTEGER NOT NULL,
     PRIMARY KEY (file_id, seq)
 ) STRICT, WITHOUT ROWID;
 CREATE TABLE imports(
@@ -119,6 +120,7 @@ CREATE TABLE edges(
     line INTEGER NOT NULL,
     col INTEGER NOT NULL,
     evidence TEXT NOT NULL,
+    -- 0: a named target; 1: a dynamic site with an unnamed receiver; 2: a computed callee.
     dynamic INTEGER NOT NULL,
     -- For unresolved edges: the last name of the written path (`a.b.run()` -> `run`), so
     -- completeness can find the sites that could be a target without scanning them all.
@@ -139,7 +141,7 @@ CREATE INDEX edges_src ON edges(src_id);
 CREATE INDEX edges_dst ON edges(dst_id);
 CREATE INDEX edges_file ON edges(file_id);
 CREATE INDEX edges_unresolved ON edges(dst_last) WHERE dst_id IS NULL;
-CREATE INDEX edges_dynamic ON edges(file_id) WHERE dynamic = 1;
+CREATE INDEX edges_computed ON edges(file_id) WHERE dynamic = 2;
 CREATE INDEX lookups_file ON lookups(file_id);
 ";
 
@@ -173,7 +175,8 @@ pub struct EdgeRow {
     pub line: u32,
     pub col: u32,
     pub evidence: &'static str,
-    pub dynamic: bool,
+    /// 0: a named target; 1: a dynamic site with an unnamed receiver; 2: a computed callee.
+    pub dynamic: u8,
 }
 
 /// What opening the writer found.
@@ -633,7 +636,8 @@ impl WriteTx<'_> {
             let mut s = self
                 .tx
                 .prepare_cached(
-                    "INSERT INTO refs(file_id, seq, src_id, kind, path, text, binding, line, col) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+                    "INSERT INTO refs(file_id, seq, src_id, kind, path, text, binding, line, col, computed)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
                 )
                 .map_err(e)?;
             for (seq, r) in facts.refs.iter().enumerate() {
@@ -647,7 +651,8 @@ impl WriteTx<'_> {
                     text,
                     r.binding.encode(),
                     r.line,
-                    r.col
+                    r.col,
+                    r.computed
                 ])
                 .map_err(e)?;
             }
@@ -976,6 +981,7 @@ pub struct RefRow {
     pub binding: LocalBinding,
     pub line: u32,
     pub col: u32,
+    pub computed: bool,
 }
 
 /// Everything resolution reads, loaded in one pass.
@@ -1047,6 +1053,7 @@ impl ResolveInput {
                 binding: r.binding,
                 line: r.line,
                 col: r.col,
+                computed: r.computed,
             });
         }
     }
@@ -1129,15 +1136,17 @@ fn load_resolve_input(conn: &Connection, refs_of: Option<&std::collections::Hash
             binding: LocalBinding::decode(b.as_deref()),
             line: r.get(6)?,
             col: r.get(7)?,
+            computed: r.get(8)?,
         })
     };
     match refs_of {
         None => {
-            let mut s = conn.prepare("SELECT file_id, src_id, kind, path, text, binding, line, col FROM refs")?;
+            let mut s = conn.prepare("SELECT file_id, src_id, kind, path, text, binding, line, col, computed FROM refs")?;
             input.refs = s.query_map([], row)?.collect::<rusqlite::Result<_>>()?;
         }
         Some(files) => {
-            let mut s = conn.prepare("SELECT file_id, src_id, kind, path, text, binding, line, col FROM refs WHERE file_id = ?1")?;
+            let mut s =
+                conn.prepare("SELECT file_id, src_id, kind, path, text, binding, line, col, computed FROM refs WHERE file_id = ?1")?;
             let mut files: Vec<i64> = files.iter().copied().collect();
             files.sort();
             for f in files {

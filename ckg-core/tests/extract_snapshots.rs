@@ -17,7 +17,11 @@ fn render(f: &FileFacts) -> String {
         writeln!(out, "symbol {} {} {}:{}-{} parent={parent}{exported}", s.kind.as_str(), s.qname, s.line, s.col, s.end_line).unwrap();
     }
     for r in &f.refs {
-        let what = if r.path.is_empty() { format!("dynamic({})", r.text) } else { r.path.clone() };
+        let what = match (r.path.is_empty(), r.computed) {
+            (true, true) => format!("computed({})", r.text),
+            (true, false) => format!("dynamic({})", r.text),
+            _ => r.path.clone(),
+        };
         let binding = r.binding.encode().unwrap_or_else(|| "free".into());
         writeln!(out, "ref {} {}:{} {} from={} [{binding}]", r.kind.as_str(), r.line, r.col, what, f.symbols[r.src as usize].qname)
             .unwrap();

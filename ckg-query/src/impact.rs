@@ -168,24 +168,15 @@ impl Index {
     fn completeness(&self, names: &HashSet<String>, max: usize) -> Result<Completeness> {
         let mut gaps = Vec::new();
         let mut counts: BTreeMap<String, u64> = BTreeMap::new();
-        // Computed call sites (`handlers[name]()`, `getattr(o, n)()`, `eval`) could reach
-        // anything; unresolved sites whose last name is one of the target's names could be it.
         let mut sites: Vec<(String, String, String, u32)> = Vec::new();
-        let dynamic = self.sites(
+        // Computed callees (`handlers[name]()`, `getattr(o, n)()`) could reach anything;
+        // extraction marks them (dynamic = 2).
+        let computed = self.sites(
             "SELECT e.dst_name, f.path, e.line FROM edges e JOIN files f ON f.id = e.file_id
-             WHERE e.dynamic = 1 AND e.dst_id IS NULL AND e.kind != 'imports' ORDER BY f.path, e.line",
+             WHERE e.dynamic = 2 AND e.kind != 'imports' ORDER BY f.path, e.line",
             None,
         )?;
-        for (name, file, line) in dynamic {
-            let computed = name.ends_with(']')
-                || name.starts_with("getattr(")
-                || name.starts_with("importlib.import_module(")
-                || name.starts_with("__import__(")
-                || name.contains("](");
-            if computed {
-                sites.push(("dynamic_site".into(), name, file, line));
-            }
-        }
+        sites.extend(computed.into_iter().map(|(name, file, line)| ("dynamic_site".into(), name, file, line)));
         // Code that runs code: `eval`, `exec`, dynamic imports with a computed name.
         let runners = self.sites(
             "SELECT d.qname, f.path, e.line FROM edges e JOIN symbols d ON d.id = e.dst_id JOIN files f ON f.id = e.file_id
@@ -194,6 +185,7 @@ impl Index {
             None,
         )?;
         sites.extend(runners.into_iter().map(|(name, file, line)| ("dynamic_site".into(), format!("{name}(...)"), file, line)));
+        // Unresolved sites whose last name is one of the target's names could be it.
         let mut sorted: Vec<&String> = names.iter().collect();
         sorted.sort();
         for n in sorted {

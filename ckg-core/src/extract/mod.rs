@@ -406,6 +406,25 @@ pub(crate) fn path_of<'t>(node: Node<'t>, src: &[u8]) -> Option<(String, Node<'t
     Some((segments.join("."), last.unwrap_or(node)))
 }
 
+/// Whether a callee that is not a chain of names is computed: it goes through a subscript
+/// with a non-literal key (`handlers[name]`) rather than only an unnamed receiver.
+fn is_computed(mut node: Node) -> bool {
+    for _ in 0..MAX_SCOPE_WALK {
+        let next = match node.kind() {
+            "subscript" | "subscript_expression" => return true,
+            "member_expression" | "attribute" => node.child_by_field_name("object"),
+            "call" | "call_expression" => node.child_by_field_name("function"),
+            "parenthesized_expression" | "non_null_expression" | "await_expression" | "await" => node.named_child(0),
+            _ => None,
+        };
+        match next {
+            Some(n) => node = n,
+            None => return false,
+        }
+    }
+    false
+}
+
 /// `getattr(obj, "name")` with a literal name: (obj, name).
 fn is_literal_getattr<'t>(call: Node<'t>, src: &[u8]) -> Option<(Node<'t>, String)> {
     let f = call.child_by_field_name("function")?;
@@ -719,6 +738,7 @@ fn build(lang: Lang, module: &str, src: &[u8], caps: Captures, facts: &mut FileF
         };
         // Calling what `getattr(o, name)` or `importlib.import_module(name)` returned, with a
         // computed name: a dynamic site (a completeness gap), not a guess.
+        let mut computed = path.is_empty() && is_computed(name_node);
         if is_py
             && kind == RefKind::Call
             && (path.starts_with("getattr().")
@@ -727,6 +747,7 @@ fn build(lang: Lang, module: &str, src: &[u8], caps: Captures, facts: &mut FileF
                 || path.starts_with("__import__()."))
         {
             path = String::new();
+            computed = true;
         }
         if kind == RefKind::Call && lang.is_script() && path == "require" {
             continue; // CommonJS `require('x')` is an import
@@ -738,7 +759,7 @@ fn build(lang: Lang, module: &str, src: &[u8], caps: Captures, facts: &mut FileF
             None if path.is_empty() => LocalBinding::Free,
             None => bind(lang, &path, point.0, point.2, src_sym, &nesting, &locals, facts),
         };
-        facts.refs.push(RefFact { kind, src: src_sym, path, text, binding, line, col });
+        facts.refs.push(RefFact { kind, src: src_sym, path, text, binding, line, col, computed });
     }
 
     // --- obvious return types (applied below, once `sym_at` is done) --------------------------

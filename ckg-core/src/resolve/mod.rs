@@ -631,7 +631,7 @@ impl<'a> Resolver<'a> {
                 };
                 let Some(dst) = dst else { continue };
                 let evidence = if matches!(dst, Dst::Unresolved(_)) { UNRESOLVED } else { EXACT };
-                out.push(EdgeRow { kind: "imports", src: module_sym, dst, file, line: imp.line, col: imp.col, evidence, dynamic: false });
+                out.push(EdgeRow { kind: "imports", src: module_sym, dst, file, line: imp.line, col: imp.col, evidence, dynamic: 0 });
             }
         }
         // Exports and re-exports: module -> the definition it makes visible.
@@ -658,7 +658,7 @@ impl<'a> Resolver<'a> {
                     if dst == Dst::Symbol(module_sym) {
                         continue;
                     }
-                    out.push(EdgeRow { kind: "exports", src: module_sym, dst, file, line: e.line, col: e.col, evidence, dynamic: false });
+                    out.push(EdgeRow { kind: "exports", src: module_sym, dst, file, line: e.line, col: e.col, evidence, dynamic: 0 });
                 }
             }
         }
@@ -673,7 +673,7 @@ impl<'a> Resolver<'a> {
                     line: r.line,
                     col: r.col,
                     evidence: UNRESOLVED,
-                    dynamic: true,
+                    dynamic: if r.computed { 2 } else { 1 },
                 });
                 continue;
             }
@@ -696,7 +696,7 @@ impl<'a> Resolver<'a> {
                             let kind = edge_kind(r.kind, self.target_kind(&t));
                             if let Some(dst) = self.dst_of(&t) {
                                 let evidence = if e == EXACT { INFERRED } else { e };
-                                out.push(EdgeRow { kind, src: r.src, dst, file, line: r.line, col: r.col, evidence, dynamic: false });
+                                out.push(EdgeRow { kind, src: r.src, dst, file, line: r.line, col: r.col, evidence, dynamic: 0 });
                             }
                         }
                     }
@@ -716,7 +716,7 @@ impl<'a> Resolver<'a> {
                     line: r.line,
                     col: r.col,
                     evidence,
-                    dynamic: false,
+                    dynamic: 0,
                 });
             }
             if r.kind == RefKind::Read {
@@ -734,7 +734,7 @@ impl<'a> Resolver<'a> {
                             line: r.line,
                             col: r.col,
                             evidence,
-                            dynamic: false,
+                            dynamic: 0,
                         });
                     }
                 }
@@ -752,7 +752,7 @@ impl<'a> Resolver<'a> {
                 Some((target, evidence)) if evidence != UNRESOLVED && target != Target::Opaque => {
                     let Some(dst) = self.dst_of(&target) else { continue };
                     let kind = edge_kind(r.kind, self.target_kind(&target));
-                    out.push(EdgeRow { kind, src: r.src, dst, file, line: r.line, col: r.col, evidence, dynamic: false });
+                    out.push(EdgeRow { kind, src: r.src, dst, file, line: r.line, col: r.col, evidence, dynamic: 0 });
                     // Python: instantiating a class runs its `__init__` (or an inherited one).
                     if kind == "instantiates" && !lang.is_script() {
                         if let Target::Sym(class) = target {
@@ -766,7 +766,7 @@ impl<'a> Resolver<'a> {
                                     line: r.line,
                                     col: r.col,
                                     evidence,
-                                    dynamic: false,
+                                    dynamic: 0,
                                 });
                             }
                         }
@@ -783,7 +783,7 @@ impl<'a> Resolver<'a> {
                     line: r.line,
                     col: r.col,
                     evidence: UNRESOLVED,
-                    dynamic: false,
+                    dynamic: 0,
                 }),
             }
         }

@@ -36,6 +36,9 @@ struct Func {
     params: usize,
     /// Calls: (module index or None for local, function name).
     calls: Vec<(Option<usize>, String)>,
+    /// Python: the function calls its first parameter, and callers pass themselves to it, so
+    /// parameter flow across files is exercised.
+    calls_param: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -88,7 +91,10 @@ impl Model {
 
     fn add_module(&mut self, rng: &mut Rng) {
         let name = self.fresh_name("m");
-        let funcs = (0..2 + rng.below(3)).map(|_| Func { name: self.fresh_name("f"), params: rng.below(3), calls: Vec::new() }).collect();
+        let python = self.lang == Lang::Python;
+        let funcs = (0..2 + rng.below(3))
+            .map(|_| Func { name: self.fresh_name("f"), params: rng.below(3), calls: Vec::new(), calls_param: python && rng.chance(50) })
+            .collect();
         let live = self.live();
         let base = if !live.is_empty() && rng.chance(40) { Some(live[rng.below(live.len())]) } else { None };
         self.modules.push(Some(Module { name, funcs, base, broken: false, namespace: Vec::new() }));
@@ -174,9 +180,13 @@ impl Model {
                 let calls: Vec<String> = f
                     .calls
                     .iter()
-                    .map(|(t, c)| match t {
-                        Some(t) if m.namespace.contains(t) => format!("ns_{}.{c}()", target_name(*t)),
-                        _ => format!("{c}()"),
+                    .map(|(t, c)| {
+                        // Python callers pass themselves: a callee that calls its parameter calls them.
+                        let arg = if self.lang == Lang::Python { f.name.as_str() } else { "" };
+                        match t {
+                            Some(t) if m.namespace.contains(t) => format!("ns_{}.{c}({arg})", target_name(*t)),
+                            _ => format!("{c}({arg})"),
+                        }
                     })
                     .collect();
                 match self.lang {
@@ -184,6 +194,9 @@ impl Model {
                         out.push_str(&format!("def {}({}):\n", f.name, params.join(", ")));
                         for c in &calls {
                             out.push_str(&format!("    {c}\n"));
+                        }
+                        if f.calls_param && f.params > 0 {
+                            out.push_str("    a0()\n");
                         }
                         out.push_str("    return len([])\n\n\n");
                     }
@@ -291,6 +304,9 @@ impl Model {
                 if let Some((m, f)) = self.random_func(rng) {
                     let func = self.modules[m].as_mut().unwrap().funcs.iter_mut().find(|x| x.name == f).unwrap();
                     func.params = (func.params + 1) % 4;
+                    if self.lang == Lang::Python && rng.chance(50) {
+                        func.calls_param = !func.calls_param;
+                    }
                 }
                 "signature"
             }
@@ -540,4 +556,22 @@ fn a_new_override_shadows_the_inherited_method_for_existing_callers() {
     assert!(e.contains(&"calls main.go -> sub.Sub.run [inferred]".to_string()), "{e:#?}");
     assert!(e.contains(&"calls main.ts#go -> sub.ts#Sub.run [inferred]".to_string()), "{e:#?}");
     assert!(!e.iter().any(|l| l.contains("-> base.Base.run") || l.contains("-> base.ts#Base.run")), "{e:#?}");
+}
+
+#[test]
+fn parameter_flow_edges_follow_edits_of_the_callee_file_only() {
+    let repo = Repo::new();
+    repo.write("lib.py", "def apply(f):\n    f()\n    return 0\n");
+    repo.write("main.py", "from lib import apply\n\n\ndef double():\n    return 2\n\n\ndef go():\n    return apply(double)\n");
+    repo.index_json(&[]);
+    let flow = "calls lib.apply -> main.double [inferred]".to_string();
+    assert!(edges(&repo.export()).contains(&flow), "{:#?}", edges(&repo.export()));
+    // Only lib.py changes: apply stops calling its parameter, so main.py's edge must go.
+    repo.write("lib.py", "def apply(f):\n    print(f)\n    return 0\n");
+    let s = repo.index_json(&[]);
+    assert_eq!(s["re_resolved"], 2, "main.py looked up apply, whose parameter uses changed");
+    assert!(!edges(&repo.export()).contains(&flow), "{:#?}", edges(&repo.export()));
+    repo.write("lib.py", "def apply(f):\n    f()\n    return 0\n");
+    repo.index_json(&[]);
+    assert!(edges(&repo.export()).contains(&flow));
 }

@@ -179,3 +179,37 @@ fn dynamic_features_are_completeness_gaps_with_locations() {
     // An unnamed receiver can only reach something called `run`: not a computed site.
     assert!(!lines.contains(&9), "{gaps:?}");
 }
+
+#[test]
+fn kwargs_dispatch_and_monkey_patching_are_completeness_gaps() {
+    let repo = Repo::new();
+    repo.write("tools.py", "def helper():\n    return 1\n");
+    repo.write(
+        "main.py",
+        "import tools\n\n\ndef run(callback=None, **kwargs):\n    kwargs[\"on_done\"]()\n    kwargs.get(\"hook\")()\n    cb = kwargs.pop(\"cb\")\n    cb()\n    kwargs.items()\n    return callback()\n\n\ndef fake():\n    return 2\n\n\ndef go(options):\n    run(**options)\n    run(callback=tools.helper)\n\n\ntools.helper = fake\nsetattr(tools, \"helper\", fake)\nfake.attr = 1\n",
+    );
+    repo.index_json(&[]);
+    let out = repo.ckg(&["query", "impact", "tools.helper", "--json"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let gaps: Vec<(String, String, u64)> = v["completeness"]["gaps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| (g["kind"].as_str().unwrap().to_string(), g["detail"].as_str().unwrap().to_string(), g["line"].as_u64().unwrap()))
+        .collect();
+    let at = |kind: &str, line: u64| gaps.iter().any(|g| g.0 == kind && g.2 == line);
+    // Values taken out of **kwargs and called; a parameter filled through **options.
+    for line in [5, 6, 8, 18] {
+        assert!(at("dynamic_site", line), "no dynamic gap on line {line}: {gaps:?}");
+    }
+    assert!(!at("dynamic_site", 9), "kwargs.items() is the dict's own method: {gaps:?}");
+    for line in [22, 23] {
+        assert!(at("monkey_patch", line), "no monkey-patch gap on line {line}: {gaps:?}");
+    }
+    assert!(!at("monkey_patch", 24), "a plain attribute of a function is not a rebinding of helper: {gaps:?}");
+    // The function passed by keyword is called by run (parameter flow).
+    let callers = repo.ckg(&["query", "callers", "tools.helper", "--json"]);
+    let text = String::from_utf8_lossy(&callers.stdout);
+    assert!(text.contains("main.run"), "{text}");
+}

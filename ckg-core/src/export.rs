@@ -74,7 +74,11 @@ pub fn export_jsonl(conn: &Connection, db: &std::path::Path, out: &mut dyn Write
         let (kind, src, dst, file, evidence): (String, String, Option<String>, String, String) =
             (r.get(0).map_err(sql)?, r.get(1).map_err(sql)?, r.get(2).map_err(sql)?, r.get(3).map_err(sql)?, r.get(6).map_err(sql)?);
         let (line, col, dynamic): (i64, i64, i64) = (r.get(4).map_err(sql)?, r.get(5).map_err(sql)?, r.get(7).map_err(sql)?);
-        let dynamic = if dynamic != 0 { r#","dynamic":true"# } else { "" };
+        let dynamic = match dynamic {
+            0 => "",
+            3 => r#","monkey_patch":true"#,
+            _ => r#","dynamic":true"#,
+        };
         writeln!(
             out,
             r#"{{"type":"edge","kind":{},"src":{},"dst":{},"file":{},"line":{line},"col":{col},"evidence":{}{dynamic}}}"#,

@@ -88,6 +88,36 @@ pub struct SymbolFact {
     pub ty: Option<ValueSource>,
     /// Decorators as written (`property`, `app.route`), outermost first.
     pub decorators: Vec<String>,
+    /// Python: uses of this function's parameters as callees (`def apply(f): f()`), so the
+    /// resolver can bind them to what each call site passes.
+    pub param_uses: Vec<ParamUse>,
+}
+
+/// A call through a parameter: `f(x)` or `cart.checkout()` inside the function that has the
+/// parameter (or inside a function nested in it).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ParamUse {
+    /// Position of the parameter among the arguments a call passes (`self`/`cls` of a method
+    /// not counted); `None` when it can only be passed by keyword.
+    pub index: Option<u32>,
+    pub name: String,
+    /// The qname of the function whose code makes the call (the function itself or a nested one).
+    pub caller: String,
+    /// The rest of the called path after the parameter (`checkout` for `cart.checkout()`).
+    pub rest: String,
+    /// The call is on each element of the parameter (`for c in checks: c()`).
+    pub each: bool,
+}
+
+impl ParamUse {
+    /// The stored form: one JSON array of all uses of a symbol.
+    pub fn encode_all(uses: &[ParamUse]) -> Option<String> {
+        (!uses.is_empty()).then(|| serde_json::to_string(uses).unwrap_or_default())
+    }
+
+    pub fn decode_all(s: Option<&str>) -> Vec<ParamUse> {
+        s.and_then(|s| serde_json::from_str(s).ok()).unwrap_or_default()
+    }
 }
 
 /// The syntactic form of a reference site.
@@ -114,10 +144,13 @@ pub enum RefKind {
     Member,
     /// An attribute read (`rect.area`): an edge only when it runs a property getter.
     Read,
+    /// An assignment that rebinds a member of a module, a class or an object from outside
+    /// (`mod.func = fake`, `setattr(Cls, "m", f)`): monkey-patching, a completeness gap.
+    Patch,
 }
 
 impl RefKind {
-    pub const ALL: [RefKind; 10] = [
+    pub const ALL: [RefKind; 11] = [
         RefKind::Call,
         RefKind::New,
         RefKind::Argument,
@@ -128,6 +161,7 @@ impl RefKind {
         RefKind::Implements,
         RefKind::Member,
         RefKind::Read,
+        RefKind::Patch,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -142,6 +176,7 @@ impl RefKind {
             RefKind::Implements => "implements",
             RefKind::Member => "member",
             RefKind::Read => "read",
+            RefKind::Patch => "patch",
         }
     }
 
@@ -261,6 +296,18 @@ pub struct RefFact {
     /// `importlib.import_module(name).f()`): it could be anything. Other dynamic sites have an
     /// unnamed receiver (`(a ?? b).run()`) and can only reach something with their last name.
     pub computed: bool,
+    /// Python calls: the values passed, by position (`0`, `1`) or keyword (`callback`), as far
+    /// as they are names, lambdas, calls or literal containers; `*` / `**` for splats.
+    pub args: Vec<(String, ValueSource)>,
+}
+
+/// The stored form of call arguments (`None` when there are none).
+pub fn encode_args(args: &[(String, ValueSource)]) -> Option<String> {
+    (!args.is_empty()).then(|| serde_json::to_string(args).unwrap_or_default())
+}
+
+pub fn decode_args(s: Option<&str>) -> Vec<(String, ValueSource)> {
+    s.and_then(|s| serde_json::from_str(s).ok()).unwrap_or_default()
 }
 
 impl RefFact {
@@ -322,6 +369,9 @@ pub struct ImportFact {
     pub scope: u32,
     /// Only used in type positions (`import type`, `if TYPE_CHECKING:`).
     pub type_only: bool,
+    /// Python: one of several bindings of the name that may be live (`try: import x` /
+    /// `except ImportError: ...`): all of them are followed.
+    pub alternative: bool,
     pub line: u32,
     pub col: u32,
 }

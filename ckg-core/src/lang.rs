@@ -125,6 +125,7 @@ pub const CAPTURES: &[(&str, Capture)] = {
         ("reference.implements", Capture::Reference(R::Implements)),
         ("reference.member", Capture::Reference(R::Member)),
         ("reference.read", Capture::Reference(R::Read)),
+        ("reference.patch", Capture::Reference(R::Patch)),
         ("import.statement", Capture::ImportStatement),
         ("import.require", Capture::ImportRequire),
         ("import.dynamic", Capture::ImportDynamic),

@@ -14,12 +14,14 @@ use std::path::{Path, PathBuf};
 use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
 
 use crate::error::{Error, Result};
-use crate::facts::{Diagnostic, FileRecord, ImportKind, LocalBinding, RefKind, SymbolKind, ValueSource};
+use crate::facts::{
+    Diagnostic, FileRecord, ImportKind, LocalBinding, ParamUse, RefKind, SymbolKind, ValueSource, decode_args, encode_args,
+};
 use crate::lang::Lang;
 
 /// Bump when the schema or the meaning of stored facts changes; an index with another
 /// version is rebuilt from scratch (it is derived data).
-pub const SCHEMA_VERSION: i64 = 8;
+pub const SCHEMA_VERSION: i64 = 9;
 /// `PRAGMA application_id` of ckg databases ("ckg1").
 pub const APPLICATION_ID: i64 = 0x636b_6731;
 
@@ -51,7 +53,9 @@ CREATE TABLE symbols(
     bases TEXT,
     ty TEXT,
     -- Decorators as written, one per line.
-    decorators TEXT
+    decorators TEXT,
+    -- Python: calls through parameters (JSON), bound at each call site.
+    params TEXT
 ) STRICT;
 -- Clustered by file: a file's references are read and replaced together.
 CREATE TABLE refs(
@@ -65,6 +69,8 @@ CREATE TABLE refs(
     line INTEGER NOT NULL,
     col INTEGER NOT NULL,
     computed INTEGER NOT NULL,
+    -- Python calls: the values passed, by position or keyword (JSON).
+    args TEXT,
     PRIMARY KEY (file_id, seq)
 ) STRICT, WITHOUT ROWID;
 CREATE TABLE imports(
@@ -75,6 +81,8 @@ CREATE TABLE imports(
     local TEXT,
     scope_id INTEGER NOT NULL,
     type_only INTEGER NOT NULL,
+    -- One of several bindings that may be live (try / except ImportError).
+    alternative INTEGER NOT NULL,
     line INTEGER NOT NULL,
     col INTEGER NOT NULL
 ) STRICT;
@@ -120,7 +128,8 @@ CREATE TABLE edges(
     line INTEGER NOT NULL,
     col INTEGER NOT NULL,
     evidence TEXT NOT NULL,
-    -- 0: a named target; 1: a dynamic site with an unnamed receiver; 2: a computed callee.
+    -- 0: a named target; 1: a dynamic site with an unnamed receiver; 2: a computed callee;
+    -- 3: monkey-patching (the site rebinds the target).
     dynamic INTEGER NOT NULL,
     -- For unresolved edges: the last name of the written path (`a.b.run()` -> `run`), so
     -- completeness can find the sites that could be a target without scanning them all.
@@ -142,6 +151,7 @@ CREATE INDEX edges_dst ON edges(dst_id);
 CREATE INDEX edges_file ON edges(file_id);
 CREATE INDEX edges_unresolved ON edges(dst_last) WHERE dst_id IS NULL;
 CREATE INDEX edges_computed ON edges(file_id) WHERE dynamic = 2;
+CREATE INDEX edges_patch ON edges(dst_id) WHERE dynamic = 3;
 CREATE INDEX lookups_file ON lookups(file_id);
 ";
 
@@ -447,7 +457,7 @@ impl WriteTx<'_> {
         let mut s = self
             .tx
             .prepare_cached(
-                "SELECT s.qname, s.kind, coalesce(p.qname, ''), s.exported, s.bases, s.ty, s.decorators FROM symbols s LEFT JOIN symbols p ON p.id = s.parent_id
+                "SELECT s.qname, s.kind, coalesce(p.qname, ''), s.exported, s.bases, s.ty, s.decorators, s.params FROM symbols s LEFT JOIN symbols p ON p.id = s.parent_id
                  WHERE s.file_id = ?1",
             )
             .map_err(e)?;
@@ -462,6 +472,7 @@ impl WriteTx<'_> {
                         r.get::<_, Option<String>>(4)?.as_deref(),
                         r.get::<_, Option<String>>(5)?.as_deref(),
                         r.get::<_, Option<String>>(6)?.as_deref(),
+                        r.get::<_, Option<String>>(7)?.as_deref(),
                     ),
                 ))
             })
@@ -486,7 +497,7 @@ impl WriteTx<'_> {
         let mut s = self
             .tx
             .prepare_cached(
-                "SELECT i.kind, i.specifier, i.imported, i.local, i.type_only, sc.qname FROM imports i JOIN symbols sc ON sc.id = i.scope_id
+                "SELECT i.kind, i.specifier, i.imported, i.local, i.type_only, sc.qname, i.alternative FROM imports i JOIN symbols sc ON sc.id = i.scope_id
                  WHERE i.file_id = ?1",
             )
             .map_err(e)?;
@@ -499,6 +510,7 @@ impl WriteTx<'_> {
                     r.get::<_, Option<String>>(3)?.as_deref(),
                     r.get(4)?,
                     &r.get::<_, String>(5)?,
+                    r.get(6)?,
                 ))
             })
             .map_err(e)?;
@@ -590,12 +602,12 @@ impl WriteTx<'_> {
             let mut s = self
                 .tx
                 .prepare_cached(
-                    "INSERT INTO symbols(qname, name, kind, file_id, parent_id, line, col, end_line, exported, bases, ty, decorators)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
+                    "INSERT INTO symbols(qname, name, kind, file_id, parent_id, line, col, end_line, exported, bases, ty, decorators, params)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
                      ON CONFLICT(qname) DO UPDATE SET name = excluded.name, kind = excluded.kind,
                        file_id = excluded.file_id, parent_id = excluded.parent_id, line = excluded.line,
                        col = excluded.col, end_line = excluded.end_line, exported = excluded.exported,
-                       bases = excluded.bases, ty = excluded.ty, decorators = excluded.decorators
+                       bases = excluded.bases, ty = excluded.ty, decorators = excluded.decorators, params = excluded.params
                      RETURNING id",
                 )
                 .map_err(e)?;
@@ -615,7 +627,8 @@ impl WriteTx<'_> {
                             sym.exported,
                             encode_lines(&sym.bases),
                             sym.ty.as_ref().map(ValueSource::encode),
-                            encode_lines(&sym.decorators)
+                            encode_lines(&sym.decorators),
+                            ParamUse::encode_all(&sym.param_uses)
                         ],
                         |r| r.get(0),
                     )
@@ -636,8 +649,8 @@ impl WriteTx<'_> {
             let mut s = self
                 .tx
                 .prepare_cached(
-                    "INSERT INTO refs(file_id, seq, src_id, kind, path, text, binding, line, col, computed)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+                    "INSERT INTO refs(file_id, seq, src_id, kind, path, text, binding, line, col, computed, args)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
                 )
                 .map_err(e)?;
             for (seq, r) in facts.refs.iter().enumerate() {
@@ -652,7 +665,8 @@ impl WriteTx<'_> {
                     r.binding.encode(),
                     r.line,
                     r.col,
-                    r.computed
+                    r.computed,
+                    encode_args(&r.args)
                 ])
                 .map_err(e)?;
             }
@@ -661,8 +675,8 @@ impl WriteTx<'_> {
             let mut s = self
                 .tx
                 .prepare_cached(
-                    "INSERT INTO imports(file_id, kind, specifier, imported, local, scope_id, type_only, line, col)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+                    "INSERT INTO imports(file_id, kind, specifier, imported, local, scope_id, type_only, alternative, line, col)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
                 )
                 .map_err(e)?;
             for i in &facts.imports {
@@ -674,6 +688,7 @@ impl WriteTx<'_> {
                     i.local,
                     ids[i.scope as usize],
                     i.type_only,
+                    i.alternative,
                     i.line,
                     i.col
                 ])
@@ -889,6 +904,7 @@ impl Interface {
                     encode_lines(&s.bases).as_deref(),
                     s.ty.as_ref().map(ValueSource::encode).as_deref(),
                     encode_lines(&s.decorators).as_deref(),
+                    ParamUse::encode_all(&s.param_uses).as_deref(),
                 ),
             );
         }
@@ -897,7 +913,15 @@ impl Interface {
         }
         for i in &f.imports {
             let scope = &f.symbols[i.scope as usize].qname;
-            out.imports.insert(import_line(i.kind.as_str(), &i.specifier, i.imported.as_deref(), i.local.as_deref(), i.type_only, scope));
+            out.imports.insert(import_line(
+                i.kind.as_str(),
+                &i.specifier,
+                i.imported.as_deref(),
+                i.local.as_deref(),
+                i.type_only,
+                scope,
+                i.alternative,
+            ));
         }
         out
     }
@@ -906,16 +930,32 @@ impl Interface {
 // The canonical interface lines. Both sides of the comparison (what is stored, what is about
 // to be written) go through these, so they can only differ when the facts do.
 
-fn symbol_line(kind: &str, parent: &str, exported: bool, bases: Option<&str>, ty: Option<&str>, decorators: Option<&str>) -> String {
-    format!("{kind} {parent} {exported} {bases:?} {ty:?} {decorators:?}")
+fn symbol_line(
+    kind: &str,
+    parent: &str,
+    exported: bool,
+    bases: Option<&str>,
+    ty: Option<&str>,
+    decorators: Option<&str>,
+    params: Option<&str>,
+) -> String {
+    format!("{kind} {parent} {exported} {bases:?} {ty:?} {decorators:?} {params:?}")
 }
 
 fn export_line(name: &str, target: Option<&str>, specifier: Option<&str>) -> String {
     format!("{name} {target:?} {specifier:?}")
 }
 
-fn import_line(kind: &str, specifier: &str, imported: Option<&str>, local: Option<&str>, type_only: bool, scope: &str) -> String {
-    format!("{kind} {specifier} {imported:?} {local:?} {type_only} {scope}")
+fn import_line(
+    kind: &str,
+    specifier: &str,
+    imported: Option<&str>,
+    local: Option<&str>,
+    type_only: bool,
+    scope: &str,
+    alternative: bool,
+) -> String {
+    format!("{kind} {specifier} {imported:?} {local:?} {type_only} {scope} {alternative}")
 }
 
 /// A file row as resolution needs it.
@@ -939,6 +979,7 @@ pub struct SymbolRow {
     pub bases: Vec<String>,
     pub ty: Option<ValueSource>,
     pub decorators: Vec<String>,
+    pub param_uses: Vec<ParamUse>,
 }
 
 #[derive(Clone, Debug)]
@@ -950,6 +991,7 @@ pub struct ImportRow {
     pub local: Option<String>,
     pub scope: i64,
     pub type_only: bool,
+    pub alternative: bool,
     pub line: u32,
     pub col: u32,
 }
@@ -982,6 +1024,7 @@ pub struct RefRow {
     pub line: u32,
     pub col: u32,
     pub computed: bool,
+    pub args: Vec<(String, ValueSource)>,
 }
 
 /// Everything resolution reads, loaded in one pass.
@@ -1015,6 +1058,7 @@ impl ResolveInput {
                 bases: sym.bases,
                 ty: sym.ty,
                 decorators: sym.decorators,
+                param_uses: sym.param_uses,
             });
         }
         for i in facts.imports {
@@ -1026,6 +1070,7 @@ impl ResolveInput {
                 local: i.local,
                 scope: ids[i.scope as usize],
                 type_only: i.type_only,
+                alternative: i.alternative,
                 line: i.line,
                 col: i.col,
             });
@@ -1054,6 +1099,7 @@ impl ResolveInput {
                 line: r.line,
                 col: r.col,
                 computed: r.computed,
+                args: r.args,
             });
         }
     }
@@ -1073,7 +1119,7 @@ fn load_resolve_input(conn: &Connection, refs_of: Option<&std::collections::Hash
         })?
         .collect::<rusqlite::Result<_>>()?;
     // A plain table scan (no index): external nodes are skipped here, names are not needed.
-    let mut s = conn.prepare("SELECT id, qname, kind, file_id, parent_id, exported, bases, ty, decorators FROM symbols")?;
+    let mut s = conn.prepare("SELECT id, qname, kind, file_id, parent_id, exported, bases, ty, decorators, params FROM symbols")?;
     let mut rows = s.query([])?;
     while let Some(r) = rows.next()? {
         let Some(file) = r.get::<_, Option<i64>>(3)? else { continue };
@@ -1092,9 +1138,11 @@ fn load_resolve_input(conn: &Connection, refs_of: Option<&std::collections::Hash
             bases: r.get::<_, Option<String>>(6)?.map(|b| b.lines().map(String::from).collect()).unwrap_or_default(),
             ty: r.get::<_, Option<String>>(7)?.as_deref().and_then(ValueSource::decode),
             decorators: r.get::<_, Option<String>>(8)?.map(|b| b.lines().map(String::from).collect()).unwrap_or_default(),
+            param_uses: ParamUse::decode_all(r.get::<_, Option<String>>(9)?.as_deref()),
         });
     }
-    let mut s = conn.prepare("SELECT file_id, kind, specifier, imported, local, scope_id, type_only, line, col FROM imports")?;
+    let mut s =
+        conn.prepare("SELECT file_id, kind, specifier, imported, local, scope_id, type_only, alternative, line, col FROM imports")?;
     input.imports = s
         .query_map([], |r| {
             Ok(ImportRow {
@@ -1105,8 +1153,9 @@ fn load_resolve_input(conn: &Connection, refs_of: Option<&std::collections::Hash
                 local: r.get(4)?,
                 scope: r.get(5)?,
                 type_only: r.get(6)?,
-                line: r.get(7)?,
-                col: r.get(8)?,
+                alternative: r.get(7)?,
+                line: r.get(8)?,
+                col: r.get(9)?,
             })
         })?
         .collect::<rusqlite::Result<_>>()?;
@@ -1137,16 +1186,17 @@ fn load_resolve_input(conn: &Connection, refs_of: Option<&std::collections::Hash
             line: r.get(6)?,
             col: r.get(7)?,
             computed: r.get(8)?,
+            args: decode_args(r.get::<_, Option<String>>(9)?.as_deref()),
         })
     };
     match refs_of {
         None => {
-            let mut s = conn.prepare("SELECT file_id, src_id, kind, path, text, binding, line, col, computed FROM refs")?;
+            let mut s = conn.prepare("SELECT file_id, src_id, kind, path, text, binding, line, col, computed, args FROM refs")?;
             input.refs = s.query_map([], row)?.collect::<rusqlite::Result<_>>()?;
         }
         Some(files) => {
             let mut s =
-                conn.prepare("SELECT file_id, src_id, kind, path, text, binding, line, col, computed FROM refs WHERE file_id = ?1")?;
+                conn.prepare("SELECT file_id, src_id, kind, path, text, binding, line, col, computed, args FROM refs WHERE file_id = ?1")?;
             let mut files: Vec<i64> = files.iter().copied().collect();
             files.sort();
             for f in files {

@@ -15,6 +15,11 @@ fn render(f: &FileFacts) -> String {
         let parent = s.parent.map(|p| f.symbols[p as usize].qname.as_str()).unwrap_or("-");
         let exported = if s.exported { " exported" } else { "" };
         writeln!(out, "symbol {} {} {}:{}-{} parent={parent}{exported}", s.kind.as_str(), s.qname, s.line, s.col, s.end_line).unwrap();
+        for u in &s.param_uses {
+            let index = u.index.map(|i| i.to_string()).unwrap_or_else(|| "kw".into());
+            let each = if u.each { " each" } else { "" };
+            writeln!(out, "  param-call {}#{index}{each} rest={:?} by={}", u.name, u.rest, u.caller).unwrap();
+        }
     }
     for r in &f.refs {
         let what = match (r.path.is_empty(), r.computed) {
@@ -25,17 +30,21 @@ fn render(f: &FileFacts) -> String {
         let binding = r.binding.encode().unwrap_or_else(|| "free".into());
         writeln!(out, "ref {} {}:{} {} from={} [{binding}]", r.kind.as_str(), r.line, r.col, what, f.symbols[r.src as usize].qname)
             .unwrap();
+        for (slot, v) in &r.args {
+            writeln!(out, "  arg {slot} = {}", v.encode()).unwrap();
+        }
     }
     for i in &f.imports {
         writeln!(
             out,
-            "import {} {:?} imported={} local={} scope={}{} {}:{}",
+            "import {} {:?} imported={} local={} scope={}{}{} {}:{}",
             i.kind.as_str(),
             i.specifier,
             i.imported.as_deref().unwrap_or("-"),
             i.local.as_deref().unwrap_or("-"),
             f.symbols[i.scope as usize].qname,
             if i.type_only { " type-only" } else { "" },
+            if i.alternative { " alternative" } else { "" },
             i.line,
             i.col
         )

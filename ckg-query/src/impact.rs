@@ -195,6 +195,15 @@ impl Index {
                 Some(n),
             )?;
             sites.extend(same.into_iter().map(|(name, file, line)| ("unresolved_same_name".into(), name, file, line)));
+            // Monkey-patching (`mod.func = fake`) of something with one of the target's
+            // names: callers bound statically may run something else.
+            let patched = self.sites(
+                "SELECT coalesce(d.qname, e.dst_name), f.path, e.line FROM edges e JOIN files f ON f.id = e.file_id
+                 LEFT JOIN symbols d ON d.id = e.dst_id
+                 WHERE e.dynamic = 3 AND (d.name = ?1 OR e.dst_last = ?1) ORDER BY f.path, e.line",
+                Some(n),
+            )?;
+            sites.extend(patched.into_iter().map(|(name, file, line)| ("monkey_patch".into(), format!("{name} rebound"), file, line)));
         }
         sites.sort_by(|a, b| (&a.2, a.3, &a.0, &a.1).cmp(&(&b.2, b.3, &b.0, &b.1)));
         for (kind, name, file, line) in sites {

@@ -20,6 +20,10 @@
 (decorator [(identifier) (attribute)] @name @reference.decorator)
 ; Attribute reads run property getters (`rect.area`); extraction keeps the outermost ones.
 (attribute) @name @reference.read
+; Monkey-patching: rebinding a member from outside (`mod.func = fake`, `setattr(C, "m", f)`);
+; resolution keeps the ones that rebind a function, method or class.
+(assignment left: (attribute object: (_) @_obj) @name @reference.patch (#not-eq? @_obj "self"))
+((call function: (identifier) @_f arguments: (argument_list . (_) . (string))) @name @reference.patch (#eq? @_f "setattr"))
 (class_definition superclasses: (argument_list [(identifier) (attribute)] @name @reference.inherits))
 (type [(identifier) (attribute)] @name @reference.type)
 (type (subscript value: [(identifier) (attribute)] @name @reference.type))

@@ -22,7 +22,9 @@ use std::collections::HashMap;
 
 use tree_sitter::{Node, Parser, QueryCursor, StreamingIterator, Tree};
 
-use crate::facts::{Diagnostic, DiagnosticKind, FileFacts, LocalBinding, RefFact, RefKind, SymbolFact, SymbolKind, ValueSource, VarFact};
+use crate::facts::{
+    Diagnostic, DiagnosticKind, FileFacts, LocalBinding, ParamUse, RefFact, RefKind, SymbolFact, SymbolKind, ValueSource, VarFact,
+};
 use crate::lang::{Capture, DefKind, Grammar, Lang, LanguageConfig};
 
 /// Scope chains longer than this are not searched for local names (pathological nesting);
@@ -106,6 +108,7 @@ fn module_symbol(module: &str, facts: &FileFacts) -> SymbolFact {
         bases: Vec::new(),
         ty: None,
         decorators: Vec::new(),
+        param_uses: Vec::new(),
     }
 }
 
@@ -313,6 +316,24 @@ impl Nesting {
 enum Local {
     Def(u32),
     Var(Option<ValueSource>),
+    /// A Python parameter of the function `func` (a symbol index): its position among the
+    /// arguments a call passes (`None`: keyword-only), whether it is `*args` (1) or
+    /// `**kwargs` (2), and its annotation.
+    Param {
+        func: u32,
+        index: Option<u32>,
+        splat: u8,
+        value: Option<ValueSource>,
+    },
+}
+
+impl Local {
+    fn value(&self) -> Option<&ValueSource> {
+        match self {
+            Local::Var(v) | Local::Param { value: v, .. } => v.as_ref(),
+            Local::Def(_) => None,
+        }
+    }
 }
 
 /// The bindings of one name in one scope, by position: a use sees the last binding before it
@@ -572,6 +593,7 @@ fn build(lang: Lang, module: &str, src: &[u8], caps: Captures, facts: &mut FileF
                     bases: Vec::new(),
                     ty: declared_type(lang, node, src),
                     decorators: Vec::new(),
+                    param_uses: Vec::new(),
                 });
                 qindex.insert(qname, idx);
                 idx
@@ -611,9 +633,22 @@ fn build(lang: Lang, module: &str, src: &[u8], caps: Captures, facts: &mut FileF
         let def = assigned_def(*node);
         match nesting.scope_of(point.2) {
             Some(scope) => {
-                let local = match def {
-                    Some(sym) => Local::Def(sym),
-                    None => Local::Var(value_source(lang, *node, src)),
+                let param = if is_py { python::parameter_of(*node, src) } else { None };
+                let local = match (def, param) {
+                    (Some(sym), _) => Local::Def(sym),
+                    (None, Some((func_node, index, splat))) if def_by_node.contains_key(&func_node.id()) => {
+                        let func = def_by_node[&func_node.id()];
+                        // `self` / `cls` of a method is not passed by the call.
+                        let bound = facts.symbols[func as usize].kind == SymbolKind::Method && !python::is_static(func_node, src);
+                        let index = match (index, bound) {
+                            (Some(0), true) => None,
+                            (Some(i), true) => Some(i - 1),
+                            (i, false) => i,
+                            (None, true) => None,
+                        };
+                        Local::Param { func, index, splat, value: value_source(lang, *node, src) }
+                    }
+                    (None, _) => Local::Var(value_source(lang, *node, src)),
                 };
                 locals.entry((scope, name)).or_default().push((node.start_byte(), local));
             }
@@ -642,7 +677,7 @@ fn build(lang: Lang, module: &str, src: &[u8], caps: Captures, facts: &mut FileF
         let Some(right) = node.child_by_field_name("right").filter(|r| r.kind() == "identifier") else { continue };
         let name = text(right, src).into_owned();
         let scope = interval_of_def[d].and_then(|i| iv[i].scope_above);
-        if let Some(Local::Var(Some(v))) = scope.and_then(|s| locals.get(&(s, name))).map(|b| binding_at(b, node.start_byte())) {
+        if let Some(v) = scope.and_then(|s| locals.get(&(s, name))).and_then(|b| binding_at(b, node.start_byte()).value()) {
             attr_types.push((sym_of_def[d], v.clone()));
         }
     }
@@ -666,6 +701,7 @@ fn build(lang: Lang, module: &str, src: &[u8], caps: Captures, facts: &mut FileF
     facts.vars.dedup_by(|b, a| a.name == b.name);
 
     // --- references ----------------------------------------------------------------------
+    let mut param_uses: Vec<(u32, ParamUse)> = Vec::new();
     let claimed: std::collections::HashSet<usize> = caps.refs.iter().filter(|(k, _)| *k != RefKind::Type).map(|(_, n)| n.id()).collect();
     for ((kind, name_node), point) in caps.refs.iter().zip(ref_points) {
         let (kind, name_node) = (*kind, *name_node);
@@ -720,7 +756,13 @@ fn build(lang: Lang, module: &str, src: &[u8], caps: Captures, facts: &mut FileF
             }
         }
         let (path, anchor) = match path_of(name_node, src) {
+            // `setattr(obj, "name", value)` rebinds `obj.name`.
+            _ if kind == RefKind::Patch && name_node.kind() == "call" => match python::setattr_path(name_node, src) {
+                Some(p) => (p, name_node),
+                None => continue,
+            },
             Some((p, anchor)) => (p, anchor),
+            None if kind == RefKind::Patch => continue,
             None => (String::new(), name_node),
         };
         // An immediately invoked function: `(lambda: 1)()`, `(() => 1)()`.
@@ -752,6 +794,63 @@ fn build(lang: Lang, module: &str, src: &[u8], caps: Captures, facts: &mut FileF
         if kind == RefKind::Call && lang.is_script() && path == "require" {
             continue; // CommonJS `require('x')` is an import
         }
+        let mut args = Vec::new();
+        if is_py && !path.is_empty() && matches!(kind, RefKind::Call | RefKind::Decorator) {
+            let root = path.split('.').next().unwrap_or(&path);
+            let local = if root.ends_with("()") { None } else { lookup_local(root, point.0, point.2, &nesting, &locals) };
+            let splat_param = |p: &str| {
+                let root = p.split('.').next().unwrap_or(p);
+                matches!(lookup_local(root, point.0, point.2, &nesting, &locals), Some(Local::Param { splat: 1 | 2, .. }))
+            };
+            match local {
+                // Calling a value taken out of `*args` / `**kwargs` (`kwargs["cb"]()`,
+                // `kwargs.get("cb")()`, `cb = kwargs.pop("cb"); cb()`): **kwargs dispatch, a gap.
+                Some(Local::Param { splat: 1 | 2, .. }) if kind == RefKind::Call && python::takes_from_container(&path) => {
+                    path = String::new();
+                    computed = true;
+                }
+                Some(Local::Var(Some(v @ (ValueSource::Call(p) | ValueSource::Alias(p)))))
+                    if kind == RefKind::Call
+                        && splat_param(p)
+                        && python::takes_from_container(&if matches!(v, ValueSource::Call(_)) { format!("{p}()") } else { p.clone() }) =>
+                {
+                    path = String::new();
+                    computed = true;
+                }
+                // A call through a parameter: bound later to what each call site passes.
+                Some(&Local::Param { func, index, splat: 0, .. }) if kind == RefKind::Call && !matches!(root, "self" | "cls") => {
+                    let rest = path.split_once('.').map(|(_, r)| r.to_string()).unwrap_or_default();
+                    let caller = facts.symbols[src_sym as usize].qname.clone();
+                    param_uses.push((func, ParamUse { index, name: root.to_string(), caller, rest, each: false }));
+                }
+                // `for c in checks: c()` with `checks` a parameter.
+                Some(Local::Var(Some(ValueSource::Each(inner)))) if kind == RefKind::Call => {
+                    if let ValueSource::Alias(p) = inner.as_ref() {
+                        if let Some(&Local::Param { func, index, splat: 0, .. }) = lookup_local(p, point.0, point.2, &nesting, &locals) {
+                            let rest = path.split_once('.').map(|(_, r)| r.to_string()).unwrap_or_default();
+                            let caller = facts.symbols[src_sym as usize].qname.clone();
+                            param_uses.push((func, ParamUse { index, name: p.clone(), caller, rest, each: true }));
+                        }
+                    }
+                }
+                _ => {}
+            }
+            if !path.is_empty() {
+                args = match name_node.parent() {
+                    Some(call) if kind == RefKind::Call && call.kind() == "call" => {
+                        call_args(call, src, point.2, src_sym, &nesting, &locals, &def_by_node, facts)
+                    }
+                    // `@logged` above `def add`: `add` is the decorator's argument.
+                    Some(dec) if kind == RefKind::Decorator && dec.kind() == "decorator" => dec
+                        .parent()
+                        .and_then(|d| d.child_by_field_name("definition"))
+                        .and_then(|d| def_by_node.get(&d.id()))
+                        .map(|&d| vec![("0".to_string(), ValueSource::Def(facts.symbols[d as usize].qname.clone()))])
+                        .unwrap_or_default(),
+                    _ => Vec::new(),
+                };
+            }
+        }
         let (line, col) = position(anchor);
         let text = if path.is_empty() { short_text(name_node, src) } else { String::new() };
         let binding = match invoked_binding {
@@ -759,7 +858,7 @@ fn build(lang: Lang, module: &str, src: &[u8], caps: Captures, facts: &mut FileF
             None if path.is_empty() => LocalBinding::Free,
             None => bind(lang, &path, point.0, point.2, src_sym, &nesting, &locals, facts),
         };
-        facts.refs.push(RefFact { kind, src: src_sym, path, text, binding, line, col, computed });
+        facts.refs.push(RefFact { kind, src: src_sym, path, text, binding, line, col, computed, args });
     }
 
     // --- obvious return types (applied below, once `sym_at` is done) --------------------------
@@ -847,6 +946,12 @@ fn build(lang: Lang, module: &str, src: &[u8], caps: Captures, facts: &mut FileF
             }
         }
     }
+    for (sym, u) in param_uses {
+        let uses = &mut facts.symbols[sym as usize].param_uses;
+        if !uses.contains(&u) {
+            uses.push(u);
+        }
+    }
     for (sym, ty) in attr_types {
         facts.symbols[sym as usize].ty.get_or_insert(ty);
     }
@@ -859,6 +964,67 @@ fn build(lang: Lang, module: &str, src: &[u8], caps: Captures, facts: &mut FileF
     facts.refs.sort_by(|a, b| (a.line, a.col, a.kind).cmp(&(b.line, b.col, b.kind)));
     facts.refs.dedup_by(|b, a| a.line == b.line && a.col == b.col && a.kind == b.kind && a.path == b.path);
     facts.imports.sort_by(|a, b| (a.line, a.col, &a.local).cmp(&(b.line, b.col, &b.local)));
+}
+
+/// The values a Python call passes, by position or keyword, as far as they can be followed:
+/// names (bound in the file's scopes where local), lambdas, calls of free names, literal
+/// containers. Splats are kept as `*` / `**` markers.
+#[allow(clippy::too_many_arguments)]
+fn call_args(
+    call: Node,
+    src: &[u8],
+    inner: Option<usize>,
+    src_sym: u32,
+    nesting: &Nesting,
+    locals: &HashMap<(usize, String), Bindings>,
+    def_by_node: &HashMap<usize, u32>,
+    facts: &FileFacts,
+) -> Vec<(String, ValueSource)> {
+    let Some(list) = call.child_by_field_name("arguments").filter(|a| a.kind() == "argument_list") else { return Vec::new() };
+    let value = |n: Node| -> Option<ValueSource> {
+        match n.kind() {
+            "identifier" | "attribute" => {
+                let (p, _) = path_of(n, src)?;
+                match bind(Lang::Python, &p, n.start_byte(), inner, src_sym, nesting, locals, facts) {
+                    LocalBinding::Free => Some(ValueSource::Alias(p)),
+                    LocalBinding::Def(q) if !p.contains('.') => Some(ValueSource::Def(q)),
+                    LocalBinding::Var(v) if !p.contains('.') => v,
+                    _ => None,
+                }
+            }
+            "lambda" => def_by_node.get(&n.id()).map(|&d| ValueSource::Def(facts.symbols[d as usize].qname.clone())),
+            "call" => {
+                let (p, _) = path_of(n.child_by_field_name("function")?, src)?;
+                let free = bind(Lang::Python, &p, n.start_byte(), inner, src_sym, nesting, locals, facts) == LocalBinding::Free;
+                free.then_some(ValueSource::Call(p))
+            }
+            "list" | "tuple" | "dictionary" => python::items(n, src, 0),
+            _ => None,
+        }
+    };
+    let mut out = Vec::new();
+    let mut index = 0u32;
+    let mut c = list.walk();
+    for a in list.named_children(&mut c) {
+        match a.kind() {
+            "keyword_argument" => {
+                let (Some(name), Some(v)) = (a.child_by_field_name("name"), a.child_by_field_name("value")) else { continue };
+                if let Some(v) = value(v) {
+                    out.push((text(name, src).into_owned(), v));
+                }
+            }
+            "list_splat" => out.push(("*".to_string(), ValueSource::Alias(short_text(a, src)))),
+            "dictionary_splat" => out.push(("**".to_string(), ValueSource::Alias(short_text(a, src)))),
+            "comment" => {}
+            _ => {
+                if let Some(v) = value(a) {
+                    out.push((index.to_string(), v));
+                }
+                index += 1;
+            }
+        }
+    }
+    out
 }
 
 /// Decides how the first segment of `path` is bound at a reference site.
@@ -908,18 +1074,33 @@ fn bind(
         _ => {}
     }
     let bare = root.strip_suffix("()").unwrap_or(root);
+    match lookup_local(bare, pos, inner, nesting, locals) {
+        Some(Local::Def(sym)) => LocalBinding::Def(facts.symbols[*sym as usize].qname.clone()),
+        Some(Local::Var(v) | Local::Param { value: v, .. }) => LocalBinding::Var(v.clone()),
+        None => LocalBinding::Free,
+    }
+}
+
+/// The local binding of a name seen at `pos`, searching the enclosing scopes outwards.
+fn lookup_local<'l>(
+    name: &str,
+    pos: usize,
+    inner: Option<usize>,
+    nesting: &Nesting,
+    locals: &'l HashMap<(usize, String), Bindings>,
+) -> Option<&'l Local> {
     let mut scope = nesting.scope_of(inner);
     let mut first = true;
     let mut steps = 0;
+    let key = name.to_string();
+    let mut key = (0, key);
     while let Some(s) = scope {
         let interval = &nesting.intervals[s];
         // Python: names in a class body are not visible from the functions inside it.
         if first || !interval.class_like {
-            if let Some(local) = locals.get(&(s, bare.to_string())).map(|b| binding_at(b, pos)) {
-                return match local {
-                    Local::Def(sym) => LocalBinding::Def(facts.symbols[*sym as usize].qname.clone()),
-                    Local::Var(v) => LocalBinding::Var(v.clone()),
-                };
+            key.0 = s;
+            if let Some(local) = locals.get(&key).map(|b| binding_at(b, pos)) {
+                return Some(local);
             }
         }
         first = false;
@@ -929,7 +1110,7 @@ fn bind(
             break;
         }
     }
-    LocalBinding::Free
+    None
 }
 
 #[cfg(test)]

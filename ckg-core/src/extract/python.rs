@@ -10,6 +10,7 @@ use crate::facts::{ExportFact, FileFacts, ImportFact, ImportKind, ValueSource};
 pub(super) fn imports(node: Node, src: &[u8], scope: u32, out: &mut Vec<ImportFact>) {
     let (line, col) = position(node);
     let type_only = under_type_checking(node, src);
+    let alternative = in_import_fallback(node, src);
     let fact = |kind, specifier: String, imported: Option<String>, local: Option<String>| ImportFact {
         kind,
         specifier,
@@ -17,6 +18,7 @@ pub(super) fn imports(node: Node, src: &[u8], scope: u32, out: &mut Vec<ImportFa
         local,
         scope,
         type_only,
+        alternative,
         line,
         col,
     };
@@ -93,8 +95,40 @@ fn under_type_checking(node: Node, src: &[u8]) -> bool {
     false
 }
 
+/// True when the statement is in the body or a handler of a `try` that catches a failed
+/// import (`except ImportError`, `ModuleNotFoundError`, a bare `except`): the name it binds
+/// may instead be bound by the other branch.
+pub(super) fn in_import_fallback(node: Node, src: &[u8]) -> bool {
+    let mut cur = node.parent();
+    for _ in 0..6 {
+        let Some(n) = cur else { return false };
+        match n.kind() {
+            "try_statement" => {
+                let mut c = n.walk();
+                return n.named_children(&mut c).any(|h| h.kind() == "except_clause" && catches_import_error(h, src));
+            }
+            "except_clause" => return catches_import_error(n, src) && n.parent().is_some_and(|t| t.kind() == "try_statement"),
+            "function_definition" | "class_definition" | "module" => return false,
+            _ => cur = n.parent(),
+        }
+    }
+    false
+}
+
+fn catches_import_error(clause: Node, src: &[u8]) -> bool {
+    let mut c = clause.walk();
+    let mut caught = clause.named_children(&mut c).filter(|n| n.kind() != "block" && n.kind() != "comment").peekable();
+    if caught.peek().is_none() {
+        return true; // a bare `except:`
+    }
+    caught.any(|n| {
+        let t = text(n, src);
+        ["ImportError", "ModuleNotFoundError", "Exception"].iter().any(|e| t.contains(e))
+    })
+}
+
 /// The values of a dict or list literal by literal key or index, as value sources.
-fn items(node: Node, src: &[u8], depth: usize) -> Option<ValueSource> {
+pub(super) fn items(node: Node, src: &[u8], depth: usize) -> Option<ValueSource> {
     if depth > 4 {
         return None;
     }
@@ -189,7 +223,7 @@ pub(super) fn value_source(ident: Node, src: &[u8]) -> Option<ValueSource> {
             }
         }
         // `for f in [a, b]`, `for f in handlers`: each element.
-        "for_statement" if parent.child_by_field_name("left") == Some(ident) => {
+        "for_statement" | "for_in_clause" if parent.child_by_field_name("left") == Some(ident) => {
             let right = parent.child_by_field_name("right")?;
             let inner = match right.kind() {
                 "list" | "tuple" => items(right, src, 0)?,
@@ -273,4 +307,68 @@ fn annotation_path(t: Node, src: &[u8]) -> Option<String> {
         }
         _ => None,
     }
+}
+
+/// When `ident` is a parameter of a `def`: the function node, the parameter's position among
+/// positional arguments (`None` after `*` / `*args`: keyword-only), and 1 for `*args`, 2 for
+/// `**kwargs`, 0 otherwise.
+pub(super) fn parameter_of<'t>(ident: Node<'t>, _src: &[u8]) -> Option<(Node<'t>, Option<u32>, u8)> {
+    let mut param = ident;
+    let mut parent = ident.parent()?;
+    if matches!(
+        parent.kind(),
+        "typed_parameter" | "default_parameter" | "typed_default_parameter" | "list_splat_pattern" | "dictionary_splat_pattern"
+    ) {
+        param = parent;
+        parent = parent.parent()?;
+    }
+    if parent.kind() != "parameters" {
+        return None;
+    }
+    let func = parent.parent().filter(|f| f.kind() == "function_definition")?;
+    let splat_kind = |n: Node| -> u8 {
+        let inner = if n.kind() == "typed_parameter" { n.named_child(0).unwrap_or(n) } else { n };
+        match inner.kind() {
+            "list_splat_pattern" => 1,
+            "dictionary_splat_pattern" => 2,
+            _ => 0,
+        }
+    };
+    let mut index = 0u32;
+    let mut keyword_only = false;
+    let mut c = parent.walk();
+    for p in parent.named_children(&mut c) {
+        if p.id() == param.id() {
+            let splat = splat_kind(p);
+            return Some((func, (!keyword_only && splat == 0).then_some(index), splat));
+        }
+        match p.kind() {
+            "keyword_separator" => keyword_only = true,
+            "positional_separator" | "comment" => {}
+            _ if splat_kind(p) == 1 => keyword_only = true,
+            _ => index += 1,
+        }
+    }
+    None
+}
+
+/// A `@staticmethod` (its first parameter is passed by the call).
+pub(super) fn is_static(func: Node, src: &[u8]) -> bool {
+    let Some(decorated) = func.parent().filter(|p| p.kind() == "decorated_definition") else { return false };
+    let mut c = decorated.walk();
+    decorated.named_children(&mut c).any(|d| d.kind() == "decorator" && text(d, src).trim() == "@staticmethod")
+}
+
+/// Whether a path takes a value out of a container (`kwargs.[cb]`, `kwargs.get()`,
+/// `kwargs.pop`), rather than calling one of the container's own methods (`kwargs.items`).
+pub(super) fn takes_from_container(path: &str) -> bool {
+    path.split('.').skip(1).any(|s| s.starts_with('[') || matches!(s, "get()" | "pop()" | "setdefault()"))
+}
+
+/// The member `setattr(obj, "name", value)` rebinds, as a path (`obj.name`).
+pub(super) fn setattr_path(call: Node, src: &[u8]) -> Option<String> {
+    let args = call.child_by_field_name("arguments")?;
+    let obj = path_of(args.named_child(0)?, src)?.0;
+    let name = literal_key(args.named_child(1)?, src)?;
+    Some(format!("{obj}.{name}"))
 }

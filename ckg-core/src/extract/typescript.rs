@@ -23,7 +23,7 @@ fn has_token(node: Node, token: &str) -> bool {
 pub(super) fn imports(role: Capture, node: Node, src: &[u8], scope: u32, out: &mut Vec<ImportFact>) {
     let (line, col) = position(node);
     let mut push = |kind, specifier: &str, imported: Option<String>, local: Option<String>, type_only: bool| {
-        out.push(ImportFact { kind, specifier: specifier.to_string(), imported, local, scope, type_only, line, col });
+        out.push(ImportFact { kind, specifier: specifier.to_string(), imported, local, scope, type_only, alternative: false, line, col });
     };
     match role {
         Capture::ImportStatement => {
@@ -129,7 +129,17 @@ pub(super) fn exports(node: Node, src: &[u8], facts: &mut FileFacts) {
     let mut cursor = node.walk();
     let children: Vec<Node> = node.named_children(&mut cursor).collect();
     let mut import = |kind, imported: Option<String>, spec: &str| {
-        facts.imports.push(ImportFact { kind, specifier: spec.to_string(), imported, local: None, scope: 0, type_only, line, col });
+        facts.imports.push(ImportFact {
+            kind,
+            specifier: spec.to_string(),
+            imported,
+            local: None,
+            scope: 0,
+            type_only,
+            alternative: false,
+            line,
+            col,
+        });
     };
     if let Some(clause) = children.iter().find(|c| c.kind() == "export_clause") {
         let mut c = clause.walk();

@@ -27,7 +27,7 @@ use rayon::prelude::*;
 
 use crate::facts::{ImportKind, LocalBinding, RefKind, SymbolKind, ValueSource};
 use crate::lang::Lang;
-use crate::store::{Dst, EdgeRow, ImportRow, ResolveInput, SymbolRow};
+use crate::store::{Dst, EdgeRow, ImportRow, RefRow, ResolveInput, SymbolRow};
 
 pub use modules::{ModuleTarget, module_keys, python_packages};
 
@@ -684,7 +684,16 @@ impl<'a> Resolver<'a> {
                 continue; // `this` / `self` alone
             }
             // A loop variable over a literal container: one edge per element.
-            if let LocalBinding::Var(Some(ValueSource::Each(inner))) = &r.binding {
+            let each = match &r.binding {
+                LocalBinding::Var(Some(ValueSource::Each(inner))) => Some(inner.as_ref()),
+                // A loop at module level: the loop variable is a module variable.
+                LocalBinding::Free if !lang.is_script() => match self.vars.get(&(file, r.path.split('.').next().unwrap_or(""))) {
+                    Some(Some(ValueSource::Each(inner))) => Some(inner.as_ref()),
+                    _ => None,
+                },
+                _ => None,
+            };
+            if let Some(inner) = each {
                 if let (Target::Items(f, s, items), _) = self.value_target(file, r.src, inner, 1) {
                     for (_, value) in &items {
                         let (t, e) = self.value_target(f, s, value, 1);
@@ -693,15 +702,49 @@ impl<'a> Resolver<'a> {
                         }
                         let rest = r.path.split('.').skip(1);
                         if let Some((t, e)) = self.walk(t, e, rest, 1).filter(|(_, e)| *e != UNRESOLVED) {
-                            let kind = edge_kind(r.kind, self.target_kind(&t));
-                            if let Some(dst) = self.dst_of(&t) {
-                                let evidence = if e == EXACT { INFERRED } else { e };
-                                out.push(EdgeRow { kind, src: r.src, dst, file, line: r.line, col: r.col, evidence, dynamic: 0 });
+                            let evidence = if e == EXACT { INFERRED } else { e };
+                            self.push_edge(&mut out, r, r.src, &t, evidence, false);
+                        }
+                    }
+                    continue;
+                }
+            }
+            // A name bound by either branch of `try: import … / except ImportError: …`:
+            // an edge for each binding that may be live.
+            if !lang.is_script()
+                && r.binding == LocalBinding::Free
+                && matches!(r.kind, RefKind::Call | RefKind::Decorator | RefKind::Inherits)
+            {
+                let root = r.path.split('.').next().unwrap_or(&r.path);
+                let alternatives = self.alternatives(file, root);
+                if alternatives.len() > 1 {
+                    for t in alternatives {
+                        if let Some((t, e)) = self.walk(t, INFERRED, r.path.split('.').skip(1), 1).filter(|(_, e)| *e != UNRESOLVED) {
+                            if t != Target::Opaque {
+                                self.push_edge(&mut out, r, r.src, &t, e, true);
+                                self.param_flow(&mut out, file, r, &t);
                             }
                         }
                     }
                     continue;
                 }
+            }
+            if r.kind == RefKind::Patch {
+                // Monkey-patching: an edge to what is rebound, marked so completeness lists it.
+                if let Some((t, e)) = self.path_target(file, r.src, &r.path, &r.binding, 1).filter(|(_, e)| *e != UNRESOLVED) {
+                    let patchable = match &t {
+                        Target::Sym(id) => self.sym(*id).is_some_and(|s| {
+                            matches!(s.kind, SymbolKind::Function | SymbolKind::Method | SymbolKind::Class | SymbolKind::Lambda)
+                                && !is_getter(s)
+                        }),
+                        Target::External(x) => !x.contains("()"),
+                        _ => false,
+                    };
+                    if let (true, Some(dst)) = (patchable, self.dst_of(&t)) {
+                        out.push(EdgeRow { kind: "references", src: r.src, dst, file, line: r.line, col: r.col, evidence: e, dynamic: 3 });
+                    }
+                }
+                continue;
             }
             GETTERS.with(|g| g.borrow_mut().clear());
             let resolved = self.path_target(file, r.src, &r.path, &r.binding, 0);
@@ -750,26 +793,9 @@ impl<'a> Resolver<'a> {
                     if value_use && matches!(r.binding, LocalBinding::Var(_) | LocalBinding::Free) && !r.path.contains('.') => {}
                 Some((Target::External(ref e), _)) if value_use && e.ends_with(')') => {}
                 Some((target, evidence)) if evidence != UNRESOLVED && target != Target::Opaque => {
-                    let Some(dst) = self.dst_of(&target) else { continue };
-                    let kind = edge_kind(r.kind, self.target_kind(&target));
-                    out.push(EdgeRow { kind, src: r.src, dst, file, line: r.line, col: r.col, evidence, dynamic: 0 });
-                    // Python: instantiating a class runs its `__init__` (or an inherited one).
-                    if kind == "instantiates" && !lang.is_script() {
-                        if let Target::Sym(class) = target {
-                            if let Some((init, inherited)) = self.class_member(class, "__init__", false) {
-                                let evidence = if inherited && evidence == EXACT { INFERRED } else { evidence };
-                                out.push(EdgeRow {
-                                    kind: "calls",
-                                    src: r.src,
-                                    dst: Dst::Symbol(init),
-                                    file,
-                                    line: r.line,
-                                    col: r.col,
-                                    evidence,
-                                    dynamic: 0,
-                                });
-                            }
-                        }
+                    self.push_edge(&mut out, r, r.src, &target, evidence, !lang.is_script());
+                    if !r.args.is_empty() {
+                        self.param_flow(&mut out, file, r, &target);
                     }
                 }
                 // A local or module variable passed along is data flow, not a graph edge.
@@ -792,6 +818,118 @@ impl<'a> Resolver<'a> {
         out
     }
 
+    /// The edge a reference site gives to a target; for a Python instantiation also the call
+    /// of the class's `__init__` (or an inherited one).
+    fn push_edge(&self, out: &mut Vec<EdgeRow>, r: &RefRow, src: i64, target: &Target, evidence: &'static str, python: bool) {
+        let Some(dst) = self.dst_of(target) else { return };
+        let kind = edge_kind(r.kind, self.target_kind(target));
+        out.push(EdgeRow { kind, src, dst, file: r.file, line: r.line, col: r.col, evidence, dynamic: 0 });
+        if kind == "instantiates" && python {
+            if let Target::Sym(class) = *target {
+                if let Some((init, inherited)) = self.class_member(class, "__init__", false) {
+                    let evidence = if inherited && evidence == EXACT { INFERRED } else { evidence };
+                    out.push(EdgeRow {
+                        kind: "calls",
+                        src,
+                        dst: Dst::Symbol(init),
+                        file: r.file,
+                        line: r.line,
+                        col: r.col,
+                        evidence,
+                        dynamic: 0,
+                    });
+                }
+            }
+        }
+    }
+
+    /// Parameter flow (PyCG-style): a call site of a function that calls one of its parameters
+    /// (`def apply(f): f()`) gives an edge from the code making that call to what this site
+    /// passes (`apply(double)`: `apply -> double`). The edge's site is this call, where the
+    /// value is chosen. A parameter filled from `*args` / `**kwargs` is a completeness gap.
+    fn param_flow(&self, out: &mut Vec<EdgeRow>, file: i64, r: &RefRow, callee: &Target) {
+        let Target::Sym(id) = *callee else { return };
+        let Some(sym) = self.sym(id) else { return };
+        let func = match sym.kind {
+            SymbolKind::Function | SymbolKind::Method => sym,
+            SymbolKind::Class => match self.class_member(id, "__init__", false).and_then(|(init, _)| self.sym(init)) {
+                Some(init) => init,
+                None => return,
+            },
+            _ => return,
+        };
+        for u in &func.param_uses {
+            let passed = r
+                .args
+                .iter()
+                .find(|(k, _)| *k == u.name)
+                .or_else(|| u.index.and_then(|i| r.args.iter().find(|(k, _)| k.parse::<u32>().ok() == Some(i))));
+            let Some(caller) = self.qname(&u.caller) else { continue };
+            let Some((_, value)) = passed else {
+                if let Some((_, ValueSource::Alias(splat))) = r.args.iter().find(|(k, _)| k == "*" || k == "**") {
+                    out.push(EdgeRow {
+                        kind: "calls",
+                        src: caller.id,
+                        dst: Dst::Unresolved(format!("{} <- {splat}", u.name)),
+                        file,
+                        line: r.line,
+                        col: r.col,
+                        evidence: UNRESOLVED,
+                        dynamic: 2,
+                    });
+                }
+                continue;
+            };
+            let (t, e) = self.value_target(file, r.src, value, 1);
+            if e == UNRESOLVED {
+                continue;
+            }
+            let values = match (u.each, t) {
+                (false, t) => vec![t],
+                (true, Target::Items(f, s, items)) => {
+                    items.iter().map(|(_, v)| self.value_target(f, s, v, 1)).filter(|(_, e)| *e != UNRESOLVED).map(|(t, _)| t).collect()
+                }
+                (true, _) => Vec::new(),
+            };
+            for t in values {
+                let Some((t, _)) = self.walk(t, INFERRED, u.rest.split('.').filter(|s| !s.is_empty()), 1) else { continue };
+                let callable = match &t {
+                    Target::Sym(id) => self.sym(*id).is_some_and(|s| {
+                        matches!(s.kind, SymbolKind::Function | SymbolKind::Method | SymbolKind::Lambda | SymbolKind::Class)
+                    }),
+                    Target::External(_) => true,
+                    _ => false,
+                };
+                if callable {
+                    let site = RefRow { kind: RefKind::Call, ..r.clone() };
+                    self.push_edge(out, &site, caller.id, &t, INFERRED, true);
+                }
+            }
+        }
+    }
+
+    /// The targets of a name bound by more than one branch of a `try` that catches a failed
+    /// import: each alternative import, and a module-level definition of the same name.
+    fn alternatives(&self, file: i64, name: &str) -> Vec<Target> {
+        let Some(&module_sym) = self.module_sym.get(&file) else { return Vec::new() };
+        let mut out: Vec<Target> = Vec::new();
+        let alts = self.imports_of(file).iter().filter(|i| i.alternative && i.scope == module_sym && i.local.as_deref() == Some(name));
+        for imp in alts {
+            if let Some(t) = self.import_target(imp, 0) {
+                if !out.contains(&t) {
+                    out.push(t);
+                }
+            }
+        }
+        if out.is_empty() {
+            return out;
+        }
+        if let Some(s) = self.module_qname(file).and_then(|m| self.qname(&format!("{m}.{name}"))) {
+            out.push(Target::Sym(s.id));
+        }
+        out
+    }
+
     fn target_kind(&self, t: &Target) -> Option<SymbolKind> {
         match t {
             Target::Sym(id) => self.sym(*id).map(|s| s.kind),
@@ -806,7 +944,7 @@ fn edge_kind(kind: RefKind, target: Option<SymbolKind>) -> &'static str {
         RefKind::Call if target == Some(SymbolKind::Class) => "instantiates",
         RefKind::Call | RefKind::Decorator => "calls",
         RefKind::New => "instantiates",
-        RefKind::Argument | RefKind::Jsx | RefKind::Type | RefKind::Member | RefKind::Read => "references",
+        RefKind::Argument | RefKind::Jsx | RefKind::Type | RefKind::Member | RefKind::Read | RefKind::Patch => "references",
         RefKind::Inherits => "inherits",
         RefKind::Implements => "implements",
     }

@@ -83,6 +83,9 @@ pub enum Capture {
     ReturnCall,
     LocalScope,
     LocalDefinition,
+    /// An attribute that is not a read (a callee, an assignment target, a decorator, the
+    /// object of a longer chain).
+    SkipRead,
     /// `_`-prefixed helper captures used only by predicates.
     Private,
 }
@@ -133,6 +136,7 @@ pub const CAPTURES: &[(&str, Capture)] = {
         ("return.call", Capture::ReturnCall),
         ("local.scope", Capture::LocalScope),
         ("local.definition", Capture::LocalDefinition),
+        ("skip.read", Capture::SkipRead),
     ]
 };
 

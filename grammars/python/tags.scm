@@ -20,6 +20,11 @@
 (decorator [(identifier) (attribute)] @name @reference.decorator)
 ; Attribute reads run property getters (`rect.area`); extraction keeps the outermost ones.
 (attribute) @name @reference.read
+(attribute object: (attribute) @skip.read)
+(call function: (attribute) @skip.read)
+(assignment left: (attribute) @skip.read)
+(augmented_assignment left: (attribute) @skip.read)
+(decorator (attribute) @skip.read)
 ; Monkey-patching: rebinding a member from outside (`mod.func = fake`, `setattr(C, "m", f)`);
 ; resolution keeps the ones that rebind a function, method or class.
 (assignment left: (attribute object: (_) @_obj) @name @reference.patch (#not-eq? @_obj "self"))

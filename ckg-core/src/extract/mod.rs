@@ -161,7 +161,11 @@ fn count_errors(tree: &Tree) -> (u32, Option<u32>) {
 /// Captures sorted by role. Nodes borrow the tree.
 struct Captures<'t> {
     defs: Vec<(DefKind, Node<'t>, Option<Node<'t>>)>,
-    refs: Vec<(RefKind, Node<'t>)>,
+    /// (kind, the `@name` node, the node the role was captured on: the call for a call).
+    refs: Vec<(RefKind, Node<'t>, Node<'t>)>,
+    /// Attribute nodes that are not reads: callees, assignment targets, decorators, objects
+    /// of a longer chain (captured by `@skip.read`, so no parent lookups are needed).
+    skip_read: std::collections::HashSet<usize>,
     scopes: Vec<Node<'t>>,
     local_defs: Vec<Node<'t>>,
     imports: Vec<(Capture, Node<'t>)>,
@@ -179,6 +183,7 @@ fn collect<'t>(cursor: &mut QueryCursor, config: &LanguageConfig, root: Node<'t>
         imports: Vec::new(),
         exports: Vec::new(),
         returns: Vec::new(),
+        skip_read: std::collections::HashSet::new(),
     };
     let mut def_at: HashMap<usize, usize> = HashMap::new();
     let mut matches = cursor.matches(&config.query, root, src);
@@ -209,10 +214,13 @@ fn collect<'t>(cursor: &mut QueryCursor, config: &LanguageConfig, root: Node<'t>
             },
             Capture::Reference(kind) => {
                 if let Some(name) = name {
-                    out.refs.push((kind, name));
+                    out.refs.push((kind, name, node));
                 }
             }
             Capture::LocalScope => out.scopes.push(node),
+            Capture::SkipRead => {
+                out.skip_read.insert(node.id());
+            }
             Capture::LocalDefinition => out.local_defs.push(node),
             Capture::ImportStatement | Capture::ImportRequire | Capture::ImportDynamic => out.imports.push((role, node)),
             Capture::ExportStatement => out.exports.push(node),
@@ -505,7 +513,7 @@ fn build(lang: Lang, module: &str, src: &[u8], caps: Captures, facts: &mut FileF
     }
     // Query points: references, local definitions, imports and exports.
     let mut points: Vec<(usize, usize, Option<usize>)> = Vec::new();
-    for (_, node) in &caps.refs {
+    for (_, node, _) in &caps.refs {
         points.push((node.start_byte(), 0, None));
     }
     for node in &caps.local_defs {
@@ -702,9 +710,10 @@ fn build(lang: Lang, module: &str, src: &[u8], caps: Captures, facts: &mut FileF
 
     // --- references ----------------------------------------------------------------------
     let mut param_uses: Vec<(u32, ParamUse)> = Vec::new();
-    let claimed: std::collections::HashSet<usize> = caps.refs.iter().filter(|(k, _)| *k != RefKind::Type).map(|(_, n)| n.id()).collect();
-    for ((kind, name_node), point) in caps.refs.iter().zip(ref_points) {
-        let (kind, name_node) = (*kind, *name_node);
+    let claimed: std::collections::HashSet<usize> =
+        caps.refs.iter().filter(|(k, _, _)| *k != RefKind::Type).map(|(_, n, _)| n.id()).collect();
+    for ((kind, name_node, role_node), point) in caps.refs.iter().zip(ref_points) {
+        let (kind, name_node, role_node) = (*kind, *name_node, *role_node);
         if kind == RefKind::Type
             && (name_nodes.contains(&name_node.id())
                 || claimed.contains(&name_node.id())
@@ -717,19 +726,9 @@ fn build(lang: Lang, module: &str, src: &[u8], caps: Captures, facts: &mut FileF
         if kind == RefKind::Jsx && name_node.kind() == "identifier" && text(name_node, src).starts_with(|c: char| c.is_ascii_lowercase()) {
             continue; // intrinsic elements: <div>
         }
-        if kind == RefKind::Read {
+        if kind == RefKind::Read && caps.skip_read.contains(&name_node.id()) {
             // Only outermost reads that are not calls, assignment targets or decorators.
-            let parent = name_node.parent();
-            let skip = parent.is_some_and(|p| match p.kind() {
-                "attribute" => p.child_by_field_name("object") == Some(name_node),
-                "call" => p.child_by_field_name("function") == Some(name_node),
-                "assignment" | "augmented_assignment" => p.child_by_field_name("left") == Some(name_node),
-                "decorator" => true,
-                _ => false,
-            });
-            if skip {
-                continue;
-            }
+            continue;
         }
         if kind == RefKind::Member {
             // Only capitalised objects can be enums; a member access that is called is a call.
@@ -836,13 +835,15 @@ fn build(lang: Lang, module: &str, src: &[u8], caps: Captures, facts: &mut FileF
                 _ => {}
             }
             if !path.is_empty() {
-                args = match name_node.parent() {
-                    Some(call) if kind == RefKind::Call && call.kind() == "call" => {
-                        call_args(call, src, point.2, src_sym, &nesting, &locals, &def_by_node, facts)
+                args = match kind {
+                    RefKind::Call if role_node.kind() == "call" => {
+                        call_args(role_node, src, point.2, src_sym, &nesting, &locals, &def_by_node, facts)
                     }
                     // `@logged` above `def add`: `add` is the decorator's argument.
-                    Some(dec) if kind == RefKind::Decorator && dec.kind() == "decorator" => dec
+                    RefKind::Decorator => name_node
                         .parent()
+                        .filter(|dec| dec.kind() == "decorator")
+                        .and_then(|dec| dec.parent())
                         .and_then(|d| d.child_by_field_name("definition"))
                         .and_then(|d| def_by_node.get(&d.id()))
                         .map(|&d| vec![("0".to_string(), ValueSource::Def(facts.symbols[d as usize].qname.clone()))])
@@ -908,24 +909,29 @@ fn build(lang: Lang, module: &str, src: &[u8], caps: Captures, facts: &mut FileF
         }
     }
     // --- decorators of definitions ---------------------------------------------------------------
+    // Looked up from each definition (one parent step for Python), not from each call.
     let mut decorated: Vec<(u32, String)> = Vec::new();
-    for (kind, name_node) in &caps.refs {
-        if !matches!(kind, RefKind::Decorator | RefKind::Call) {
-            continue;
-        }
-        // `@dec` (the name is the decorator's child) or `@dec(...)` (the name is the callee).
-        let mut n = name_node.parent();
-        if *kind == RefKind::Call {
-            n = n.filter(|c| c.kind() == "call" || c.kind() == "call_expression").and_then(|c| c.parent());
-        }
-        let Some(dec) = n.filter(|d| d.kind() == "decorator") else { continue };
-        let target = dec.parent().and_then(|p| match p.kind() {
-            "decorated_definition" => p.child_by_field_name("definition"),
-            _ => Some(p), // TS: decorators are children of the class or member
-        });
-        let (Some(target), Some((path, _))) = (target, path_of(*name_node, src)) else { continue };
-        if let Some(&sym) = def_by_node.get(&target.id()) {
-            decorated.push((sym, path));
+    for (d, (_, node, _)) in caps.defs.iter().enumerate() {
+        let holder = match node.kind() {
+            "function_definition" | "class_definition" => match node.parent() {
+                Some(p) if p.kind() == "decorated_definition" => p,
+                _ => continue,
+            },
+            // TS: decorators are children of the class or member.
+            "class_declaration" | "abstract_class_declaration" | "class" | "method_definition" | "public_field_definition" => *node,
+            _ => continue,
+        };
+        let mut c = holder.walk();
+        for dec in holder.named_children(&mut c).filter(|n| n.kind() == "decorator") {
+            // `@dec` or `@dec(...)` (the callee).
+            let Some(expr) = dec.named_child(0) else { continue };
+            let callee = match expr.kind() {
+                "call" | "call_expression" => expr.child_by_field_name("function"),
+                _ => Some(expr),
+            };
+            if let Some((path, _)) = callee.and_then(|n| path_of(n, src)) {
+                decorated.push((sym_of_def[d], path));
+            }
         }
     }
     for (sym, path) in decorated {

@@ -23,6 +23,7 @@ pub mod extract;
 pub mod facts;
 pub mod index;
 pub mod lang;
+pub mod refblob;
 pub mod resolve;
 pub mod store;
 pub mod watch;

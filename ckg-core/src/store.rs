@@ -14,14 +14,13 @@ use std::path::{Path, PathBuf};
 use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
 
 use crate::error::{Error, Result};
-use crate::facts::{
-    Diagnostic, FileRecord, ImportKind, LocalBinding, ParamUse, RefKind, SymbolKind, ValueSource, decode_args, encode_args,
-};
+use crate::facts::{Diagnostic, FileRecord, ImportKind, LocalBinding, ParamUse, RefKind, SymbolKind, ValueSource};
 use crate::lang::Lang;
+use crate::refblob;
 
 /// Bump when the schema or the meaning of stored facts changes; an index with another
 /// version is rebuilt from scratch (it is derived data).
-pub const SCHEMA_VERSION: i64 = 9;
+pub const SCHEMA_VERSION: i64 = 10;
 /// `PRAGMA application_id` of ckg databases ("ckg1").
 pub const APPLICATION_ID: i64 = 0x636b_6731;
 
@@ -58,21 +57,12 @@ CREATE TABLE symbols(
     params TEXT
 ) STRICT;
 -- Clustered by file: a file's references are read and replaced together.
+-- A file's reference facts, as one compact blob (see refblob.rs): they are only ever read
+-- whole, to resolve the file again without parsing it.
 CREATE TABLE refs(
-    file_id INTEGER NOT NULL,
-    seq INTEGER NOT NULL,
-    src_id INTEGER NOT NULL,
-    kind TEXT NOT NULL,
-    path TEXT NOT NULL,
-    text TEXT,
-    binding TEXT,
-    line INTEGER NOT NULL,
-    col INTEGER NOT NULL,
-    computed INTEGER NOT NULL,
-    -- Python calls: the values passed, by position or keyword (JSON).
-    args TEXT,
-    PRIMARY KEY (file_id, seq)
-) STRICT, WITHOUT ROWID;
+    file_id INTEGER PRIMARY KEY,
+    data BLOB NOT NULL
+) STRICT;
 CREATE TABLE imports(
     file_id INTEGER NOT NULL,
     kind TEXT NOT NULL,
@@ -646,29 +636,9 @@ impl WriteTx<'_> {
             }
         }
         {
-            let mut s = self
-                .tx
-                .prepare_cached(
-                    "INSERT INTO refs(file_id, seq, src_id, kind, path, text, binding, line, col, computed, args)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
-                )
-                .map_err(e)?;
-            for (seq, r) in facts.refs.iter().enumerate() {
-                let text = (!r.text.is_empty()).then_some(r.text.as_str());
-                s.execute(params![
-                    file_id,
-                    seq as i64,
-                    ids[r.src as usize],
-                    r.kind.as_str(),
-                    r.path,
-                    text,
-                    r.binding.encode(),
-                    r.line,
-                    r.col,
-                    r.computed,
-                    encode_args(&r.args)
-                ])
-                .map_err(e)?;
+            let mut s = self.tx.prepare_cached("INSERT INTO refs(file_id, data) VALUES (?1, ?2)").map_err(e)?;
+            if !facts.refs.is_empty() {
+                s.execute(params![file_id, refblob::encode(&facts.refs, &ids)]).map_err(e)?;
             }
         }
         {
@@ -1105,6 +1075,42 @@ impl ResolveInput {
     }
 }
 
+/// The reference facts of the given files (all when `None`), decoded from their blobs.
+pub fn load_refs(conn: &Connection, files: Option<&std::collections::HashSet<i64>>) -> rusqlite::Result<Vec<RefRow>> {
+    let corrupt = |file: i64| {
+        rusqlite::Error::FromSqlConversionFailure(
+            1,
+            rusqlite::types::Type::Blob,
+            format!("the references of file {file} do not decode").into(),
+        )
+    };
+    let mut out = Vec::new();
+    let mut push = |file: i64, data: Vec<u8>| -> rusqlite::Result<()> {
+        out.extend(refblob::decode(file, &data).ok_or_else(|| corrupt(file))?);
+        Ok(())
+    };
+    match files {
+        None => {
+            let mut s = conn.prepare("SELECT file_id, data FROM refs ORDER BY file_id")?;
+            let mut rows = s.query([])?;
+            while let Some(r) = rows.next()? {
+                push(r.get(0)?, r.get(1)?)?;
+            }
+        }
+        Some(files) => {
+            let mut s = conn.prepare("SELECT data FROM refs WHERE file_id = ?1")?;
+            let mut files: Vec<i64> = files.iter().copied().collect();
+            files.sort();
+            for f in files {
+                if let Some(data) = s.query_row([f], |r| r.get(0)).optional()? {
+                    push(f, data)?;
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
 fn load_resolve_input(conn: &Connection, refs_of: Option<&std::collections::HashSet<i64>>) -> rusqlite::Result<ResolveInput> {
     let mut input = ResolveInput::default();
     let mut s = conn.prepare("SELECT id, path, lang, module FROM files ORDER BY path")?;
@@ -1174,38 +1180,7 @@ fn load_resolve_input(conn: &Connection, refs_of: Option<&std::collections::Hash
             Ok(VarRow { file: r.get(0)?, name: r.get(1)?, value: v.as_deref().and_then(ValueSource::decode) })
         })?
         .collect::<rusqlite::Result<_>>()?;
-    let row = |r: &rusqlite::Row| -> rusqlite::Result<RefRow> {
-        let b: Option<String> = r.get(5)?;
-        Ok(RefRow {
-            file: r.get(0)?,
-            src: r.get(1)?,
-            kind: RefKind::parse(&r.get::<_, String>(2)?).unwrap_or(RefKind::Call),
-            path: r.get(3)?,
-            text: r.get::<_, Option<String>>(4)?.unwrap_or_default(),
-            binding: LocalBinding::decode(b.as_deref()),
-            line: r.get(6)?,
-            col: r.get(7)?,
-            computed: r.get(8)?,
-            args: decode_args(r.get::<_, Option<String>>(9)?.as_deref()),
-        })
-    };
-    match refs_of {
-        None => {
-            let mut s = conn.prepare("SELECT file_id, src_id, kind, path, text, binding, line, col, computed, args FROM refs")?;
-            input.refs = s.query_map([], row)?.collect::<rusqlite::Result<_>>()?;
-        }
-        Some(files) => {
-            let mut s =
-                conn.prepare("SELECT file_id, src_id, kind, path, text, binding, line, col, computed, args FROM refs WHERE file_id = ?1")?;
-            let mut files: Vec<i64> = files.iter().copied().collect();
-            files.sort();
-            for f in files {
-                for r in s.query_map([f], row)? {
-                    input.refs.push(r?);
-                }
-            }
-        }
-    }
+    input.refs = load_refs(conn, refs_of)?;
     Ok(input)
 }
 

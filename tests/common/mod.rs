@@ -83,15 +83,24 @@ pub fn copy_dir(from: &Path, to: &Path) {
 /// `references` edges whose site is a type annotation (the suites do not list those).
 pub fn resolved_edges(db: &Path) -> Vec<(String, String, String)> {
     let conn = rusqlite::Connection::open(db).unwrap();
+    let type_sites: std::collections::HashSet<(i64, u32, u32)> = ckg_core::store::load_refs(&conn, None)
+        .unwrap()
+        .into_iter()
+        .filter(|r| r.kind == ckg_core::facts::RefKind::Type)
+        .map(|r| (r.file, r.line, r.col))
+        .collect();
     let mut s = conn
         .prepare(
-            "SELECT e.kind, src.qname, dst.qname FROM edges e JOIN symbols src ON src.id = e.src_id JOIN symbols dst ON dst.id = e.dst_id
-             WHERE e.evidence != 'unresolved'
-             AND NOT (e.kind = 'references' AND EXISTS (SELECT 1 FROM refs r WHERE r.file_id = e.file_id AND r.line = e.line
-                      AND r.col = e.col AND r.kind = 'type'))",
+            "SELECT e.kind, src.qname, dst.qname, e.file_id, e.line, e.col FROM edges e JOIN symbols src ON src.id = e.src_id
+             JOIN symbols dst ON dst.id = e.dst_id WHERE e.evidence != 'unresolved'",
         )
         .unwrap();
-    s.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?))).unwrap().map(Result::unwrap).collect()
+    s.query_map([], |r| Ok(((r.get(0)?, r.get(1)?, r.get(2)?), (r.get::<_, i64>(3)?, r.get::<_, u32>(4)?, r.get::<_, u32>(5)?))))
+        .unwrap()
+        .map(Result::unwrap)
+        .filter(|(e, site): &((String, String, String), (i64, u32, u32))| !(e.0 == "references" && type_sites.contains(site)))
+        .map(|(e, _)| e)
+        .collect()
 }
 
 /// Edge lines of an export, as `kind src -> dst [evidence]`.

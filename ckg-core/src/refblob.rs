@@ -1,0 +1,170 @@
+//! The stored form of a file's reference facts: one compact blob per file.
+//!
+//! References are the largest part of the facts (a third of a Python index when they were one
+//! row each) and are only ever read whole — per file, or all of them for a full resolution —
+//! never queried by column. So each file's references are one blob: a table of the distinct
+//! strings of the file (paths, bindings, call arguments repeat a lot within a file: `self.x`,
+//! `self pkg.mod.Class`), then one record of LEB128 varints per reference.
+//!
+//! Layout (version 1): `u8 version`, `n_strings`, then each string as `len, bytes`; `n_refs`,
+//! then each reference as `kind, src, path, text+1, binding+1, line, col, computed, args+1`
+//! (string fields are indexes into the table; `+1` fields are 0 when absent).
+
+use std::collections::HashMap;
+
+use crate::facts::{LocalBinding, RefFact, RefKind, decode_args, encode_args};
+use crate::store::RefRow;
+
+const VERSION: u8 = 1;
+
+/// Encodes the references of one file; `ids` maps a fact's `src` (a symbol index in the
+/// file) to the symbol's id in the store.
+pub fn encode(refs: &[RefFact], ids: &[i64]) -> Vec<u8> {
+    let mut strings: Vec<String> = Vec::new();
+    let mut index: HashMap<String, u64> = HashMap::new();
+    let mut intern = |s: String| -> u64 {
+        if let Some(&i) = index.get(&s) {
+            return i;
+        }
+        let i = strings.len() as u64;
+        strings.push(s.clone());
+        index.insert(s, i);
+        i
+    };
+    let mut records = Vec::with_capacity(refs.len() * 12);
+    for r in refs {
+        let kind = RefKind::ALL.iter().position(|k| *k == r.kind).unwrap_or(0) as u8;
+        records.push(kind);
+        put(&mut records, ids[r.src as usize] as u64);
+        put(&mut records, intern(r.path.clone()));
+        put(&mut records, if r.text.is_empty() { 0 } else { intern(r.text.clone()) + 1 });
+        put(&mut records, r.binding.encode().map(|b| intern(b) + 1).unwrap_or(0));
+        put(&mut records, u64::from(r.line));
+        put(&mut records, u64::from(r.col));
+        records.push(u8::from(r.computed));
+        put(&mut records, encode_args(&r.args).map(|a| intern(a) + 1).unwrap_or(0));
+    }
+    let mut out = Vec::with_capacity(records.len() + strings.iter().map(|s| s.len() + 2).sum::<usize>() + 8);
+    out.push(VERSION);
+    put(&mut out, strings.len() as u64);
+    for s in &strings {
+        put(&mut out, s.len() as u64);
+        out.extend_from_slice(s.as_bytes());
+    }
+    put(&mut out, refs.len() as u64);
+    out.extend_from_slice(&records);
+    out
+}
+
+/// Decodes the blob of file `file`; `None` when it is not a blob this version wrote.
+pub fn decode(file: i64, data: &[u8]) -> Option<Vec<RefRow>> {
+    let mut r = Reader { data, pos: 0 };
+    if r.byte()? != VERSION {
+        return None;
+    }
+    let n = r.varint()? as usize;
+    let mut strings: Vec<&str> = Vec::with_capacity(n.min(data.len()));
+    for _ in 0..n {
+        let len = r.varint()? as usize;
+        let bytes = data.get(r.pos..r.pos.checked_add(len)?)?;
+        r.pos += len;
+        strings.push(std::str::from_utf8(bytes).ok()?);
+    }
+    let string = |i: u64| strings.get(i as usize).copied();
+    let optional = |i: u64| if i == 0 { Some(None) } else { string(i - 1).map(Some) };
+    let count = r.varint()? as usize;
+    let mut out = Vec::with_capacity(count.min(data.len()));
+    for _ in 0..count {
+        let kind = *RefKind::ALL.get(r.byte()? as usize)?;
+        let src = r.varint()? as i64;
+        let path = string(r.varint()?)?.to_string();
+        let text = optional(r.varint()?)?.unwrap_or_default().to_string();
+        let binding = LocalBinding::decode(optional(r.varint()?)?);
+        let line = u32::try_from(r.varint()?).ok()?;
+        let col = u32::try_from(r.varint()?).ok()?;
+        let computed = r.byte()? != 0;
+        let args = decode_args(optional(r.varint()?)?);
+        out.push(RefRow { file, src, kind, path, text, binding, line, col, computed, args });
+    }
+    (r.pos == data.len()).then_some(out)
+}
+
+fn put(out: &mut Vec<u8>, mut v: u64) {
+    loop {
+        let b = (v & 0x7f) as u8;
+        v >>= 7;
+        if v == 0 {
+            out.push(b);
+            return;
+        }
+        out.push(b | 0x80);
+    }
+}
+
+struct Reader<'a> {
+    data: &'a [u8],
+    pos: usize,
+}
+
+impl Reader<'_> {
+    fn byte(&mut self) -> Option<u8> {
+        let b = *self.data.get(self.pos)?;
+        self.pos += 1;
+        Some(b)
+    }
+
+    fn varint(&mut self) -> Option<u64> {
+        let mut v = 0u64;
+        for shift in (0..64).step_by(7) {
+            let b = self.byte()?;
+            v |= u64::from(b & 0x7f) << shift;
+            if b & 0x80 == 0 {
+                return Some(v);
+            }
+        }
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::facts::ValueSource;
+
+    fn fact(kind: RefKind, path: &str, binding: LocalBinding, line: u32) -> RefFact {
+        RefFact { kind, src: 1, path: path.into(), text: String::new(), binding, line, col: 300, computed: false, args: Vec::new() }
+    }
+
+    #[test]
+    fn round_trips_every_field() {
+        let mut refs = vec![
+            fact(RefKind::Call, "self.run", LocalBinding::SelfOf("pkg.mod.C".into()), 3),
+            fact(RefKind::Read, "self.run", LocalBinding::SelfOf("pkg.mod.C".into()), 100_000),
+            fact(RefKind::Patch, "tools.helper", LocalBinding::Free, 7),
+        ];
+        refs[0].args = vec![("0".into(), ValueSource::Alias("double".into())), ("key".into(), ValueSource::Call("Foo".into()))];
+        refs[2].path = String::new();
+        refs[2].text = "handlers[name]".into();
+        refs[2].computed = true;
+        refs[2].src = 0;
+        let blob = encode(&refs, &[5, 1_000_000_007]);
+        let rows = decode(9, &blob).expect("decodes");
+        assert_eq!(rows.len(), 3);
+        for (r, f) in rows.iter().zip(&refs) {
+            assert_eq!((r.file, r.kind, &r.path, &r.text, &r.binding), (9, f.kind, &f.path, &f.text, &f.binding));
+            assert_eq!((r.line, r.col, r.computed, &r.args), (f.line, f.col, f.computed, &f.args));
+        }
+        assert_eq!((rows[0].src, rows[2].src), (1_000_000_007, 5));
+    }
+
+    #[test]
+    fn rejects_truncated_or_foreign_blobs() {
+        let blob = encode(&[fact(RefKind::Call, "f", LocalBinding::Var(None), 1)], &[0, 1]);
+        for cut in 0..blob.len() {
+            assert!(decode(1, &blob[..cut]).is_none(), "a blob cut at {cut} must not decode");
+        }
+        let mut foreign = blob.clone();
+        foreign[0] = 99;
+        assert!(decode(1, &foreign).is_none());
+    }
+}

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use ckg_core::index::{IndexConfig, index};
+use ckg_core::index::{IndexConfig, Session, index_with};
 
 fn pct(mut d: Vec<Duration>) -> String {
     d.sort();
@@ -77,9 +77,11 @@ fn main() {
         ckg_gen::generate(&ckg_gen::Config { lang, lines, seed: 11 }, &root).unwrap();
         let corpus = Corpus { root: root.clone(), lang };
         let mut config = IndexConfig::new(&root);
+        // The watcher's update path: facts kept in memory between runs (from the full index on).
+        let mut session = Session::default();
         let t = Instant::now();
-        let full = index(&config, &|_| {}).unwrap();
-        // The watcher's update path: no index-wide totals.
+        let full = index_with(&config, &|_| {}, &mut session).unwrap();
+        // ... and no index-wide totals.
         config.totals = false;
         // Files are "racily clean" right after they are written; a watcher sees them later.
         std::thread::sleep(Duration::from_millis(300));
@@ -98,7 +100,7 @@ fn main() {
         for i in 0..edits {
             corpus.body_edit(&files[(i * 7919) % files.len()], i);
             let t = Instant::now();
-            let s = index(&config, &|_| {}).unwrap();
+            let s = index_with(&config, &|_| {}, &mut session).unwrap();
             d.push(t.elapsed());
             re += s.re_resolved;
         }
@@ -137,7 +139,7 @@ fn main() {
             let text = if i % 2 == 0 { original.replacen(&decl, &renamed_decl, 1) } else { original.clone() };
             std::fs::write(&path, text).unwrap();
             let t = Instant::now();
-            let s = index(&config, &|_| {}).unwrap();
+            let s = index_with(&config, &|_| {}, &mut session).unwrap();
             d.push(t.elapsed());
             re += s.re_resolved;
         }
@@ -170,14 +172,14 @@ fn main() {
             };
             std::fs::write(f, src + &line).unwrap();
         }
-        index(&config, &|_| {}).unwrap();
+        index_with(&config, &|_| {}, &mut session).unwrap();
         std::thread::sleep(Duration::from_millis(300));
         let mut d = Vec::new();
         let mut re = 0;
         for i in 0..edits {
             std::fs::write(&hub_path, if i % 2 == 0 { hub_b } else { hub_a }).unwrap();
             let t = Instant::now();
-            let s = index(&config, &|_| {}).unwrap();
+            let s = index_with(&config, &|_| {}, &mut session).unwrap();
             d.push(t.elapsed());
             re += s.re_resolved;
         }
@@ -195,7 +197,7 @@ fn main() {
                 corpus.body_edit(&files[k % files.len()], r);
             }
             let t = Instant::now();
-            let s = index(&config, &|_| {}).unwrap();
+            let s = index_with(&config, &|_| {}, &mut session).unwrap();
             d.push(t.elapsed());
             assert!(s.parsed >= 150, "branch switch parsed only {} files", s.parsed);
         }

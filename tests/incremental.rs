@@ -9,7 +9,7 @@ mod common;
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use ckg_core::index::{IndexConfig, index};
+use ckg_core::index::{IndexConfig, Session, index, index_with};
 use common::{Repo, edges};
 
 /// A small deterministic PRNG (xorshift64*).
@@ -442,7 +442,7 @@ fn differential(lang: Lang, seed: u64) {
     let steps: usize = std::env::var("CKG_DIFF_STEPS").ok().and_then(|s| s.parse().ok()).unwrap_or(300);
     let repo = Repo::new();
     let dbs = tempfile::tempdir().unwrap();
-    let (inc_db, fresh_db) = (dbs.path().join("inc.db"), dbs.path().join("fresh.db"));
+    let (inc_db, fresh_db, cached_db) = (dbs.path().join("inc.db"), dbs.path().join("fresh.db"), dbs.path().join("cached.db"));
     let mut rng = Rng(seed);
     let mut model = Model::new(lang, 6, &mut rng);
     let mut files = model.render();
@@ -452,7 +452,13 @@ fn differential(lang: Lang, seed: u64) {
     let mut fresh = IndexConfig::new(repo.path());
     fresh.db = Some(fresh_db.clone());
     fresh.rebuild = true;
+    // The watcher's path: facts kept in memory between runs.
+    let mut cached = IndexConfig::new(repo.path());
+    cached.db = Some(cached_db.clone());
+    cached.totals = false;
+    let mut session = Session::default();
     index(&inc, &|_| {}).unwrap();
+    index_with(&cached, &|_| {}, &mut session).unwrap();
     let mut kinds: BTreeMap<&str, usize> = BTreeMap::new();
     let mut partial = 0;
     for step in 0..steps {
@@ -466,15 +472,19 @@ fn differential(lang: Lang, seed: u64) {
         if s.re_resolved < total {
             partial += 1;
         }
+        index_with(&cached, &|_| {}, &mut session).unwrap();
         index(&fresh, &|_| {}).unwrap();
-        let (a, b) = (export(&inc_db), export(&fresh_db));
-        if a != b {
+        let b = export(&fresh_db);
+        for (name, a) in [("incremental", export(&inc_db)), ("cached incremental", export(&cached_db))] {
+            if a == b {
+                continue;
+            }
             let ea: std::collections::BTreeSet<String> = edges(&a).into_iter().collect();
             let eb: std::collections::BTreeSet<String> = edges(&b).into_iter().collect();
             let only_inc: Vec<&String> = ea.difference(&eb).collect();
             let only_fresh: Vec<&String> = eb.difference(&ea).collect();
             panic!(
-                "step {step} ({what}, seed {seed}): incremental export differs from a fresh index\nonly incremental: {only_inc:#?}\nonly fresh: {only_fresh:#?}"
+                "step {step} ({what}, seed {seed}): {name} export differs from a fresh index\nonly incremental: {only_inc:#?}\nonly fresh: {only_fresh:#?}"
             );
         }
     }

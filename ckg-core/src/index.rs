@@ -219,8 +219,29 @@ fn ms(d: Duration) -> f64 {
     (d.as_secs_f64() * 1e5).round() / 100.0
 }
 
+/// What a long-running caller (the watcher) keeps between runs so that an update does not
+/// reload what it already has: the facts resolution reads (without references), as of one
+/// generation of one build of the index. Another writer in between (a new generation) or a
+/// rebuild makes it stale, and it is then loaded again.
+#[derive(Default)]
+pub struct Session {
+    cached: Option<Cached>,
+}
+
+struct Cached {
+    db: PathBuf,
+    build: Option<String>,
+    generation: i64,
+    input: crate::store::ResolveInput,
+}
+
 /// Indexes (or updates the index of) a root.
 pub fn index(config: &IndexConfig, progress: &(dyn Fn(Progress) + Sync)) -> Result<Summary> {
+    index_with(config, progress, &mut Session::default())
+}
+
+/// [`index`], keeping what the next run can reuse in `session`.
+pub fn index_with(config: &IndexConfig, progress: &(dyn Fn(Progress) + Sync), session: &mut Session) -> Result<Summary> {
     let mut timings = BTreeMap::new();
     let run_started = Instant::now();
     let t = Instant::now();
@@ -235,6 +256,13 @@ pub fn index(config: &IndexConfig, progress: &(dyn Fn(Progress) + Sync)) -> Resu
     let (mut store, report) = Store::open(&db, config.rebuild)?;
     let fresh = store.is_fresh();
     let tx = store.begin()?;
+    let build = tx.meta("build_id")?;
+    let mut cache = match session.cached.take() {
+        Some(c) if !fresh && c.db == db && c.build == build && c.generation == tx.generation()? => Some(c),
+        _ => None,
+    };
+    // Rows of the files written in this run, for the cache.
+    let mut cache_rows = crate::store::ResolveInput::default();
     let states = tx.file_states()?;
     let scan_started = now_ns();
     // Timestamps are coarse: a file written in the same tick as the previous scan could have
@@ -261,6 +289,7 @@ pub fn index(config: &IndexConfig, progress: &(dyn Fn(Progress) + Sync)) -> Resu
     let mut skipped: Vec<(String, Diagnostic)> = discovery.skipped.iter().map(|s| (s.path.clone(), s.diagnostic.clone())).collect();
     let total = to_parse.len();
     let mut memory_input = crate::store::ResolveInput::default();
+    let mut gone_files: HashSet<i64> = HashSet::new();
     let mut changed_keys: Vec<String> = Vec::new();
     let (sender, receiver) = mpsc::sync_channel::<Outcome>(256);
     let minified_line_len = config.minified_line_len;
@@ -301,6 +330,10 @@ pub fn index(config: &IndexConfig, progress: &(dyn Fn(Progress) + Sync)) -> Resu
                     changed_files.insert(id);
                     if fresh {
                         memory_input.add_file(id, *rec, &ids);
+                    } else if cache.is_some() {
+                        let mut rec = *rec;
+                        rec.facts.refs.clear(); // loaded for the affected files below
+                        cache_rows.add_file(id, rec, &ids);
                     }
                 }
                 Outcome::Touched { id, size, mtime_ns } => tx.touch_file(id, size, mtime_ns)?,
@@ -310,6 +343,7 @@ pub fn index(config: &IndexConfig, progress: &(dyn Fn(Progress) + Sync)) -> Resu
                         let lang = crate::lang::Lang::from_path(&path).unwrap_or(crate::lang::Lang::TypeScript);
                         changed_keys.extend(interface_keys(&path, lang, Some(&s.module), Some(&old), None));
                         tx.delete_file(s.id)?;
+                        gone_files.insert(s.id);
                         removed += 1;
                     }
                     skipped.push((path, diagnostic));
@@ -333,6 +367,7 @@ pub fn index(config: &IndexConfig, progress: &(dyn Fn(Progress) + Sync)) -> Resu
             let lang = crate::lang::Lang::from_path(path).unwrap_or(crate::lang::Lang::TypeScript);
             changed_keys.extend(interface_keys(path, lang, Some(&state.module), Some(&old), None));
             tx.delete_file(state.id)?;
+            gone_files.insert(state.id);
             removed += 1;
         }
     }
@@ -387,12 +422,26 @@ pub fn index(config: &IndexConfig, progress: &(dyn Fn(Progress) + Sync)) -> Resu
         let input = if fresh {
             memory_input.files.sort_by(|a, b| a.path.cmp(&b.path));
             std::mem::take(&mut memory_input)
+        } else if let Some(mut c) = cache.take() {
+            // The cached facts, with this run's files replaced, and the references of the
+            // files to resolve read back.
+            let mut replaced = gone_files.clone();
+            replaced.extend(changed_files.iter().copied());
+            c.input.remove_files(&replaced);
+            c.input.extend(std::mem::take(&mut cache_rows));
+            c.input.refs = tx.load_refs(affected.as_ref())?;
+            c.input.configs = std::mem::take(&mut memory_input.configs);
+            c.input
         } else {
             tx.load_resolve_input(affected.as_ref())?
         };
         timings.insert("resolve_load".to_string(), ms(t.elapsed()));
         let resolution = resolve::resolve(&input, affected.as_ref());
         timings.insert("resolve".to_string(), ms(t.elapsed()));
+        let mut input = input;
+        input.refs = Vec::new();
+        input.configs = Vec::new();
+        cache = Some(Cached { db: db.clone(), build: build.clone(), generation: 0, input });
         let t = Instant::now();
         let resolved: Vec<i64> = resolution.lookups.iter().map(|(f, _)| *f).collect();
         re_resolved = resolved.len() as u64;
@@ -435,6 +484,7 @@ pub fn index(config: &IndexConfig, progress: &(dyn Fn(Progress) + Sync)) -> Resu
         }
     };
     store.finish()?;
+    session.cached = cache.map(|c| Cached { generation, ..c });
     timings.insert("commit".to_string(), ms(t.elapsed()));
     let mut skipped_files: Vec<SkippedFile> =
         skipped.into_iter().map(|(path, d)| SkippedFile { path, reason: d.kind.as_str(), message: d.message }).collect();

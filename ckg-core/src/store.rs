@@ -284,6 +284,9 @@ impl Store {
             conn.pragma_update(None, "application_id", APPLICATION_ID).map_err(sql)?;
             conn.pragma_update(None, "user_version", SCHEMA_VERSION).map_err(sql)?;
             conn.execute("INSERT INTO meta(key, value) VALUES ('generation', '0')", []).map_err(sql)?;
+            // Tells a cache of this index apart from one of an earlier build of the same file.
+            let build = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0);
+            conn.execute("INSERT INTO meta(key, value) VALUES ('build_id', ?1)", [build.to_string()]).map_err(sql)?;
             report.created = true;
             return Ok((Store { conn, path: path.to_path_buf(), fresh: Some(tmp) }, report));
         }
@@ -816,6 +819,11 @@ impl WriteTx<'_> {
     }
 
     /// Loads the stored facts that resolution reads.
+    /// The reference facts of the given files (all when `None`).
+    pub fn load_refs(&self, files: Option<&std::collections::HashSet<i64>>) -> Result<Vec<RefRow>> {
+        load_refs(&self.tx, files).map_err(|e| self.err(e))
+    }
+
     pub fn load_resolve_input(&self, refs_of: Option<&std::collections::HashSet<i64>>) -> Result<ResolveInput> {
         load_resolve_input(&self.tx, refs_of).map_err(|e| self.err(e))
     }
@@ -1011,6 +1019,30 @@ pub struct ResolveInput {
 }
 
 impl ResolveInput {
+    /// Drops every row of these files (they changed or are gone).
+    pub fn remove_files(&mut self, files: &std::collections::HashSet<i64>) {
+        if files.is_empty() {
+            return;
+        }
+        self.files.retain(|f| !files.contains(&f.id));
+        self.symbols.retain(|s| s.file.is_none_or(|f| !files.contains(&f)));
+        self.imports.retain(|i| !files.contains(&i.file));
+        self.exports.retain(|e| !files.contains(&e.file));
+        self.vars.retain(|v| !files.contains(&v.file));
+        self.refs.retain(|r| !files.contains(&r.file));
+    }
+
+    /// Appends the rows of another input (files not in this one).
+    pub fn extend(&mut self, other: ResolveInput) {
+        self.files.extend(other.files);
+        self.files.sort_by(|a, b| a.path.cmp(&b.path));
+        self.symbols.extend(other.symbols);
+        self.imports.extend(other.imports);
+        self.exports.extend(other.exports);
+        self.vars.extend(other.vars);
+        self.refs.extend(other.refs);
+    }
+
     /// Adds a file just written (with the ids `put_file` gave its symbols), so a fresh build
     /// resolves from memory instead of reading its own rows back.
     pub fn add_file(&mut self, file_id: i64, rec: FileRecord, ids: &[i64]) {

@@ -17,7 +17,7 @@ use notify::{RecursiveMode, Watcher};
 
 use crate::discover::SKIPPED_DIRS;
 use crate::error::{Error, Result};
-use crate::index::{IndexConfig, Summary, index};
+use crate::index::{IndexConfig, Session, Summary, index_with};
 use crate::lang::Lang;
 
 /// Options for watching.
@@ -77,7 +77,9 @@ pub fn watch(config: &WatchConfig, stop: &AtomicBool, on_update: &mut dyn FnMut(
     watcher.watch(&root, RecursiveMode::Recursive).map_err(|e| Error::Invalid(format!("cannot watch {}: {e}", root.display())))?;
 
     let t = Instant::now();
-    let summary = index(&config.index, &|_| {})?;
+    // The facts resolution reads stay in memory between batches.
+    let mut session = Session::default();
+    let summary = index_with(&config.index, &|_| {}, &mut session)?;
     on_update(&Update { event_paths: 0, rescan: true, latency: t.elapsed(), summary });
 
     while !stop.load(Ordering::Relaxed) {
@@ -118,7 +120,7 @@ pub fn watch(config: &WatchConfig, stop: &AtomicBool, on_update: &mut dyn FnMut(
         if paths.is_empty() && !rescan {
             continue;
         }
-        let summary = index(&config.index, &|_| {})?;
+        let summary = index_with(&config.index, &|_| {}, &mut session)?;
         on_update(&Update { event_paths: paths.len(), rescan, latency: started.elapsed(), summary });
     }
     Ok(())

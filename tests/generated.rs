@@ -17,8 +17,8 @@ fn check(lang: ckg_gen::Lang, seed: u64) {
     index(&config, &|_| {}).unwrap();
     let got: BTreeSet<String> = common::resolved_edges(&dir.path().join("index.db"))
         .into_iter()
-        .filter(|(kind, _, _)| kind != "exports")
-        .map(|(kind, src, dst)| format!("{kind} {src} -> {dst}"))
+        .filter(|(kind, _, _, _)| kind != "exports")
+        .map(|(kind, src, dst, _)| format!("{kind} {src} -> {dst}"))
         .collect();
     let mut report = BTreeMap::new();
     for kind in ["calls", "instantiates", "imports", "inherits", "references"] {

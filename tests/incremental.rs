@@ -585,3 +585,26 @@ fn parameter_flow_edges_follow_edits_of_the_callee_file_only() {
     repo.index_json(&[]);
     assert!(edges(&repo.export()).contains(&flow));
 }
+
+#[test]
+fn a_heuristic_binding_by_unique_method_name_follows_other_files() {
+    let repo = Repo::new();
+    repo.write("lib.py", "class Billing:\n    def send_invoice(self):\n        return 1\n\n    def append(self):\n        return 2\n");
+    repo.write("main.py", "def go(x):\n    x.append()\n    return x.send_invoice()\n");
+    repo.index_json(&[]);
+    let guess = "calls main.go -> lib.Billing.send_invoice [heuristic]".to_string();
+    let e = edges(&repo.export());
+    assert!(e.contains(&guess), "{e:#?}");
+    // A method of builtin types is not guessed even when the repository has one method of that name.
+    assert!(e.contains(&"calls main.go -> x.append [unresolved]".to_string()), "{e:#?}");
+    // A second method with that name elsewhere: the name is no longer unique; main.py is
+    // re-resolved although it did not change.
+    repo.write("other.py", "class Mailer:\n    def send_invoice(self):\n        return 3\n");
+    repo.index_json(&[]);
+    let e = edges(&repo.export());
+    assert!(!e.contains(&guess), "{e:#?}");
+    assert!(e.contains(&"calls main.go -> x.send_invoice [unresolved]".to_string()), "{e:#?}");
+    repo.remove("other.py");
+    repo.index_json(&[]);
+    assert!(edges(&repo.export()).contains(&guess));
+}

@@ -46,15 +46,11 @@ fn interface_keys(
     let empty = Interface::default();
     let old = old.unwrap_or(&empty);
     let new = new.map(|(_, i)| i).unwrap_or(&empty);
-    for (q, v) in &old.symbols {
-        if new.symbols.get(q) != Some(v) {
-            keys.push(format!("q:{q}"));
-        }
-    }
-    for q in new.symbols.keys() {
-        if !old.symbols.contains_key(q) {
-            keys.push(format!("q:{q}"));
-        }
+    // A symbol added, removed or changed; its name, for heuristic bindings by unique name.
+    let changed = old.symbols.iter().filter(|(q, v)| new.symbols.get(*q) != Some(*v)).map(|(q, _)| q);
+    for q in changed.chain(new.symbols.keys().filter(|q| !old.symbols.contains_key(*q))) {
+        keys.push(format!("q:{q}"));
+        keys.push(format!("name:{}", crate::store::last_name(q)));
     }
     if old.exports != new.exports {
         keys.push(format!("exports:{path}"));

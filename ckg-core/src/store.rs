@@ -307,6 +307,9 @@ impl Store {
     pub fn finish(self) -> Result<()> {
         let Some(tmp) = self.fresh else { return Ok(()) };
         let sql = |e| Error::sqlite(&tmp, e);
+        // Index builds sort with helper threads.
+        let threads = std::thread::available_parallelism().map(|n| n.get().min(4)).unwrap_or(1);
+        self.conn.pragma_update(None, "threads", threads as i64).map_err(sql)?;
         self.conn.execute_batch(INDEXES).map_err(sql)?;
         self.conn.execute_batch("PRAGMA locking_mode = NORMAL; PRAGMA journal_mode = WAL;").map_err(sql)?;
         self.conn.close().map_err(|(_, e)| sql(e))?;

@@ -79,9 +79,9 @@ pub fn copy_dir(from: &Path, to: &Path) {
     }
 }
 
-/// The resolved edges of an index as (kind, src, dst), leaving out unresolved ones and the
-/// `references` edges whose site is a type annotation (the suites do not list those).
-pub fn resolved_edges(db: &Path) -> Vec<(String, String, String)> {
+/// The resolved edges of an index as (kind, src, dst, evidence), leaving out unresolved ones
+/// and the `references` edges whose site is a type annotation (the suites do not list those).
+pub fn resolved_edges(db: &Path) -> Vec<(String, String, String, String)> {
     let conn = rusqlite::Connection::open(db).unwrap();
     let type_sites: std::collections::HashSet<(i64, u32, u32)> = ckg_core::store::load_refs(&conn, None)
         .unwrap()
@@ -91,14 +91,15 @@ pub fn resolved_edges(db: &Path) -> Vec<(String, String, String)> {
         .collect();
     let mut s = conn
         .prepare(
-            "SELECT e.kind, src.qname, dst.qname, e.file_id, e.line, e.col FROM edges e JOIN symbols src ON src.id = e.src_id
+            "SELECT e.kind, src.qname, dst.qname, e.file_id, e.line, e.col, e.evidence FROM edges e JOIN symbols src ON src.id = e.src_id
              JOIN symbols dst ON dst.id = e.dst_id WHERE e.evidence != 'unresolved'",
         )
         .unwrap();
-    s.query_map([], |r| Ok(((r.get(0)?, r.get(1)?, r.get(2)?), (r.get::<_, i64>(3)?, r.get::<_, u32>(4)?, r.get::<_, u32>(5)?))))
+    type Row = ((String, String, String, String), (i64, u32, u32));
+    s.query_map([], |r| Ok(((r.get(0)?, r.get(1)?, r.get(2)?, r.get(6)?), (r.get::<_, i64>(3)?, r.get::<_, u32>(4)?, r.get::<_, u32>(5)?))))
         .unwrap()
         .map(Result::unwrap)
-        .filter(|(e, site): &((String, String, String), (i64, u32, u32))| !(e.0 == "references" && type_sites.contains(site)))
+        .filter(|(e, site): &Row| !(e.0 == "references" && type_sites.contains(site)))
         .map(|(e, _)| e)
         .collect()
 }

@@ -12,9 +12,12 @@
 //!
 //! - `exact`: bound through scopes and imports to one definition (or a builtin/external);
 //! - `inferred`: bound through simple flow: `self`/`this`, `x = Foo()`, annotations;
+//! - `heuristic`: a method call on a value of unknown type (`x.send_invoice()`) whose method
+//!   name is defined by exactly one method in the repository and is not a method of a builtin
+//!   type (`append`, `map`): probably that method, labelled so;
 //! - `unresolved`: kept with its written name.
 //!
-//! Nothing binds a bare name globally.
+//! Nothing binds a bare name globally: the heuristic tier applies to member calls only.
 
 mod builtins;
 mod config;
@@ -97,6 +100,9 @@ pub struct Resolver<'a> {
     vars: HashMap<(i64, &'a str), Option<&'a ValueSource>>,
     builtins_py: HashSet<&'static str>,
     builtins_script: HashSet<&'static str>,
+    /// Methods by name (for the heuristic tier): the id when the name is unique.
+    methods: HashMap<&'a str, Option<i64>>,
+    common_methods: HashSet<&'static str>,
 }
 
 impl<'a> Resolver<'a> {
@@ -114,6 +120,10 @@ impl<'a> Resolver<'a> {
             exports.entry(e.file).or_default().push(k);
         }
         let vars = input.vars.iter().map(|v| ((v.file, v.name.as_str()), v.value.as_ref())).collect();
+        let mut methods: HashMap<&str, Option<i64>> = HashMap::new();
+        for s in input.symbols.iter().filter(|s| s.kind == SymbolKind::Method) {
+            methods.entry(crate::store::last_name(&s.qname)).and_modify(|m| *m = None).or_insert(Some(s.id));
+        }
         Resolver {
             input,
             files,
@@ -126,6 +136,8 @@ impl<'a> Resolver<'a> {
             vars,
             builtins_py: builtins::PYTHON.iter().copied().collect(),
             builtins_script: builtins::SCRIPT.iter().copied().collect(),
+            methods,
+            common_methods: builtins::COMMON_METHODS.iter().copied().collect(),
         }
     }
 
@@ -801,16 +813,28 @@ impl<'a> Resolver<'a> {
                 // A local or module variable passed along is data flow, not a graph edge.
                 Some(_) if value_use => {}
                 None if value_use && matches!(r.binding, LocalBinding::Var(_)) => {}
-                _ => out.push(EdgeRow {
-                    kind: edge_kind(r.kind, None),
-                    src: r.src,
-                    dst: Dst::Unresolved(r.path.clone()),
-                    file,
-                    line: r.line,
-                    col: r.col,
-                    evidence: UNRESOLVED,
-                    dynamic: 0,
-                }),
+                _ => match self.heuristic_method(r) {
+                    Some(m) => out.push(EdgeRow {
+                        kind: "calls",
+                        src: r.src,
+                        dst: Dst::Symbol(m),
+                        file,
+                        line: r.line,
+                        col: r.col,
+                        evidence: HEURISTIC,
+                        dynamic: 0,
+                    }),
+                    None => out.push(EdgeRow {
+                        kind: edge_kind(r.kind, None),
+                        src: r.src,
+                        dst: Dst::Unresolved(r.path.clone()),
+                        file,
+                        line: r.line,
+                        col: r.col,
+                        evidence: UNRESOLVED,
+                        dynamic: 0,
+                    }),
+                },
             }
         }
         out.sort();
@@ -906,6 +930,20 @@ impl<'a> Resolver<'a> {
                 }
             }
         }
+    }
+
+    /// The heuristic tier: a member call on a value of unknown type whose method name only one
+    /// repository method has (and that is not a method of a builtin type).
+    fn heuristic_method(&self, r: &RefRow) -> Option<i64> {
+        if r.kind != RefKind::Call || !r.path.contains('.') || matches!(r.binding, LocalBinding::SelfOf(_) | LocalBinding::SuperOf(_)) {
+            return None;
+        }
+        let name = crate::store::last_name(&r.path);
+        if name.starts_with("__") || self.common_methods.contains(name) {
+            return None;
+        }
+        record(&format!("name:{name}"));
+        self.methods.get(name).copied().flatten()
     }
 
     /// The targets of a name bound by more than one branch of a `try` that catches a failed

@@ -10,7 +10,11 @@ scip-typescript / scip-python, codanna when installed), with ratios ckg/peer; an
 curve over generated repositories with the fitted exponent. Writes benches/results.md and
 the block between the results markers in README.md.
 
-Medians of --runs (default 5) runs with min-max; slow peers use --peer-runs (default 3).
+Medians of --runs (default 5) runs with min-max, for ckg and for every peer (--peer-runs,
+default 5). A peer that fails (a crash, or over --peer-timeout seconds) is reported as failed
+with its exit status and time, and not run again on that corpus. The Node-based SCIP indexers
+get a 16 GiB heap (NODE_OPTIONS=--max-old-space-size=16384): with Node's default heap
+scip-python aborts on the larger corpora.
 """
 import argparse
 import datetime
@@ -23,6 +27,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CKG = os.path.join(ROOT, "target", "release", "ckg")
@@ -42,11 +47,21 @@ def sh(cmd, **kw):
     return subprocess.run(cmd, check=True, text=True, capture_output=True, **kw)
 
 
-def timed(cmd, cwd=None, env=None):
+class PeerFailed(Exception):
+    pass
+
+
+def timed(cmd, cwd=None, env=None, timeout=None):
     """Runs a command under /usr/bin/time; returns (seconds, peak RSS KiB)."""
     with tempfile.NamedTemporaryFile("r") as t:
-        subprocess.run(["/usr/bin/time", "-f", "%e %M", "-o", t.name] + cmd, cwd=cwd, env=env, check=True,
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        started = time.monotonic()
+        try:
+            p = subprocess.run(["/usr/bin/time", "-f", "%e %M", "-o", t.name] + cmd, cwd=cwd, env=env, timeout=timeout,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        except subprocess.TimeoutExpired:
+            raise PeerFailed(f"timed out after {timeout:.0f} s")
+        if p.returncode != 0:
+            raise PeerFailed(f"exit status {p.returncode} after {time.monotonic() - started:.0f} s")
         wall, rss = t.read().split()[-2:]
         return float(wall), int(rss)
 
@@ -102,15 +117,19 @@ def copy_corpus(src):
     return dst
 
 
+PEER_TIMEOUT = 1800.0
+
+
 def run_peer(tool, path, lang, corpus_dir):
     """One run of a peer on a fresh copy; returns (seconds, KiB)."""
     work = copy_corpus(corpus_dir)
+    node_env = dict(os.environ, NODE_OPTIONS="--max-old-space-size=16384")
     try:
         if tool == "ctags":
             # The output must not be inside the tree ctags scans (it would read itself).
             out = work.rstrip("/") + ".tags.json"
             try:
-                return timed([path, "-R", "--fields=+n", "--output-format=json", "-f", out, "."], cwd=work)
+                return timed([path, "-R", "--fields=+n", "--output-format=json", "-f", out, "."], cwd=work, timeout=PEER_TIMEOUT)
             finally:
                 if os.path.exists(out):
                     os.remove(out)
@@ -119,13 +138,14 @@ def run_peer(tool, path, lang, corpus_dir):
                 json.dump({"compilerOptions": {"allowJs": True, "noEmit": True, "skipLibCheck": True, "jsx": "react-jsx",
                                                "target": "es2022", "module": "esnext", "moduleResolution": "bundler"},
                            "include": ["**/*"]}, f)
-            return timed([path, "index", "--output", os.path.join(work, "index.scip")], cwd=work)
+            return timed([path, "index", "--output", os.path.join(work, "index.scip")], cwd=work, env=node_env, timeout=PEER_TIMEOUT)
         if tool == "scip-python":
             env_file = os.path.join(work, "env.json")
             with open(env_file, "w") as f:
                 f.write("[]")
             return timed([path, "index", "--project-name", "corpus", "--project-version", "0", "--quiet",
-                          "--environment", env_file, "--output", os.path.join(work, "index.scip")], cwd=work)
+                          "--environment", env_file, "--output", os.path.join(work, "index.scip")], cwd=work, env=node_env,
+                         timeout=PEER_TIMEOUT)
         if tool == "codanna":
             env = dict(os.environ)
             if os.environ.get("CODANNA_LD_LIBRARY_PATH"):
@@ -140,7 +160,7 @@ def run_peer(tool, path, lang, corpus_dir):
                 if j >= 0:
                     text = text[:j] + "enabled = false" + text[j + len("enabled = true"):]
                 open(settings, "w").write(text)
-            return timed([path, "index", ".", "--no-progress"], cwd=work, env=env)
+            return timed([path, "index", ".", "--no-progress"], cwd=work, env=env, timeout=PEER_TIMEOUT)
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
@@ -159,7 +179,13 @@ def measure_ckg(path, runs):
             parse.append(timed([CKG, "parse-only", path])[0])
         summary = json.loads(sh([CKG, "index", path, "--db", db, "--json"]).stdout)
         size = os.path.getsize(db)
-        return {"cold": cold, "warm": warm, "parse": parse, "rss": rss, "db": size, "summary": summary}
+        # Call sites (calls and instantiations, one per file:line:col) by their best evidence tier.
+        tiers = json.loads(sh([CKG, "query", "sql", "--db", db, "--format", "json", """
+            SELECT CASE ev WHEN 0 THEN 'exact' WHEN 1 THEN 'inferred' WHEN 2 THEN 'heuristic' ELSE 'unresolved' END, count(*)
+            FROM (SELECT min(CASE evidence WHEN 'exact' THEN 0 WHEN 'inferred' THEN 1 WHEN 'heuristic' THEN 2 ELSE 3 END) AS ev
+                  FROM edges WHERE kind IN ('calls', 'instantiates') GROUP BY file_id, line, col)
+            GROUP BY ev ORDER BY ev"""]).stdout)["rows"]
+        return {"cold": cold, "warm": warm, "parse": parse, "rss": rss, "db": size, "summary": summary, "tiers": dict(tiers)}
     finally:
         shutil.rmtree(db_dir, ignore_errors=True)
 
@@ -179,27 +205,31 @@ def fit_exponent(points):
     return sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sum((x - mx) ** 2 for x in xs)
 
 
+def peer_row(cid, tool, binary, lang, path, runs, r):
+    """Runs a peer `runs` times on a corpus; the table row, with ratios to ckg's run `r`."""
+    times, mems = [], []
+    for _ in range(runs):
+        try:
+            t, m = run_peer(tool, binary, lang, path)
+        except PeerFailed as e:  # a peer failing is a result, not a crash; it is not retried
+            return f"| {cid} | {tool} | failed ({e}) | | | |"
+        times.append(t)
+        mems.append(m)
+    return (f"| {cid} | {tool} | {fmt_t(times)} | {statistics.median(mems) / 1024:.0f} MiB | "
+            f"{statistics.median(r['cold']) / statistics.median(times):.2f}x | {statistics.median(r['rss']) / statistics.median(mems):.2f}x |")
+
+
 def only_peer(args):
     """Adds one peer's rows to an existing results.md (e.g. codanna, which takes long to build)."""
     tools = ensure_tools(True)
     if args.only_peer not in tools:
         sys.exit(f"{args.only_peer} is not installed (set CODANNA=/path/to/codanna for codanna)")
     rows = []
-    for cid, lang, desc in CORPORA:
-        path = os.path.join(ROOT, "corpora", "cache", cid, "src")
-        r = measure_ckg(path, 3)
-        runs = 1 if cid.endswith("-l") else args.peer_runs
-        times, mems = [], []
-        try:
-            for _ in range(runs):
-                t, m = run_peer(args.only_peer, tools[args.only_peer], lang, path)
-                times.append(t)
-                mems.append(m)
-        except Exception as e:
-            rows.append(f"| {cid} | {args.only_peer} | failed: {type(e).__name__} | | | |")
-            continue
-        rows.append(f"| {cid} | {args.only_peer} | {fmt_t(times)} | {statistics.median(mems) / 1024:.0f} MiB | "
-                    f"{statistics.median(r['cold']) / statistics.median(times):.2f}x | {statistics.median(r['rss']) / statistics.median(mems):.2f}x |")
+    corpora = [(cid, lang, os.path.join(ROOT, "corpora", "cache", cid, "src")) for cid, lang, _ in CORPORA]
+    corpora += [(f"gen-{'py' if lang == 'python' else 'ts'}-1000k", lang, generated(lang, 1_000_000)) for lang in ["python", "typescript"]]
+    for cid, lang, path in corpora:
+        r = measure_ckg(path, args.runs)
+        rows.append(peer_row(cid, args.only_peer, tools[args.only_peer], lang, path, args.peer_runs, r))
         print(rows[-1], flush=True)
     res = os.path.join(ROOT, "benches", "results.md")
     text = open(res).read()
@@ -220,11 +250,14 @@ def only_peer(args):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=5)
-    ap.add_argument("--peer-runs", type=int, default=3)
+    ap.add_argument("--peer-runs", type=int, default=5)
+    ap.add_argument("--peer-timeout", type=float, default=1800.0, help="seconds before a peer run counts as failed")
     ap.add_argument("--quick", action="store_true", help="only the ~100k corpora and a short scaling curve")
     ap.add_argument("--no-peers", action="store_true")
     ap.add_argument("--only-peer", help="measure just this peer (and ckg again, 3 runs) and append its rows to the peers table")
     args = ap.parse_args()
+    global PEER_TIMEOUT
+    PEER_TIMEOUT = args.peer_timeout
     if args.only_peer:
         return only_peer(args)
 
@@ -233,6 +266,7 @@ def main():
     subprocess.run(["bash", fetch], check=True, capture_output=True)
     corpora = [c for c in CORPORA if not (args.quick and c[0].endswith("-l"))]
     rows = [(cid, lang, desc, os.path.join(ROOT, "corpora", "cache", cid, "src")) for cid, lang, desc in corpora]
+    tier_rows = []
     big = 300_000 if args.quick else 1_000_000
     for lang in ["python", "typescript"]:
         rows.append((f"gen-{'py' if lang == 'python' else 'ts'}-{big // 1000}k", lang, f"ckg-gen {lang}, {big:,} lines", generated(lang, big)))
@@ -242,7 +276,7 @@ def main():
     out.append(f"Machine: {os.cpu_count()} cores, {platform.system()} {platform.machine()}; date {date}; "
                f"medians of {args.runs} runs (peers: {args.peer_runs}), min–max in parentheses. "
                f"Command: `python3 benches/results.py`.\n")
-    out.append("| corpus | lines | ckg cold index | ckg warm (no change) | parse-only | ratio (budget ≤ 2x) | peak RSS | DB (÷ source) |")
+    out.append("| corpus | lines | ckg cold index | ckg warm (no change) | parse-only | ratio (budget ≤ 2x) | peak RSS (budget < 500 MiB at 1M lines) | DB (÷ source; budget < 3x) |")
     out.append("|---|---:|---:|---:|---:|---:|---:|---:|")
     peer_rows = []
     for cid, lang, desc, path in rows:
@@ -252,26 +286,19 @@ def main():
         r = measure_ckg(path, args.runs)
         ratio = statistics.median(r["cold"]) / statistics.median(r["parse"])
         rss = statistics.median(r["rss"]) / 1024
+        db_ratio = r["db"] / max(1, src_bytes)
+        rss_budget = (" met" if rss < 500 else " missed") if n >= 900_000 else ""
         out.append(f"| {cid} ({desc}) | {n:,} | {fmt_t(r['cold'])} | {fmt_t(r['warm'])} | {fmt_t(r['parse'])} | "
-                   f"{ratio:.2f}x {'met' if ratio <= 2 else 'missed'} | {rss:.0f} MiB | {r['db'] / 2**20:.1f} MiB ({r['db'] / max(1, src_bytes):.1f}x) |")
+                   f"{ratio:.2f}x {'met' if ratio <= 2 else 'missed'} | {rss:.0f} MiB{rss_budget} | "
+                   f"{r['db'] / 2**20:.1f} MiB ({db_ratio:.2f}x {'met' if db_ratio < 3 else 'missed'}) |")
+        total_sites = sum(r["tiers"].values())
+        tier_rows.append(f"| {cid} ({desc}) | {total_sites:,} | " + " | ".join(
+            f"{100 * r['tiers'].get(t, 0) / max(1, total_sites):.1f}%" for t in ["exact", "inferred", "heuristic", "unresolved"]) + " |")
         print(out[-1], flush=True)
         for tool in ["ctags", "scip-typescript" if lang == "typescript" else "scip-python", "codanna"]:
-            if tool not in tools or cid.startswith("gen-") and tool.startswith("scip"):
+            if tool not in tools:
                 continue
-            times, mems = [], []
-            try:
-                # The compiler-grade indexers take minutes on the large corpora: one run there.
-                runs = args.runs if tool == "ctags" else (1 if cid.endswith("-l") else args.peer_runs)
-                for _ in range(runs):
-                    t, m = run_peer(tool, tools[tool], lang, path)
-                    times.append(t)
-                    mems.append(m)
-            except Exception as e:  # a peer failing is a result, not a crash
-                peer_rows.append(f"| {cid} | {tool} | failed: {type(e).__name__} | | | |")
-                continue
-            ckg_t = statistics.median(r["cold"])
-            peer_rows.append(f"| {cid} | {tool} | {fmt_t(times)} | {statistics.median(mems) / 1024:.0f} MiB | "
-                             f"{ckg_t / statistics.median(times):.2f}x | {statistics.median(r['rss']) / statistics.median(mems):.2f}x |")
+            peer_rows.append(peer_row(cid, tool, tools[tool], lang, path, args.runs if tool == "ctags" else args.peer_runs, r))
             print(peer_rows[-1], flush=True)
     if peer_rows:
         out.append("\nPeers on the same corpora in the same run (ratios are ckg ÷ peer: below 1 means ckg is faster or smaller). "
@@ -281,6 +308,10 @@ def main():
         out.append("| corpus | peer | wall | peak RSS | ckg/peer time | ckg/peer memory |")
         out.append("|---|---|---:|---:|---:|---:|")
         out.extend(peer_rows)
+    out.append("\nCall sites (calls and instantiations, one per file:line:col) by the best evidence tier of their edges:\n")
+    out.append("| corpus | call sites | exact | inferred | heuristic | unresolved |")
+    out.append("|---|---:|---:|---:|---:|---:|")
+    out.extend(tier_rows)
     missing = [t for t in ["ctags", "scip-typescript", "scip-python", "codanna"] if t not in tools]
     if missing and not args.no_peers:
         out.append(f"\nNot measured in this run (not installed): {', '.join(missing)}.")

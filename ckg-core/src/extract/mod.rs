@@ -678,15 +678,24 @@ fn build(lang: Lang, module: &str, src: &[u8], caps: Captures, facts: &mut FileF
         }
     }
     let mut attr_types: Vec<(u32, ValueSource)> = Vec::new();
+    // `self.on_click = on_click` with a parameter: the attribute's qname -> (the function, the
+    // parameter's position, its name), so `self.on_click()` elsewhere in the class is a call
+    // through that parameter.
+    let mut attr_params: HashMap<String, (u32, Option<u32>, String)> = HashMap::new();
     for (d, (kind, node, _)) in caps.defs.iter().enumerate() {
-        if *kind != DefKind::Property || node.kind() != "assignment" || facts.symbols[sym_of_def[d] as usize].ty.is_some() {
+        if *kind != DefKind::Property || node.kind() != "assignment" {
             continue;
         }
         let Some(right) = node.child_by_field_name("right").filter(|r| r.kind() == "identifier") else { continue };
         let name = text(right, src).into_owned();
         let scope = interval_of_def[d].and_then(|i| iv[i].scope_above);
-        if let Some(v) = scope.and_then(|s| locals.get(&(s, name))).and_then(|b| binding_at(b, node.start_byte()).value()) {
-            attr_types.push((sym_of_def[d], v.clone()));
+        let Some(local) = scope.and_then(|s| locals.get(&(s, name.clone()))).map(|b| binding_at(b, node.start_byte())) else { continue };
+        let attr = sym_of_def[d];
+        if let Local::Param { func, index, splat: 0, .. } = *local {
+            attr_params.insert(facts.symbols[attr as usize].qname.clone(), (func, index, name));
+        }
+        if let (Some(v), None) = (local.value(), &facts.symbols[attr as usize].ty) {
+            attr_types.push((attr, v.clone()));
         }
     }
     for (i, interval) in iv.iter().enumerate() {
@@ -859,6 +868,15 @@ fn build(lang: Lang, module: &str, src: &[u8], caps: Captures, facts: &mut FileF
             None if path.is_empty() => LocalBinding::Free,
             None => bind(lang, &path, point.0, point.2, src_sym, &nesting, &locals, facts),
         };
+        // `self.on_click()` where `__init__` did `self.on_click = on_click`.
+        if let (true, RefKind::Call, LocalBinding::SelfOf(class)) = (is_py, kind, &binding) {
+            if let Some(attr) = path.strip_prefix("self.").filter(|a| !a.contains('.')) {
+                if let Some((func, index, name)) = attr_params.get(&format!("{class}.{attr}")) {
+                    let caller = facts.symbols[src_sym as usize].qname.clone();
+                    param_uses.push((*func, ParamUse { index: *index, name: name.clone(), caller, rest: String::new(), each: false }));
+                }
+            }
+        }
         facts.refs.push(RefFact { kind, src: src_sym, path, text, binding, line, col, computed, args });
     }
 
@@ -868,6 +886,8 @@ fn build(lang: Lang, module: &str, src: &[u8], caps: Captures, facts: &mut FileF
         let owner = sym_at(point.2);
         // `return lambda x: ...`
         if let Some(&lambda) = def_by_node.get(&callee.id()) {
+            // The capture starts where the lambda does: the owner is the lambda's parent.
+            let owner = facts.symbols[lambda as usize].parent.unwrap_or(owner);
             returned.entry(owner).or_default().push(ValueSource::Def(facts.symbols[lambda as usize].qname.clone()));
             continue;
         }
@@ -961,9 +981,30 @@ fn build(lang: Lang, module: &str, src: &[u8], caps: Captures, facts: &mut FileF
     for (sym, ty) in attr_types {
         facts.symbols[sym as usize].ty.get_or_insert(ty);
     }
+    // A lambda returns its body: another lambda (`lambda n: (lambda: greet(n))`) or a call.
+    for (d, (kind, node, _)) in caps.defs.iter().enumerate() {
+        if *kind != DefKind::Lambda || node.kind() != "lambda" {
+            continue;
+        }
+        let mut body = node.child_by_field_name("body");
+        while let Some(b) = body.filter(|b| b.kind() == "parenthesized_expression") {
+            body = b.named_child(0);
+        }
+        let Some(body) = body else { continue };
+        let value = match def_by_node.get(&body.id()) {
+            Some(&inner) => Some(ValueSource::Def(facts.symbols[inner as usize].qname.clone())),
+            None if body.kind() == "call" => {
+                body.child_by_field_name("function").and_then(|f| path_of(f, src)).map(|(p, _)| ValueSource::Call(p))
+            }
+            None => None,
+        };
+        if let Some(v) = value {
+            returned.entry(sym_of_def[d]).or_default().push(v);
+        }
+    }
     for (sym, mut values) in returned {
         let s = &mut facts.symbols[sym as usize];
-        if s.ty.is_none() && values.len() == 1 && matches!(s.kind, SymbolKind::Function | SymbolKind::Method) {
+        if s.ty.is_none() && values.len() == 1 && matches!(s.kind, SymbolKind::Function | SymbolKind::Method | SymbolKind::Lambda) {
             s.ty = values.pop();
         }
     }

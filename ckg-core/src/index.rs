@@ -454,6 +454,8 @@ pub fn index_with(config: &IndexConfig, progress: &(dyn Fn(Progress) + Sync), se
     };
     let t = Instant::now();
     let counts = if config.totals { tx.counts()? } else { crate::store::Counts::default() };
+    timings.insert("totals".to_string(), ms(t.elapsed()));
+    let t = Instant::now();
     let mut summary = Summary {
         files_by_lang: counts.files_by_lang,
         lines: counts.lines,
@@ -479,9 +481,11 @@ pub fn index_with(config: &IndexConfig, progress: &(dyn Fn(Progress) + Sync), se
             tx.commit(&stats_json, &root)?
         }
     };
-    store.finish()?;
-    session.cached = cache.map(|c| Cached { generation, ..c });
     timings.insert("commit".to_string(), ms(t.elapsed()));
+    let t = Instant::now();
+    store.finish()?;
+    timings.insert("finish".to_string(), ms(t.elapsed()));
+    session.cached = cache.map(|c| Cached { generation, ..c });
     let mut skipped_files: Vec<SkippedFile> =
         skipped.into_iter().map(|(path, d)| SkippedFile { path, reason: d.kind.as_str(), message: d.message }).collect();
     skipped_files.sort_by(|a, b| a.path.cmp(&b.path));

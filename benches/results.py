@@ -40,6 +40,7 @@ CORPORA = [
     ("ts-m", "typescript", "ra-core 5.15.4"),
     ("py-l", "python", "django 5.2.19"),
     ("ts-l", "typescript", "effect 4.1.0"),
+    ("py-xl", "python", "salt 3007.1"),
 ]
 
 
@@ -264,7 +265,8 @@ def main():
     tools = ensure_tools(not args.no_peers)
     fetch = os.path.join(ROOT, "corpora", "fetch.sh")
     subprocess.run(["bash", fetch], check=True, capture_output=True)
-    corpora = [c for c in CORPORA if not (args.quick and c[0].endswith("-l"))]
+    subprocess.run(["bash", fetch, "py-xl"], check=True, capture_output=True)  # the real ≥1M-line Python corpus
+    corpora = [c for c in CORPORA if not (args.quick and (c[0].endswith("-l") or c[0].endswith("-xl")))]
     rows = [(cid, lang, desc, os.path.join(ROOT, "corpora", "cache", cid, "src")) for cid, lang, desc in corpora]
     tier_rows = []
     big = 300_000 if args.quick else 1_000_000

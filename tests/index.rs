@@ -299,6 +299,21 @@ fn cyclic_variable_flows_terminate() {
 }
 
 #[test]
+fn types_and_bases_that_refer_to_themselves_terminate() {
+    // Regressions (found on salt): an attribute typed by a path through itself
+    // (`self.__doc__ = Config.__doc__.format()`), a class whose base is one of its own members,
+    // a class that is its own base. Each recursed until the stack overflowed.
+    let repo = Repo::new();
+    repo.write(
+        "m.py",
+        "class A(A.B):\n    pass\n\n\nclass Config:\n    def __init__(self):\n        self.__doc__ = Config.__doc__.format(1)\n\n    def text(self):\n        return self.__doc__.format(2)\n\n\nclass Loop(Loop):\n    def run(self):\n        return self.go()\n\n\nA().x()\nLoop().run()\nConfig().text()\n",
+    );
+    let s = repo.index_json(&[]);
+    assert_eq!(s["files_by_lang"]["python"], 1);
+    assert!(edges(&repo.export()).contains(&"calls m -> m.Loop.run [inferred]".to_string()), "{:#?}", edges(&repo.export()));
+}
+
+#[test]
 fn python_import_roots_are_configurable() {
     let repo = Repo::new();
     repo.write("lib/tools/strings.py", "def slug(s):\n    return s\n");

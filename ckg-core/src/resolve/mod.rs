@@ -47,6 +47,33 @@ thread_local! {
     static LOOKUPS: RefCell<Vec<i64>> = const { RefCell::new(Vec::new()) };
     /// Property getters run while walking the path of the current reference.
     static GETTERS: RefCell<Vec<i64>> = const { RefCell::new(Vec::new()) };
+    /// How deeply path resolutions are nested on this thread (see [`Nested`]).
+    static NESTING: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// Path resolutions nest (a member's declared type, a class's bases, a variable's value are
+/// paths too); code can make them refer back to themselves (`class A(A.B)`, a property typed
+/// by a path through itself). Every cycle goes through [`Resolver::path_target`], which holds
+/// one of these: past `MAX_NESTING` the lookup gives up instead of overflowing the stack.
+struct Nested;
+
+const MAX_NESTING: usize = 64;
+
+impl Nested {
+    fn enter() -> Option<Nested> {
+        let depth = NESTING.with(|n| {
+            n.set(n.get() + 1);
+            n.get()
+        });
+        let guard = Nested;
+        (depth <= MAX_NESTING).then_some(guard)
+    }
+}
+
+impl Drop for Nested {
+    fn drop(&mut self) {
+        NESTING.with(|n| n.set(n.get() - 1));
+    }
 }
 
 /// A method that runs on attribute access (`@property`, `@cached_property`).
@@ -516,6 +543,7 @@ impl<'a> Resolver<'a> {
 
     /// Resolves a whole written path from a reference site.
     fn path_target(&self, file: i64, src: i64, path: &str, binding: &LocalBinding, depth: usize) -> Option<(Target, &'static str)> {
+        let _nested = Nested::enter()?;
         let mut segments = path.split('.');
         let root = segments.next()?;
         let (target, evidence) = match binding {
@@ -551,7 +579,7 @@ impl<'a> Resolver<'a> {
                 Some(n) => (n, true),
                 None => (seg, false),
             };
-            let (next, inferred) = self.member(&target, name)?;
+            let (next, inferred) = self.member(&target, name, depth)?;
             if inferred && evidence == EXACT {
                 evidence = INFERRED;
             }
@@ -587,7 +615,10 @@ impl<'a> Resolver<'a> {
     }
 
     /// A member of a target; the flag says the step was by inference (an instance member).
-    fn member(&self, target: &Target, name: &str) -> Option<(Target, bool)> {
+    fn member(&self, target: &Target, name: &str, depth: usize) -> Option<(Target, bool)> {
+        if depth > MAX_HOPS * 2 {
+            return None; // a type that refers back to itself through members
+        }
         match target {
             Target::Sym(id) => {
                 let sym = self.sym(*id)?;
@@ -596,8 +627,8 @@ impl<'a> Resolver<'a> {
                 }
                 if (matches!(sym.kind, SymbolKind::Property | SymbolKind::Variable) || is_getter(sym)) && sym.ty.is_some() {
                     // A typed property: `this.svc.find()` with `svc: UserService`.
-                    let t = self.type_of(sym, 0)?;
-                    return self.member(&t, name).map(|(t, _)| (t, true));
+                    let t = self.type_of(sym, depth + 1)?;
+                    return self.member(&t, name, depth + 1).map(|(t, _)| (t, true));
                 }
                 let q = self.member_qname(sym, name);
                 self.qname(&q).map(|s| (Target::Sym(s.id), false))

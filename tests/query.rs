@@ -213,3 +213,23 @@ fn kwargs_dispatch_and_monkey_patching_are_completeness_gaps() {
     let text = String::from_utf8_lossy(&callers.stdout);
     assert!(text.contains("main.run"), "{text}");
 }
+
+#[test]
+fn a_computed_value_passed_as_an_argument_is_not_a_dynamic_call_site() {
+    let repo = Repo::new();
+    repo.write(
+        "a.ts",
+        "export function helper() { return 1; }\nexport function run(handlers: any, rows: any[], name: string) {\n  handlers[name]();\n  console.log(rows[0].id);\n  return helper();\n}\n",
+    );
+    repo.index_json(&[]);
+    let out = repo.ckg(&["query", "impact", "a.ts#helper", "--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let lines: Vec<u64> = v["completeness"]["gaps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|g| g["kind"] == "dynamic_site")
+        .map(|g| g["line"].as_u64().unwrap())
+        .collect();
+    assert_eq!(lines, vec![3], "only the computed call is a gap: {:?}", v["completeness"]);
+}

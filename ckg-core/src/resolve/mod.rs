@@ -707,6 +707,9 @@ impl<'a> Resolver<'a> {
         }
         for r in refs {
             if r.path.is_empty() {
+                if matches!(r.kind, RefKind::Argument | RefKind::Read | RefKind::Member | RefKind::Type) {
+                    continue; // a computed value passed along (`f(rows[0].id)`) is data, not a call
+                }
                 // A dynamic site (`obj[name]()`): a completeness gap, kept with its text.
                 out.push(EdgeRow {
                     kind: edge_kind(r.kind, None),

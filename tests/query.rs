@@ -154,6 +154,11 @@ fn the_index_is_found_from_a_subdirectory() {
     assert!(String::from_utf8_lossy(&out.stdout).contains("src/router.ts#Router"));
 }
 
+/// The lines of the completeness gaps of one kind in an `impact --json` answer.
+fn gap_lines(v: &serde_json::Value, kind: &str) -> Vec<u64> {
+    v["completeness"]["gaps"].as_array().unwrap().iter().filter(|g| g["kind"] == kind).map(|g| g["line"].as_u64().unwrap()).collect()
+}
+
 #[test]
 fn dynamic_features_are_completeness_gaps_with_locations() {
     let repo = Repo::new();
@@ -164,15 +169,9 @@ fn dynamic_features_are_completeness_gaps_with_locations() {
     repo.index_json(&[]);
     let out = repo.ckg(&["query", "impact", "dyn.helper", "--json"]);
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let gaps: Vec<(String, u64)> = v["completeness"]["gaps"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|g| g["kind"] == "dynamic_site")
-        .map(|g| (g["detail"].as_str().unwrap().to_string(), g["line"].as_u64().unwrap()))
-        .collect();
+    let gaps = &v["completeness"];
     assert_eq!(v["completeness"]["complete"], false);
-    let lines: Vec<u64> = gaps.iter().map(|g| g.1).collect();
+    let lines = gap_lines(&v, "dynamic_site");
     for line in [5, 6, 7, 8] {
         assert!(lines.contains(&line), "no dynamic gap on line {line}: {gaps:?}");
     }
@@ -192,13 +191,8 @@ fn kwargs_dispatch_and_monkey_patching_are_completeness_gaps() {
     let out = repo.ckg(&["query", "impact", "tools.helper", "--json"]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let gaps: Vec<(String, String, u64)> = v["completeness"]["gaps"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|g| (g["kind"].as_str().unwrap().to_string(), g["detail"].as_str().unwrap().to_string(), g["line"].as_u64().unwrap()))
-        .collect();
-    let at = |kind: &str, line: u64| gaps.iter().any(|g| g.0 == kind && g.2 == line);
+    let gaps = &v["completeness"];
+    let at = |kind: &str, line: u64| gap_lines(&v, kind).contains(&line);
     // Values taken out of **kwargs and called; a parameter filled through **options.
     for line in [5, 6, 8, 18] {
         assert!(at("dynamic_site", line), "no dynamic gap on line {line}: {gaps:?}");
@@ -224,12 +218,5 @@ fn a_computed_value_passed_as_an_argument_is_not_a_dynamic_call_site() {
     repo.index_json(&[]);
     let out = repo.ckg(&["query", "impact", "a.ts#helper", "--json"]);
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let lines: Vec<u64> = v["completeness"]["gaps"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|g| g["kind"] == "dynamic_site")
-        .map(|g| g["line"].as_u64().unwrap())
-        .collect();
-    assert_eq!(lines, vec![3], "only the computed call is a gap: {:?}", v["completeness"]);
+    assert_eq!(gap_lines(&v, "dynamic_site"), vec![3], "only the computed call is a gap: {:?}", v["completeness"]);
 }

@@ -61,6 +61,11 @@ impl SymbolKind {
         SymbolKind::ALL.into_iter().find(|k| k.as_str() == s)
     }
 
+    /// What a call can run: functions, methods, lambdas, classes (instantiation).
+    pub fn is_callable(self) -> bool {
+        matches!(self, SymbolKind::Function | SymbolKind::Method | SymbolKind::Lambda | SymbolKind::Class)
+    }
+
     /// Classes and what behaves like one for member lookups (interfaces, enums).
     pub fn is_class_like(self) -> bool {
         matches!(self, SymbolKind::Class | SymbolKind::Interface | SymbolKind::Enum)
@@ -109,15 +114,15 @@ pub struct ParamUse {
     pub each: bool,
 }
 
-impl ParamUse {
-    /// The stored form: one JSON array of all uses of a symbol.
-    pub fn encode_all(uses: &[ParamUse]) -> Option<String> {
-        (!uses.is_empty()).then(|| serde_json::to_string(uses).unwrap_or_default())
-    }
+/// The stored form of a list of facts (a symbol's parameter uses, a call's arguments): one
+/// JSON array, `None` when the list is empty.
+pub fn encode_list<T: Serialize>(items: &[T]) -> Option<String> {
+    (!items.is_empty()).then(|| serde_json::to_string(items).unwrap_or_default())
+}
 
-    pub fn decode_all(s: Option<&str>) -> Vec<ParamUse> {
-        s.and_then(|s| serde_json::from_str(s).ok()).unwrap_or_default()
-    }
+/// The list [`encode_list`] stored (empty for `None`).
+pub fn decode_list<T: serde::de::DeserializeOwned>(s: Option<&str>) -> Vec<T> {
+    s.and_then(|s| serde_json::from_str(s).ok()).unwrap_or_default()
 }
 
 /// The syntactic form of a reference site.
@@ -299,15 +304,6 @@ pub struct RefFact {
     /// Python calls: the values passed, by position (`0`, `1`) or keyword (`callback`), as far
     /// as they are names, lambdas, calls or literal containers; `*` / `**` for splats.
     pub args: Vec<(String, ValueSource)>,
-}
-
-/// The stored form of call arguments (`None` when there are none).
-pub fn encode_args(args: &[(String, ValueSource)]) -> Option<String> {
-    (!args.is_empty()).then(|| serde_json::to_string(args).unwrap_or_default())
-}
-
-pub fn decode_args(s: Option<&str>) -> Vec<(String, ValueSource)> {
-    s.and_then(|s| serde_json::from_str(s).ok()).unwrap_or_default()
 }
 
 impl RefFact {

@@ -12,7 +12,7 @@
 
 use std::collections::HashMap;
 
-use crate::facts::{LocalBinding, RefFact, RefKind, decode_args, encode_args};
+use crate::facts::{LocalBinding, RefFact, RefKind, decode_list, encode_list};
 use crate::store::RefRow;
 
 const VERSION: u8 = 1;
@@ -22,13 +22,14 @@ const VERSION: u8 = 1;
 pub fn encode(refs: &[RefFact], ids: &[i64]) -> Vec<u8> {
     let mut strings: Vec<String> = Vec::new();
     let mut index: HashMap<String, u64> = HashMap::new();
-    let mut intern = |s: String| -> u64 {
-        if let Some(&i) = index.get(&s) {
+    // Strings repeat within a file: only a new one is copied.
+    let mut intern = |s: &str| -> u64 {
+        if let Some(&i) = index.get(s) {
             return i;
         }
         let i = strings.len() as u64;
-        strings.push(s.clone());
-        index.insert(s, i);
+        strings.push(s.to_string());
+        index.insert(s.to_string(), i);
         i
     };
     let mut records = Vec::with_capacity(refs.len() * 12);
@@ -36,13 +37,13 @@ pub fn encode(refs: &[RefFact], ids: &[i64]) -> Vec<u8> {
         let kind = RefKind::ALL.iter().position(|k| *k == r.kind).unwrap_or(0) as u8;
         records.push(kind);
         put(&mut records, ids[r.src as usize] as u64);
-        put(&mut records, intern(r.path.clone()));
-        put(&mut records, if r.text.is_empty() { 0 } else { intern(r.text.clone()) + 1 });
-        put(&mut records, r.binding.encode().map(|b| intern(b) + 1).unwrap_or(0));
+        put(&mut records, intern(&r.path));
+        put(&mut records, if r.text.is_empty() { 0 } else { intern(&r.text) + 1 });
+        put(&mut records, r.binding.encode().map(|b| intern(&b) + 1).unwrap_or(0));
         put(&mut records, u64::from(r.line));
         put(&mut records, u64::from(r.col));
         records.push(u8::from(r.computed));
-        put(&mut records, encode_args(&r.args).map(|a| intern(a) + 1).unwrap_or(0));
+        put(&mut records, encode_list(&r.args).map(|a| intern(&a) + 1).unwrap_or(0));
     }
     let mut out = Vec::with_capacity(records.len() + strings.iter().map(|s| s.len() + 2).sum::<usize>() + 8);
     out.push(VERSION);
@@ -83,7 +84,7 @@ pub fn decode(file: i64, data: &[u8]) -> Option<Vec<RefRow>> {
         let line = u32::try_from(r.varint()?).ok()?;
         let col = u32::try_from(r.varint()?).ok()?;
         let computed = r.byte()? != 0;
-        let args = decode_args(optional(r.varint()?)?);
+        let args = decode_list(optional(r.varint()?)?);
         out.push(RefRow { file, src, kind, path, text, binding, line, col, computed, args });
     }
     (r.pos == data.len()).then_some(out)

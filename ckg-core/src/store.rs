@@ -14,7 +14,9 @@ use std::path::{Path, PathBuf};
 use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
 
 use crate::error::{Error, Result};
-use crate::facts::{Diagnostic, FileRecord, ImportKind, LocalBinding, ParamUse, RefKind, SymbolKind, ValueSource};
+use crate::facts::{
+    Diagnostic, FileRecord, ImportKind, LocalBinding, ParamUse, RefKind, SymbolKind, ValueSource, decode_list, encode_list,
+};
 use crate::lang::Lang;
 use crate::refblob;
 
@@ -175,7 +177,8 @@ pub struct EdgeRow {
     pub line: u32,
     pub col: u32,
     pub evidence: &'static str,
-    /// 0: a named target; 1: a dynamic site with an unnamed receiver; 2: a computed callee.
+    /// 0: a named target; 1: a dynamic site with an unnamed receiver; 2: a computed callee;
+    /// 3: monkey-patching.
     pub dynamic: u8,
 }
 
@@ -624,7 +627,7 @@ impl WriteTx<'_> {
                             encode_lines(&sym.bases),
                             sym.ty.as_ref().map(ValueSource::encode),
                             encode_lines(&sym.decorators),
-                            ParamUse::encode_all(&sym.param_uses)
+                            encode_list(&sym.param_uses)
                         ],
                         |r| r.get(0),
                     )
@@ -885,7 +888,7 @@ impl Interface {
                     encode_lines(&s.bases).as_deref(),
                     s.ty.as_ref().map(ValueSource::encode).as_deref(),
                     encode_lines(&s.decorators).as_deref(),
-                    ParamUse::encode_all(&s.param_uses).as_deref(),
+                    encode_list(&s.param_uses).as_deref(),
                 ),
             );
         }
@@ -1179,7 +1182,7 @@ fn load_resolve_input(conn: &Connection, refs_of: Option<&std::collections::Hash
             bases: r.get::<_, Option<String>>(6)?.map(|b| b.lines().map(String::from).collect()).unwrap_or_default(),
             ty: r.get::<_, Option<String>>(7)?.as_deref().and_then(ValueSource::decode),
             decorators: r.get::<_, Option<String>>(8)?.map(|b| b.lines().map(String::from).collect()).unwrap_or_default(),
-            param_uses: ParamUse::decode_all(r.get::<_, Option<String>>(9)?.as_deref()),
+            param_uses: decode_list(r.get::<_, Option<String>>(9)?.as_deref()),
         });
     }
     let mut s =

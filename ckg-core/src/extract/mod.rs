@@ -636,18 +636,23 @@ fn build(lang: Lang, module: &str, src: &[u8], caps: Captures, facts: &mut FileF
         };
         def_by_node.get(&right.id()).copied()
     };
+    // Whether each `def` with parameters is a `@staticmethod` (one parent lookup per `def`).
+    let mut static_def: HashMap<u32, bool> = HashMap::new();
     for (node, point) in caps.local_defs.iter().zip(local_points) {
         let name = text(*node, src).into_owned();
         let def = assigned_def(*node);
         match nesting.scope_of(point.2) {
             Some(scope) => {
-                let param = if is_py { python::parameter_of(*node, src) } else { None };
+                // A parameter: its scope is the `def` it belongs to.
+                let func_node = iv[scope].def.map(|d| caps.defs[d].1).filter(|f| is_py && f.kind() == "function_definition");
+                let param = func_node.and_then(|f| python::parameter_of(f, *node).map(|(index, splat)| (f, index, splat)));
                 let local = match (def, param) {
                     (Some(sym), _) => Local::Def(sym),
                     (None, Some((func_node, index, splat))) if def_by_node.contains_key(&func_node.id()) => {
                         let func = def_by_node[&func_node.id()];
                         // `self` / `cls` of a method is not passed by the call.
-                        let bound = facts.symbols[func as usize].kind == SymbolKind::Method && !python::is_static(func_node, src);
+                        let bound = facts.symbols[func as usize].kind == SymbolKind::Method
+                            && !*static_def.entry(func).or_insert_with(|| python::is_static(func_node, src));
                         let index = match (index, bound) {
                             (Some(0), true) => None,
                             (Some(i), true) => Some(i - 1),
@@ -1139,8 +1144,7 @@ fn lookup_local<'l>(
     let mut scope = nesting.scope_of(inner);
     let mut first = true;
     let mut steps = 0;
-    let key = name.to_string();
-    let mut key = (0, key);
+    let mut key = (0, name.to_string());
     while let Some(s) = scope {
         let interval = &nesting.intervals[s];
         // Python: names in a class body are not visible from the functions inside it.

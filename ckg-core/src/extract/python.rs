@@ -9,8 +9,7 @@ use crate::facts::{ExportFact, FileFacts, ImportFact, ImportKind, ValueSource};
 /// Turns an `import` / `from … import …` statement into one fact per bound name.
 pub(super) fn imports(node: Node, src: &[u8], scope: u32, out: &mut Vec<ImportFact>) {
     let (line, col) = position(node);
-    let type_only = under_type_checking(node, src);
-    let alternative = in_import_fallback(node, src);
+    let (type_only, alternative) = import_context(node, src);
     let fact = |kind, specifier: String, imported: Option<String>, local: Option<String>| ImportFact {
         kind,
         specifier,
@@ -74,45 +73,40 @@ pub(super) fn imports(node: Node, src: &[u8], scope: u32, out: &mut Vec<ImportFa
     }
 }
 
-/// True when the statement sits under `if TYPE_CHECKING:` (type references only).
-fn under_type_checking(node: Node, src: &[u8]) -> bool {
+/// Where an import statement sits, from one walk up its ancestors:
+/// - under `if TYPE_CHECKING:` (type references only; looked for up to the enclosing function);
+/// - in the body or a handler of the nearest `try` that catches a failed import (`except
+///   ImportError`, `ModuleNotFoundError`, a bare `except`): the name it binds may instead be
+///   bound by the other branch (looked for up to the enclosing function or class).
+fn import_context(node: Node, src: &[u8]) -> (bool, bool) {
+    let (mut type_only, mut alternative) = (false, false);
+    let mut try_decided = false;
     let mut cur = node.parent();
     let mut steps = 0;
     while let Some(n) = cur {
-        if n.kind() == "if_statement" {
-            if let Some(cond) = n.child_by_field_name("condition") {
-                if text(cond, src).contains("TYPE_CHECKING") {
-                    return true;
-                }
+        match n.kind() {
+            "if_statement" if n.child_by_field_name("condition").is_some_and(|c| text(c, src).contains("TYPE_CHECKING")) => {
+                type_only = true;
             }
+            "try_statement" if !try_decided && steps < 6 => {
+                let mut c = n.walk();
+                alternative = n.named_children(&mut c).any(|h| h.kind() == "except_clause" && catches_import_error(h, src));
+                try_decided = true;
+            }
+            "except_clause" if !try_decided && steps < 6 => {
+                alternative = catches_import_error(n, src);
+                try_decided = true;
+            }
+            "class_definition" => try_decided = true,
+            _ => {}
         }
-        if n.kind() == "function_definition" || steps > 16 {
-            return false;
+        if type_only && try_decided || n.kind() == "function_definition" || steps > 16 {
+            break;
         }
         cur = n.parent();
         steps += 1;
     }
-    false
-}
-
-/// True when the statement is in the body or a handler of a `try` that catches a failed
-/// import (`except ImportError`, `ModuleNotFoundError`, a bare `except`): the name it binds
-/// may instead be bound by the other branch.
-pub(super) fn in_import_fallback(node: Node, src: &[u8]) -> bool {
-    let mut cur = node.parent();
-    for _ in 0..6 {
-        let Some(n) = cur else { return false };
-        match n.kind() {
-            "try_statement" => {
-                let mut c = n.walk();
-                return n.named_children(&mut c).any(|h| h.kind() == "except_clause" && catches_import_error(h, src));
-            }
-            "except_clause" => return catches_import_error(n, src) && n.parent().is_some_and(|t| t.kind() == "try_statement"),
-            "function_definition" | "class_definition" | "module" => return false,
-            _ => cur = n.parent(),
-        }
-    }
-    false
+    (type_only, alternative)
 }
 
 fn catches_import_error(clause: Node, src: &[u8]) -> bool {
@@ -309,23 +303,14 @@ fn annotation_path(t: Node, src: &[u8]) -> Option<String> {
     }
 }
 
-/// When `ident` is a parameter of a `def`: the function node, the parameter's position among
+/// When `ident` names a parameter of the `def` node `func`: the parameter's position among
 /// positional arguments (`None` after `*` / `*args`: keyword-only), and 1 for `*args`, 2 for
-/// `**kwargs`, 0 otherwise.
-pub(super) fn parameter_of<'t>(ident: Node<'t>, _src: &[u8]) -> Option<(Node<'t>, Option<u32>, u8)> {
-    let mut param = ident;
-    let mut parent = ident.parent()?;
-    if matches!(
-        parent.kind(),
-        "typed_parameter" | "default_parameter" | "typed_default_parameter" | "list_splat_pattern" | "dictionary_splat_pattern"
-    ) {
-        param = parent;
-        parent = parent.parent()?;
-    }
-    if parent.kind() != "parameters" {
+/// `**kwargs`, 0 otherwise. Looks down from the function (no parent lookups).
+pub(super) fn parameter_of(func: Node, ident: Node) -> Option<(Option<u32>, u8)> {
+    let params = func.child_by_field_name("parameters")?;
+    if !params.byte_range().contains(&ident.start_byte()) {
         return None;
     }
-    let func = parent.parent().filter(|f| f.kind() == "function_definition")?;
     let splat_kind = |n: Node| -> u8 {
         let inner = if n.kind() == "typed_parameter" { n.named_child(0).unwrap_or(n) } else { n };
         match inner.kind() {
@@ -336,11 +321,17 @@ pub(super) fn parameter_of<'t>(ident: Node<'t>, _src: &[u8]) -> Option<(Node<'t>
     };
     let mut index = 0u32;
     let mut keyword_only = false;
-    let mut c = parent.walk();
-    for p in parent.named_children(&mut c) {
-        if p.id() == param.id() {
+    let mut c = params.walk();
+    for p in params.named_children(&mut c) {
+        let name = match p.kind() {
+            "identifier" => Some(p),
+            "default_parameter" | "typed_default_parameter" => p.child_by_field_name("name"),
+            "typed_parameter" | "list_splat_pattern" | "dictionary_splat_pattern" => p.named_child(0),
+            _ => None,
+        };
+        if name.is_some_and(|n| n.id() == ident.id()) {
             let splat = splat_kind(p);
-            return Some((func, (!keyword_only && splat == 0).then_some(index), splat));
+            return Some(((!keyword_only && splat == 0).then_some(index), splat));
         }
         match p.kind() {
             "keyword_separator" => keyword_only = true,

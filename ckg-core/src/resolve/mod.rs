@@ -76,6 +76,11 @@ impl Drop for Nested {
     }
 }
 
+/// An edge at a reference site.
+fn site_edge(r: &RefRow, kind: &'static str, src: i64, dst: Dst, evidence: &'static str, dynamic: u8) -> EdgeRow {
+    EdgeRow { kind, src, dst, file: r.file, line: r.line, col: r.col, evidence, dynamic }
+}
+
 /// A method that runs on attribute access (`@property`, `@cached_property`).
 fn is_getter(sym: &SymbolRow) -> bool {
     sym.kind == SymbolKind::Method
@@ -616,9 +621,6 @@ impl<'a> Resolver<'a> {
 
     /// A member of a target; the flag says the step was by inference (an instance member).
     fn member(&self, target: &Target, name: &str, depth: usize) -> Option<(Target, bool)> {
-        if depth > MAX_HOPS * 2 {
-            return None; // a type that refers back to itself through members
-        }
         match target {
             Target::Sym(id) => {
                 let sym = self.sym(*id)?;
@@ -705,22 +707,19 @@ impl<'a> Resolver<'a> {
                 }
             }
         }
+        // Names bound by `try: import … / except ImportError: …` branches, once per file.
+        let alternative_names: HashSet<&str> = match self.imports.get(&file) {
+            Some(imports) if !lang.is_script() => imports.iter().filter(|i| i.alternative).filter_map(|i| i.local.as_deref()).collect(),
+            _ => HashSet::new(),
+        };
         for r in refs {
             if r.path.is_empty() {
                 if matches!(r.kind, RefKind::Argument | RefKind::Read | RefKind::Member | RefKind::Type) {
                     continue; // a computed value passed along (`f(rows[0].id)`) is data, not a call
                 }
                 // A dynamic site (`obj[name]()`): a completeness gap, kept with its text.
-                out.push(EdgeRow {
-                    kind: edge_kind(r.kind, None),
-                    src: r.src,
-                    dst: Dst::Unresolved(r.text.clone()),
-                    file,
-                    line: r.line,
-                    col: r.col,
-                    evidence: UNRESOLVED,
-                    dynamic: if r.computed { 2 } else { 1 },
-                });
+                let dynamic = if r.computed { 2 } else { 1 };
+                out.push(site_edge(r, edge_kind(r.kind, None), r.src, Dst::Unresolved(r.text.clone()), UNRESOLVED, dynamic));
                 continue;
             }
             if matches!(r.binding, LocalBinding::SelfOf(_) | LocalBinding::SuperOf(_))
@@ -749,7 +748,7 @@ impl<'a> Resolver<'a> {
                         let rest = r.path.split('.').skip(1);
                         if let Some((t, e)) = self.walk(t, e, rest, 1).filter(|(_, e)| *e != UNRESOLVED) {
                             let evidence = if e == EXACT { INFERRED } else { e };
-                            self.push_edge(&mut out, r, r.src, &t, evidence, false);
+                            self.push_edge(&mut out, r, r.kind, r.src, &t, evidence, false);
                         }
                     }
                     continue;
@@ -757,17 +756,17 @@ impl<'a> Resolver<'a> {
             }
             // A name bound by either branch of `try: import … / except ImportError: …`:
             // an edge for each binding that may be live.
-            if !lang.is_script()
+            let root = r.path.split('.').next().unwrap_or(&r.path);
+            if alternative_names.contains(root)
                 && r.binding == LocalBinding::Free
                 && matches!(r.kind, RefKind::Call | RefKind::Decorator | RefKind::Inherits)
             {
-                let root = r.path.split('.').next().unwrap_or(&r.path);
                 let alternatives = self.alternatives(file, root);
                 if alternatives.len() > 1 {
                     for t in alternatives {
                         if let Some((t, e)) = self.walk(t, INFERRED, r.path.split('.').skip(1), 1).filter(|(_, e)| *e != UNRESOLVED) {
                             if t != Target::Opaque {
-                                self.push_edge(&mut out, r, r.src, &t, e, true);
+                                self.push_edge(&mut out, r, r.kind, r.src, &t, e, true);
                                 self.param_flow(&mut out, file, r, &t);
                             }
                         }
@@ -779,15 +778,12 @@ impl<'a> Resolver<'a> {
                 // Monkey-patching: an edge to what is rebound, marked so completeness lists it.
                 if let Some((t, e)) = self.path_target(file, r.src, &r.path, &r.binding, 1).filter(|(_, e)| *e != UNRESOLVED) {
                     let patchable = match &t {
-                        Target::Sym(id) => self.sym(*id).is_some_and(|s| {
-                            matches!(s.kind, SymbolKind::Function | SymbolKind::Method | SymbolKind::Class | SymbolKind::Lambda)
-                                && !is_getter(s)
-                        }),
+                        Target::Sym(id) => self.sym(*id).is_some_and(|s| s.kind.is_callable() && !is_getter(s)),
                         Target::External(x) => !x.contains("()"),
                         _ => false,
                     };
                     if let (true, Some(dst)) = (patchable, self.dst_of(&t)) {
-                        out.push(EdgeRow { kind: "references", src: r.src, dst, file, line: r.line, col: r.col, evidence: e, dynamic: 3 });
+                        out.push(site_edge(r, "references", r.src, dst, e, 3));
                     }
                 }
                 continue;
@@ -797,16 +793,7 @@ impl<'a> Resolver<'a> {
             // Reading a property runs its getter: a call edge at the site.
             for getter in GETTERS.with(|g| std::mem::take(&mut *g.borrow_mut())) {
                 let evidence = resolved.as_ref().map(|(_, e)| *e).filter(|e| *e != UNRESOLVED).unwrap_or(INFERRED);
-                out.push(EdgeRow {
-                    kind: "calls",
-                    src: r.src,
-                    dst: Dst::Symbol(getter),
-                    file,
-                    line: r.line,
-                    col: r.col,
-                    evidence,
-                    dynamic: 0,
-                });
+                out.push(site_edge(r, "calls", r.src, Dst::Symbol(getter), evidence, 0));
             }
             if r.kind == RefKind::Read {
                 continue;
@@ -815,16 +802,7 @@ impl<'a> Resolver<'a> {
                 // Only uses of enums become edges; other member objects are not references.
                 if let Some((Target::Sym(id), evidence)) = resolved {
                     if evidence != UNRESOLVED && self.sym(id).is_some_and(|s| s.kind == SymbolKind::Enum) {
-                        out.push(EdgeRow {
-                            kind: "references",
-                            src: r.src,
-                            dst: Dst::Symbol(id),
-                            file,
-                            line: r.line,
-                            col: r.col,
-                            evidence,
-                            dynamic: 0,
-                        });
+                        out.push(site_edge(r, "references", r.src, Dst::Symbol(id), evidence, 0));
                     }
                 }
                 continue;
@@ -839,7 +817,7 @@ impl<'a> Resolver<'a> {
                     if value_use && matches!(r.binding, LocalBinding::Var(_) | LocalBinding::Free) && !r.path.contains('.') => {}
                 Some((Target::External(ref e), _)) if value_use && e.ends_with(')') => {}
                 Some((target, evidence)) if evidence != UNRESOLVED && target != Target::Opaque => {
-                    self.push_edge(&mut out, r, r.src, &target, evidence, !lang.is_script());
+                    self.push_edge(&mut out, r, r.kind, r.src, &target, evidence, !lang.is_script());
                     if !r.args.is_empty() {
                         self.param_flow(&mut out, file, r, &target);
                     }
@@ -847,28 +825,10 @@ impl<'a> Resolver<'a> {
                 // A local or module variable passed along is data flow, not a graph edge.
                 Some(_) if value_use => {}
                 None if value_use && matches!(r.binding, LocalBinding::Var(_)) => {}
-                _ => match self.heuristic_method(r) {
-                    Some(m) => out.push(EdgeRow {
-                        kind: "calls",
-                        src: r.src,
-                        dst: Dst::Symbol(m),
-                        file,
-                        line: r.line,
-                        col: r.col,
-                        evidence: HEURISTIC,
-                        dynamic: 0,
-                    }),
-                    None => out.push(EdgeRow {
-                        kind: edge_kind(r.kind, None),
-                        src: r.src,
-                        dst: Dst::Unresolved(r.path.clone()),
-                        file,
-                        line: r.line,
-                        col: r.col,
-                        evidence: UNRESOLVED,
-                        dynamic: 0,
-                    }),
-                },
+                _ => out.push(match self.heuristic_method(r) {
+                    Some(m) => site_edge(r, "calls", r.src, Dst::Symbol(m), HEURISTIC, 0),
+                    None => site_edge(r, edge_kind(r.kind, None), r.src, Dst::Unresolved(r.path.clone()), UNRESOLVED, 0),
+                }),
             }
         }
         out.sort();
@@ -878,24 +838,26 @@ impl<'a> Resolver<'a> {
 
     /// The edge a reference site gives to a target; for a Python instantiation also the call
     /// of the class's `__init__` (or an inherited one).
-    fn push_edge(&self, out: &mut Vec<EdgeRow>, r: &RefRow, src: i64, target: &Target, evidence: &'static str, python: bool) {
+    /// `site_kind` is how the site uses the target (a call, for a parameter called elsewhere).
+    #[allow(clippy::too_many_arguments)]
+    fn push_edge(
+        &self,
+        out: &mut Vec<EdgeRow>,
+        r: &RefRow,
+        site_kind: RefKind,
+        src: i64,
+        target: &Target,
+        evidence: &'static str,
+        python: bool,
+    ) {
         let Some(dst) = self.dst_of(target) else { return };
-        let kind = edge_kind(r.kind, self.target_kind(target));
-        out.push(EdgeRow { kind, src, dst, file: r.file, line: r.line, col: r.col, evidence, dynamic: 0 });
+        let kind = edge_kind(site_kind, self.target_kind(target));
+        out.push(site_edge(r, kind, src, dst, evidence, 0));
         if kind == "instantiates" && python {
             if let Target::Sym(class) = *target {
                 if let Some((init, inherited)) = self.class_member(class, "__init__", false) {
                     let evidence = if inherited && evidence == EXACT { INFERRED } else { evidence };
-                    out.push(EdgeRow {
-                        kind: "calls",
-                        src,
-                        dst: Dst::Symbol(init),
-                        file: r.file,
-                        line: r.line,
-                        col: r.col,
-                        evidence,
-                        dynamic: 0,
-                    });
+                    out.push(site_edge(r, "calls", src, Dst::Symbol(init), evidence, 0));
                 }
             }
         }
@@ -925,16 +887,7 @@ impl<'a> Resolver<'a> {
             let Some(caller) = self.qname(&u.caller) else { continue };
             let Some((_, value)) = passed else {
                 if let Some((_, ValueSource::Alias(splat))) = r.args.iter().find(|(k, _)| k == "*" || k == "**") {
-                    out.push(EdgeRow {
-                        kind: "calls",
-                        src: caller.id,
-                        dst: Dst::Unresolved(format!("{} <- {splat}", u.name)),
-                        file,
-                        line: r.line,
-                        col: r.col,
-                        evidence: UNRESOLVED,
-                        dynamic: 2,
-                    });
+                    out.push(site_edge(r, "calls", caller.id, Dst::Unresolved(format!("{} <- {splat}", u.name)), UNRESOLVED, 2));
                 }
                 continue;
             };
@@ -952,15 +905,12 @@ impl<'a> Resolver<'a> {
             for t in values {
                 let Some((t, _)) = self.walk(t, INFERRED, u.rest.split('.').filter(|s| !s.is_empty()), 1) else { continue };
                 let callable = match &t {
-                    Target::Sym(id) => self.sym(*id).is_some_and(|s| {
-                        matches!(s.kind, SymbolKind::Function | SymbolKind::Method | SymbolKind::Lambda | SymbolKind::Class)
-                    }),
+                    Target::Sym(id) => self.sym(*id).is_some_and(|s| s.kind.is_callable()),
                     Target::External(_) => true,
                     _ => false,
                 };
                 if callable {
-                    let site = RefRow { kind: RefKind::Call, ..r.clone() };
-                    self.push_edge(out, &site, caller.id, &t, INFERRED, true);
+                    self.push_edge(out, r, RefKind::Call, caller.id, &t, INFERRED, true);
                 }
             }
         }

@@ -33,6 +33,8 @@ enum Command {
     Query(crate::query::QueryArgs),
     /// Index, then keep the index up to date as files change (one log line per update).
     Watch(WatchArgs),
+    /// Serve queries over HTTP (JSON under /v1/..., OpenAPI at /openapi.json) for agents.
+    Serve(crate::serve::ServeArgs),
     /// Show the index: generation, last update and its latency, totals, staleness.
     Status {
         /// Database file (default: found by walking up from the current directory).
@@ -52,44 +54,44 @@ enum Command {
 }
 
 #[derive(Args, Debug)]
-struct IndexArgs {
+pub(crate) struct IndexArgs {
     /// Repository root to index.
     #[arg(default_value = ".")]
-    root: PathBuf,
+    pub(crate) root: PathBuf,
     /// Database file (default: ROOT/.ckg/index.db).
     #[arg(long)]
-    db: Option<PathBuf>,
+    pub(crate) db: Option<PathBuf>,
     /// Parser threads (default: one per core).
     #[arg(long, short = 'j', default_value_t = 0)]
-    jobs: usize,
+    pub(crate) jobs: usize,
     /// Only index paths matching this glob (repeatable).
     #[arg(long = "include", value_name = "GLOB")]
-    include: Vec<String>,
+    pub(crate) include: Vec<String>,
     /// Skip paths matching this glob (repeatable).
     #[arg(long = "exclude", value_name = "GLOB")]
-    exclude: Vec<String>,
+    pub(crate) exclude: Vec<String>,
     /// Follow symbolic links (loops are detected and reported).
     #[arg(long)]
-    follow: bool,
+    pub(crate) follow: bool,
     /// Do not read .gitignore / .ignore files.
     #[arg(long)]
-    no_ignore: bool,
+    pub(crate) no_ignore: bool,
     /// An extra Python import root, relative to ROOT (repeatable): files under it are named
     /// from it (`--python-root lib` makes `lib/tools/x.py` the module `tools.x`).
     #[arg(long = "python-root", value_name = "DIR")]
-    python_roots: Vec<String>,
+    pub(crate) python_roots: Vec<String>,
     /// Skip files larger than this many bytes.
     #[arg(long, default_value_t = 2 * 1024 * 1024, value_name = "BYTES")]
-    max_file_size: u64,
+    pub(crate) max_file_size: u64,
     /// Delete the existing index and build it from scratch.
     #[arg(long)]
-    rebuild: bool,
+    pub(crate) rebuild: bool,
     /// No progress bar and no summary.
     #[arg(long, short = 'q')]
-    quiet: bool,
+    pub(crate) quiet: bool,
     /// Print the summary as JSON.
     #[arg(long)]
-    json: bool,
+    pub(crate) json: bool,
 }
 
 #[derive(Args, Debug)]
@@ -125,6 +127,7 @@ pub fn run() -> Result<ExitCode> {
         Command::Export(args) => export(args),
         Command::Query(args) => crate::query::run(args),
         Command::Watch(args) => watch(args),
+        Command::Serve(args) => crate::serve::run(args),
         Command::Status { db, json } => status(db, json),
         Command::ParseOnly { root, jobs } => {
             let t = std::time::Instant::now();
@@ -135,7 +138,7 @@ pub fn run() -> Result<ExitCode> {
     }
 }
 
-fn index_config(args: &IndexArgs) -> IndexConfig {
+pub(crate) fn index_config(args: &IndexArgs) -> IndexConfig {
     let mut config = IndexConfig::new(&args.root);
     config.db = args.db.clone();
     config.jobs = args.jobs;

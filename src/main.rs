@@ -5,6 +5,7 @@
 mod cli;
 mod progress;
 mod query;
+mod serve;
 
 use std::process::ExitCode;
 

@@ -267,23 +267,27 @@ pub fn run(args: QueryArgs) -> Result<ExitCode> {
         }
         Query::Symbols { pattern, kind, limit } => {
             out.no_graph("symbols")?;
-            let nodes = index.symbols(&pattern, kind.as_deref(), limit)?;
+            let a = index.symbols(&pattern, kind.as_deref(), limit)?;
             if format == Format::Json {
-                out.json(&serde_json::json!({"generation": index.generation, "symbols": nodes}))?;
+                out.json(&a)?;
             } else {
-                for n in &nodes {
+                for n in &a.symbols {
                     writeln!(out.w, "{}  {}  {}:{}", n.kind, n.qname, n.file.as_deref().unwrap_or("<external>"), n.line)?;
                 }
+                if a.truncated {
+                    writeln!(out.w, "... (more symbols; raise --limit)")?;
+                }
             }
-            Ok(code(!nodes.is_empty()))
+            Ok(code(!a.symbols.is_empty()))
         }
         Query::Def { location } => {
             out.no_graph("def")?;
             let (file, line, col) = parse_location(&location)?;
-            let d = index.def_at(&file, line, col)?;
+            let a = index.def_at(&file, line, col)?;
+            let d = &a.definition;
             if format == Format::Json {
-                out.json(&serde_json::json!({"generation": index.generation, "definition": d}))?;
-            } else if let Some(d) = &d {
+                out.json(&a)?;
+            } else if let Some(d) = d {
                 let n = &d.node;
                 match &n.file {
                     Some(f) => writeln!(out.w, "{} ({}) {f}:{}", n.qname, n.kind, n.line)?,

@@ -91,7 +91,7 @@ fn bad_arguments_give_clear_messages_and_exit_2() {
         (&["callers", "helper", "--depth", "65"], "depth must be between 1 and 64"),
         (&["impact", "express", "--min-evidence", "sure"], "--min-evidence must be"),
         (&["symbols", "x", "--format", "dot"], "not available for `symbols`"),
-        (&["sql", "DELETE FROM edges"], "only read-only statements"),
+        (&["sql", "DELETE FROM edges"], "only SELECT, WITH, VALUES and EXPLAIN statements are allowed"),
         (&["sql", "ATTACH DATABASE '/tmp/x.db' AS x"], "sql:"),
         (&["sql", "SELEC 1"], "sql:"),
         (&["deps", "missing.ts"], "no symbol, file or external package matches"),

@@ -7,6 +7,7 @@
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 
 use petgraph::graph::{DiGraph, NodeIndex};
+use schemars::JsonSchema;
 use serde::Serialize;
 
 use crate::{Edge, Error, Index, Node, Result};
@@ -20,32 +21,65 @@ pub(crate) struct Hit {
 /// Edge kinds that mean "runs code of".
 pub const CALL_KINDS: &[&str] = &["calls", "instantiates"];
 
-#[derive(Clone, Debug, Serialize)]
+/// Every edge kind of the graph.
+pub const EDGE_KINDS: &[&str] = &["calls", "exports", "implements", "imports", "inherits", "instantiates", "references"];
+
+/// The deepest walk a query may ask for.
+pub const MAX_DEPTH: u32 = 64;
+
+/// The most edges (or symbols) one answer collects; past it the answer says `truncated`.
+pub const MAX_RESULTS: usize = 100_000;
+
+/// Edges found by a walk (`refs`, `callers`, `callees`).
+#[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct EdgesAnswer {
     pub target: String,
     pub generation: i64,
     pub roots: Vec<Node>,
     /// Edges with the distance (1 = direct) from the target.
     pub edges: Vec<DepthEdge>,
+    /// True when the walk stopped at the result cap ([`MAX_RESULTS`] edges).
+    pub truncated: bool,
+    /// Where the next page starts (paged answers only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_page_token: Option<String>,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct DepthEdge {
     pub depth: u32,
     #[serde(flatten)]
     pub edge: Edge,
 }
 
-#[derive(Clone, Debug, Serialize)]
-pub struct Definition {
+/// Symbols matching a pattern.
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+pub struct SymbolsAnswer {
     pub generation: i64,
+    pub symbols: Vec<Node>,
+    /// True when more symbols matched than the limit allowed.
+    pub truncated: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_page_token: Option<String>,
+}
+
+/// What a position of a file defines or uses.
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+pub struct DefAnswer {
+    pub generation: i64,
+    /// None when nothing is defined or used there.
+    pub definition: Option<Definition>,
+}
+
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+pub struct Definition {
     /// The definition (or external node) the position refers to.
     pub node: Node,
     /// The edge whose site is at the position, when the position is a use.
     pub via: Option<Edge>,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct Dep {
     /// A file path, or an external package name.
     pub target: String,
@@ -55,14 +89,16 @@ pub struct Dep {
     pub kinds: Vec<String>,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct DepsAnswer {
     pub file: String,
     pub generation: i64,
     pub deps: Vec<Dep>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_page_token: Option<String>,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct PathAnswer {
     pub from: String,
     pub to: String,
@@ -71,19 +107,24 @@ pub struct PathAnswer {
     pub edges: Vec<Edge>,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct CyclesAnswer {
     pub generation: i64,
     /// Import cycles between files (strongly connected components of `imports`).
     pub imports: Vec<Vec<String>>,
     /// Call cycles between symbols (SCCs of `calls`), recursion included.
     pub calls: Vec<Vec<String>>,
+    /// Paged as one list: the import cycles, then the call cycles.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_page_token: Option<String>,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct UnusedAnswer {
     pub generation: i64,
     pub symbols: Vec<Node>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_page_token: Option<String>,
 }
 
 /// Options for `unused`.
@@ -179,6 +220,7 @@ impl Index {
     }
 
     fn walk_step(&self, sql: &str, id: i64, inbound: bool) -> Result<Vec<Hit>> {
+        self.check_deadline()?;
         let mut s = self.conn.prepare_cached(sql).map_err(|e| self.db_err(e))?;
         let rows = s.query_map([id], row_edge).map_err(|e| self.db_err(e))?;
         let mut out = Vec::new();
@@ -208,7 +250,8 @@ impl Index {
         let mut seen: HashSet<i64> = roots.iter().copied().collect();
         let mut queue: VecDeque<(i64, u32)> = roots.iter().map(|&r| (r, 0)).collect();
         let mut edges = Vec::new();
-        while let Some((id, d)) = queue.pop_front() {
+        let mut truncated = false;
+        'walk: while let Some((id, d)) = queue.pop_front() {
             if d >= depth {
                 continue;
             }
@@ -217,13 +260,24 @@ impl Index {
                 if !kinds.is_empty() && !kinds.contains(&hit.edge.kind.as_str()) {
                     continue;
                 }
+                if edges.len() == MAX_RESULTS {
+                    truncated = true;
+                    break 'walk;
+                }
                 if hit.id != 0 && seen.insert(hit.id) {
                     queue.push_back((hit.id, d + 1));
                 }
                 edges.push(DepthEdge { depth: d + 1, edge: hit.edge });
             }
         }
-        Ok(EdgesAnswer { target: target.to_string(), generation: self.generation, roots: self.roots(&roots)?, edges })
+        Ok(EdgesAnswer {
+            target: target.to_string(),
+            generation: self.generation,
+            roots: self.roots(&roots)?,
+            edges,
+            truncated,
+            next_page_token: None,
+        })
     }
 
     /// Every use of a target: all inbound edges, one level.
@@ -242,7 +296,12 @@ impl Index {
     }
 
     /// The definition at (or used at) a 1-based line and column (UTF-8 bytes) of a file.
-    pub fn def_at(&self, file: &str, line: u32, col: u32) -> Result<Option<Definition>> {
+    pub fn def_at(&self, file: &str, line: u32, col: u32) -> Result<DefAnswer> {
+        let definition = self.definition_at(file, line, col)?;
+        Ok(DefAnswer { generation: self.generation, definition })
+    }
+
+    fn definition_at(&self, file: &str, line: u32, col: u32) -> Result<Option<Definition>> {
         if line == 0 || col == 0 {
             return Err(Error::Invalid("line and column are 1-based".into()));
         }
@@ -264,7 +323,7 @@ impl Index {
             let token = ckg_core::store::last_name(&edge.dst);
             if col < edge.col + token.len().max(1) as u32 && edge.kind != "imports" && edge.kind != "exports" {
                 if let Some(node) = self.node(dst.unwrap_or(0))? {
-                    return Ok(Some(Definition { generation: self.generation, node, via: Some(edge) }));
+                    return Ok(Some(Definition { node, via: Some(edge) }));
                 }
             }
         }
@@ -283,7 +342,7 @@ impl Index {
             let (id, name, start) = r.map_err(|e| self.db_err(e))?;
             if (col as i64) < start + name.len().max(1) as i64 {
                 if let Some(node) = self.node(id)? {
-                    return Ok(Some(Definition { generation: self.generation, node, via: None }));
+                    return Ok(Some(Definition { node, via: None }));
                 }
             }
         }
@@ -325,7 +384,7 @@ impl Index {
             .into_iter()
             .map(|((target, external), (edges, kinds))| Dep { target, external, edges, kinds: kinds.into_iter().collect() })
             .collect();
-        Ok(DepsAnswer { file: file.to_string(), generation: self.generation, deps })
+        Ok(DepsAnswer { file: file.to_string(), generation: self.generation, deps, next_page_token: None })
     }
 
     /// What a file depends on: other files and external packages, with edge counts.
@@ -391,7 +450,7 @@ impl Index {
             "SELECT src.qname, dst.qname FROM edges e JOIN symbols src ON src.id = e.src_id JOIN symbols dst ON dst.id = e.dst_id
              WHERE e.kind = 'calls' AND dst.file_id IS NOT NULL",
         )?;
-        Ok(CyclesAnswer { generation: self.generation, imports, calls })
+        Ok(CyclesAnswer { generation: self.generation, imports, calls, next_page_token: None })
     }
 
     fn sccs(&self, sql: &str) -> Result<Vec<Vec<String>>> {
@@ -462,13 +521,13 @@ impl Index {
             }
             symbols.push(node);
         }
-        Ok(UnusedAnswer { generation: self.generation, symbols })
+        Ok(UnusedAnswer { generation: self.generation, symbols, next_page_token: None })
     }
 }
 
-fn check_depth(depth: u32) -> Result<()> {
-    if depth == 0 || depth > 64 {
-        return Err(Error::Invalid(format!("depth must be between 1 and 64, got {depth}")));
+pub(crate) fn check_depth(depth: u32) -> Result<()> {
+    if depth == 0 || depth > MAX_DEPTH {
+        return Err(Error::Invalid(format!("depth must be between 1 and {MAX_DEPTH}, got {depth}")));
     }
     Ok(())
 }

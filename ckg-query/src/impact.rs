@@ -4,9 +4,14 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 
+use schemars::JsonSchema;
 use serde::Serialize;
 
+use crate::graph::{MAX_RESULTS, check_depth};
 use crate::{Edge, Error, Index, Node, Result};
+
+/// Evidence tiers, strongest first.
+pub const EVIDENCE_TIERS: &[&str] = &["exact", "inferred", "heuristic", "unresolved"];
 
 /// Options for an impact query.
 #[derive(Clone, Debug)]
@@ -38,7 +43,7 @@ pub(crate) fn evidence_rank(e: &str) -> u8 {
 
 /// An impacted file: the edges in it that touch the impact set, and the chain from the
 /// target to its nearest impacted symbol.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct ImpactFile {
     pub path: String,
     pub depth: u32,
@@ -47,7 +52,7 @@ pub struct ImpactFile {
 }
 
 /// A place that could hide more results.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct Gap {
     pub kind: String,
     pub file: String,
@@ -55,7 +60,7 @@ pub struct Gap {
     pub detail: String,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct Completeness {
     /// True when no gap could hide more results.
     pub complete: bool,
@@ -63,7 +68,7 @@ pub struct Completeness {
     pub gaps: Vec<Gap>,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct ImpactAnswer {
     pub target: String,
     pub generation: i64,
@@ -71,13 +76,22 @@ pub struct ImpactAnswer {
     pub files: Vec<ImpactFile>,
     pub symbols: usize,
     pub completeness: Completeness,
+    /// True when the walk stopped at the result cap ([`MAX_RESULTS`] edges).
+    pub truncated: bool,
+    /// Where the next page of files starts (paged answers only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_page_token: Option<String>,
 }
 
 impl Index {
     /// Transitive reverse dependencies of a target.
     pub fn impact(&self, target: &str, opts: &ImpactOptions) -> Result<ImpactAnswer> {
-        if opts.depth == 0 || opts.depth > 64 {
-            return Err(Error::Invalid(format!("depth must be between 1 and 64, got {}", opts.depth)));
+        check_depth(opts.depth)?;
+        if !EVIDENCE_TIERS.contains(&opts.min_evidence.as_str()) {
+            return Err(Error::Invalid(format!("min_evidence must be one of {}, not {:?}", EVIDENCE_TIERS.join(", "), opts.min_evidence)));
+        }
+        if let Some(k) = opts.kinds.iter().find(|k| !crate::EDGE_KINDS.contains(&k.as_str())) {
+            return Err(Error::Invalid(format!("unknown edge kind {k:?} (one of {})", crate::EDGE_KINDS.join(", "))));
         }
         let min = evidence_rank(&opts.min_evidence);
         let roots = self.resolve_target(target)?;
@@ -88,7 +102,9 @@ impl Index {
             queue.push_back(r);
         }
         let mut by_file: BTreeMap<String, Vec<(u32, Edge, i64)>> = BTreeMap::new();
-        while let Some(id) = queue.pop_front() {
+        let mut collected = 0usize;
+        let mut truncated = false;
+        'walk: while let Some(id) = queue.pop_front() {
             let depth = seen[&id].0;
             if depth >= opts.depth {
                 continue;
@@ -97,6 +113,11 @@ impl Index {
                 if evidence_rank(&hit.edge.evidence) < min || (!opts.kinds.is_empty() && !opts.kinds.contains(&hit.edge.kind)) {
                     continue;
                 }
+                if collected == MAX_RESULTS {
+                    truncated = true;
+                    break 'walk;
+                }
+                collected += 1;
                 by_file.entry(hit.edge.file.clone()).or_default().push((depth + 1, hit.edge.clone(), id));
                 if let std::collections::hash_map::Entry::Vacant(v) = seen.entry(hit.id) {
                     v.insert((depth + 1, Some(hit.edge), Some(id)));
@@ -148,6 +169,8 @@ impl Index {
             symbols: seen.len() - roots.len(),
             files,
             completeness,
+            truncated,
+            next_page_token: None,
         })
     }
 

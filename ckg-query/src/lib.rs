@@ -13,19 +13,27 @@
 //! ```
 
 mod graph;
+pub mod http;
 mod impact;
+mod page;
 mod sql;
 mod stale;
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
 
 use rusqlite::{Connection, OptionalExtension};
+use schemars::JsonSchema;
 use serde::Serialize;
 
 pub use graph::{
-    CALL_KINDS, CyclesAnswer, Definition, Dep, DepsAnswer, DepthEdge, EdgesAnswer, PathAnswer, UnusedAnswer, UnusedOptions, package_of,
+    CALL_KINDS, CyclesAnswer, DefAnswer, Definition, Dep, DepsAnswer, DepthEdge, EDGE_KINDS, EdgesAnswer, MAX_DEPTH, MAX_RESULTS,
+    PathAnswer, SymbolsAnswer, UnusedAnswer, UnusedOptions, package_of,
 };
-pub use impact::{Completeness, Gap, ImpactAnswer, ImpactFile, ImpactOptions};
+pub use impact::{Completeness, EVIDENCE_TIERS, Gap, ImpactAnswer, ImpactFile, ImpactOptions};
+pub use page::{MAX_PAGE_SIZE, PageRequest, Paged, paginate};
 pub use sql::SqlAnswer;
 pub use stale::Staleness;
 
@@ -39,6 +47,14 @@ pub enum Error {
     Ambiguous { name: String, candidates: Vec<String> },
     #[error("invalid argument: {0}")]
     Invalid(String),
+    /// The request's time limit passed; the statement running was interrupted.
+    #[error("stopped after the time limit of {0:?}")]
+    Timeout(Duration),
+    #[error("invalid page token: {0}")]
+    PageToken(String),
+    /// A page token from an older generation: the answer it continues no longer exists.
+    #[error("the page token belongs to generation {token}, the index is now at generation {current}; repeat the query without page_token")]
+    PageTokenExpired { token: i64, current: i64 },
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
@@ -62,7 +78,7 @@ pub fn locate_db(explicit: Option<&Path>) -> Result<PathBuf> {
 }
 
 /// A node of the graph as queries report it.
-#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+#[derive(Clone, Debug, Serialize, PartialEq, Eq, JsonSchema)]
 pub struct Node {
     pub qname: String,
     pub kind: String,
@@ -72,7 +88,7 @@ pub struct Node {
 
 /// An edge as queries report it: qnames at both ends (the written name when unresolved),
 /// the site, and the evidence tier.
-#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+#[derive(Clone, Debug, Serialize, PartialEq, Eq, JsonSchema)]
 pub struct Edge {
     pub kind: String,
     pub src: String,
@@ -84,7 +100,7 @@ pub struct Edge {
 }
 
 /// The state of an index (`ckg status`).
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct Status {
     pub generation: i64,
     pub root: Option<String>,
@@ -98,27 +114,124 @@ pub struct Status {
     pub edges: u64,
 }
 
+/// A time limit shared between a query and SQLite's progress handler: statements that run
+/// past it are interrupted, and graph walks check it between steps.
+#[derive(Debug, Default)]
+struct Deadline {
+    /// Nanoseconds after [`epoch`]; 0 means no limit.
+    at: AtomicU64,
+    /// The limit as given, for the error message.
+    limit_ms: AtomicU64,
+}
+
+/// A fixed origin for deadlines, so one `u64` can hold an instant.
+fn epoch() -> Instant {
+    static EPOCH: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
+    *EPOCH.get_or_init(Instant::now)
+}
+
+impl Deadline {
+    fn set(&self, limit: Option<Duration>) {
+        match limit {
+            Some(d) => {
+                let at = (Instant::now() + d).duration_since(epoch()).as_nanos() as u64;
+                self.at.store(at.max(1), Ordering::Relaxed);
+                self.limit_ms.store(d.as_millis() as u64, Ordering::Relaxed);
+            }
+            None => self.at.store(0, Ordering::Relaxed),
+        }
+    }
+
+    fn passed(&self) -> bool {
+        let at = self.at.load(Ordering::Relaxed);
+        at != 0 && Instant::now().duration_since(epoch()).as_nanos() as u64 > at
+    }
+
+    fn limit(&self) -> Duration {
+        Duration::from_millis(self.limit_ms.load(Ordering::Relaxed))
+    }
+}
+
 /// A read-only view of an index.
+///
+/// Each query reads through one SQLite connection. [`Index::snapshot`] runs a group of
+/// queries in one read transaction: in WAL mode that pins the committed generation they all
+/// read, so an answer never mixes two generations, and the writer is never waited for.
 pub struct Index {
     pub(crate) conn: Connection,
     pub(crate) path: PathBuf,
     pub generation: i64,
+    deadline: Arc<Deadline>,
 }
 
 impl Index {
     pub fn open(path: &Path) -> Result<Index> {
         let conn = ckg_core::store::open_reader(path)?;
         let generation = ckg_core::store::read_generation(&conn).map_err(|e| ckg_core::Error::sqlite(path, e))?;
-        Ok(Index { conn, path: path.to_path_buf(), generation })
+        let deadline = Arc::new(Deadline::default());
+        let d = Arc::clone(&deadline);
+        conn.progress_handler(1000, Some(move || d.passed()));
+        Ok(Index { conn, path: path.to_path_buf(), generation, deadline })
+    }
+
+    /// Runs `f` in one read transaction (one committed generation, which `self.generation`
+    /// names while `f` runs) with an optional time limit. Past the limit, the running
+    /// statement is interrupted and `f` gets [`Error::Timeout`] from its next query.
+    pub fn snapshot<T>(&mut self, limit: Option<Duration>, f: impl FnOnce(&Index) -> Result<T>) -> Result<T> {
+        self.deadline.set(limit);
+        let begun = self.conn.execute_batch("BEGIN DEFERRED").map_err(|e| self.db_err(e));
+        let result = begun.and_then(|()| {
+            // The first read starts the transaction's snapshot: every later read sees it.
+            self.generation = ckg_core::store::read_generation(&self.conn).map_err(|e| self.db_err(e))?;
+            f(self)
+        });
+        if !self.conn.is_autocommit() {
+            let _ = self.conn.execute_batch("ROLLBACK");
+        }
+        self.deadline.set(None);
+        result
+    }
+
+    /// Time left before the current limit, if there is one.
+    pub(crate) fn deadline_left(&self) -> Option<Duration> {
+        let at = self.deadline.at.load(Ordering::Relaxed);
+        (at != 0).then(|| Duration::from_nanos(at).saturating_sub(Instant::now().duration_since(epoch())))
+    }
+
+    /// Sets a limit of `limit` from now (for one statement inside a snapshot).
+    pub(crate) fn tighten_deadline(&self, limit: Duration) {
+        self.deadline.set(Some(limit));
+    }
+
+    /// Puts back the limit that was left before [`Index::tighten_deadline`].
+    pub(crate) fn restore_deadline(&self, left: Option<Duration>) {
+        self.deadline.set(left);
+    }
+
+    /// Fails with [`Error::Timeout`] once the current snapshot's time limit has passed.
+    pub(crate) fn check_deadline(&self) -> Result<()> {
+        if self.deadline.passed() { Err(Error::Timeout(self.deadline.limit())) } else { Ok(()) }
     }
 
     pub(crate) fn db_err(&self, e: rusqlite::Error) -> Error {
+        if e.sqlite_error_code() == Some(rusqlite::ErrorCode::OperationInterrupted) && self.deadline.passed() {
+            return Error::Timeout(self.deadline.limit());
+        }
         ckg_core::Error::sqlite(&self.path, e).into()
     }
 
     /// Symbols whose qname or name matches a glob (`*`, `?`), or contains the text.
-    /// With a kind, only symbols of that kind (`function`, `class`, ...).
-    pub fn symbols(&self, pattern: &str, kind: Option<&str>, limit: usize) -> Result<Vec<Node>> {
+    /// With a kind, only symbols of that kind (`function`, `class`, ...); at most `limit`.
+    pub fn symbols(&self, pattern: &str, kind: Option<&str>, limit: usize) -> Result<SymbolsAnswer> {
+        if pattern.is_empty() {
+            return Err(Error::Invalid("empty pattern".into()));
+        }
+        if let Some(k) = kind {
+            if ckg_core::facts::SymbolKind::parse(k).is_none() {
+                let kinds: Vec<&str> = ckg_core::facts::SymbolKind::ALL.iter().map(|k| k.as_str()).collect();
+                return Err(Error::Invalid(format!("unknown symbol kind {k:?} (one of {})", kinds.join(", "))));
+            }
+        }
         let glob = if pattern.contains(['*', '?']) { pattern.to_string() } else { format!("*{pattern}*") };
         let mut s = self
             .conn
@@ -128,11 +241,14 @@ impl Index {
             )
             .map_err(|e| self.db_err(e))?;
         let rows = s
-            .query_map(rusqlite::params![glob, limit as i64, kind], |r| {
+            .query_map(rusqlite::params![glob, limit as i64 + 1, kind], |r| {
                 Ok(Node { qname: r.get(0)?, kind: r.get(1)?, file: r.get(2)?, line: r.get::<_, i64>(3)? as u32 })
             })
             .map_err(|e| self.db_err(e))?;
-        rows.collect::<rusqlite::Result<_>>().map_err(|e| self.db_err(e))
+        let mut symbols: Vec<Node> = rows.collect::<rusqlite::Result<_>>().map_err(|e| self.db_err(e))?;
+        let truncated = symbols.len() > limit;
+        symbols.truncate(limit);
+        Ok(SymbolsAnswer { generation: self.generation, symbols, truncated, next_page_token: None })
     }
 
     /// What the index is: generation, when and how fast it was last updated, totals.

@@ -1,53 +1,88 @@
 //! `sql`: read-only SQL over the index for questions the typed queries do not answer.
 //!
 //! Safety: the connection is opened read-only and set `query_only`; attaching other
-//! databases is disabled (`SQLITE_LIMIT_ATTACHED = 0`); a progress handler stops a statement
-//! after the time limit; the number of rows returned is capped.
+//! databases is disabled (`SQLITE_LIMIT_ATTACHED = 0`); only one statement that reads
+//! (`SELECT`, `WITH`, `VALUES`, `EXPLAIN`) is accepted, so transaction control and pragmas
+//! cannot leave a pooled connection holding a lock or with its guard turned off; the
+//! connection's progress handler stops a statement after the time limit; the number of
+//! rows returned is capped.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use rusqlite::limits::Limit;
 use rusqlite::types::ValueRef;
+use schemars::JsonSchema;
 use serde::Serialize;
 
 use crate::{Error, Index, Result};
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct SqlAnswer {
     pub generation: i64,
     pub columns: Vec<String>,
+    /// Each row's values: numbers, strings, null; blobs as `"<N bytes>"`.
     pub rows: Vec<Vec<serde_json::Value>>,
     /// True when more rows existed than the limit allowed.
     pub truncated: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_page_token: Option<String>,
+}
+
+/// The first keyword of a statement, after comments and whitespace.
+fn first_keyword(sql: &str) -> String {
+    let mut rest = sql;
+    loop {
+        rest = rest.trim_start();
+        if let Some(r) = rest.strip_prefix("--") {
+            rest = r.split_once('\n').map_or("", |(_, after)| after);
+        } else if let Some(r) = rest.strip_prefix("/*") {
+            rest = r.split_once("*/").map_or("", |(_, after)| after);
+        } else {
+            break;
+        }
+    }
+    rest.chars().take_while(|c| c.is_ascii_alphabetic()).collect::<String>().to_ascii_uppercase()
+}
+
+/// Checks that `sql` is one statement that only reads.
+pub fn check_read_only(conn: &rusqlite::Connection, sql: &str) -> Result<()> {
+    let keyword = first_keyword(sql);
+    if !matches!(keyword.as_str(), "SELECT" | "WITH" | "VALUES" | "EXPLAIN") {
+        return Err(Error::Invalid(format!("sql: only SELECT, WITH, VALUES and EXPLAIN statements are allowed, not {keyword:?}")));
+    }
+    let stmt = conn.prepare(sql).map_err(|e| Error::Invalid(format!("sql: {e}")))?;
+    if !stmt.readonly() {
+        return Err(Error::Invalid("sql: only read-only statements are allowed".into()));
+    }
+    Ok(())
 }
 
 impl Index {
-    /// Runs one read-only statement with a row limit and a time limit.
+    /// Runs one read-only statement with a row limit and a time limit (the tighter of
+    /// `timeout` and the snapshot's own limit).
     pub fn sql(&self, query: &str, max_rows: usize, timeout: Duration) -> Result<SqlAnswer> {
         let conn = &self.conn;
         conn.pragma_update(None, "query_only", true).map_err(|e| self.sql_err(e))?;
         let _ = conn.set_limit(Limit::SQLITE_LIMIT_ATTACHED, 0);
-        let start = Instant::now();
-        conn.progress_handler(10_000, Some(move || start.elapsed() > timeout));
+        check_read_only(conn, query)?;
+        let outer = self.deadline_left();
+        let limit = outer.map_or(timeout, |o| o.min(timeout));
+        self.tighten_deadline(limit);
         let result = self.run_sql(query, max_rows);
-        conn.progress_handler(0, None::<fn() -> bool>);
-        result.map_err(|e| match e {
-            Error::Invalid(msg) if msg.contains("interrupted") => {
-                Error::Invalid(format!("query stopped after the time limit of {timeout:?}"))
-            }
-            e => e,
-        })
+        self.restore_deadline(outer);
+        result
     }
 
     fn sql_err(&self, e: rusqlite::Error) -> Error {
-        Error::Invalid(format!("sql: {e}"))
+        match self.db_err(e) {
+            Error::Timeout(d) => Error::Timeout(d),
+            Error::Core(ckg_core::Error::Sqlite { source, .. }) => Error::Invalid(format!("sql: {source}")),
+            e => e,
+        }
     }
 
     fn run_sql(&self, query: &str, max_rows: usize) -> Result<SqlAnswer> {
         let mut stmt = self.conn.prepare(query).map_err(|e| self.sql_err(e))?;
-        if !stmt.readonly() {
-            return Err(Error::Invalid("sql: only read-only statements are allowed".into()));
-        }
         let columns: Vec<String> = stmt.column_names().into_iter().map(String::from).collect();
         let mut rows = stmt.query([]).map_err(|e| self.sql_err(e))?;
         let mut out = Vec::new();
@@ -69,6 +104,42 @@ impl Index {
             }
             out.push(row);
         }
-        Ok(SqlAnswer { generation: self.generation, columns, rows: out, truncated })
+        Ok(SqlAnswer { generation: self.generation, columns, rows: out, truncated, next_page_token: None })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn first_keywords() {
+        assert_eq!(first_keyword("  select 1"), "SELECT");
+        assert_eq!(first_keyword("-- c\n/* d */ WITH x AS (SELECT 1) SELECT * FROM x"), "WITH");
+        assert_eq!(first_keyword("/* unterminated"), "");
+        assert_eq!(first_keyword("BEGIN IMMEDIATE"), "BEGIN");
+        assert_eq!(first_keyword("pragma query_only = 0"), "PRAGMA");
+    }
+
+    #[test]
+    fn only_reading_statements_pass_the_guard() {
+        let conn = rusqlite::Connection::open_in_memory().unwrap();
+        conn.execute_batch("CREATE TABLE t (x INTEGER)").unwrap();
+        for ok in ["SELECT * FROM t", "with a as (select 1) select * from a", "VALUES (1)", "EXPLAIN SELECT 1"] {
+            assert!(check_read_only(&conn, ok).is_ok(), "{ok}");
+        }
+        for bad in [
+            "BEGIN IMMEDIATE",
+            "COMMIT",
+            "PRAGMA query_only = 0",
+            "DELETE FROM t",
+            "WITH a AS (SELECT 1) DELETE FROM t",
+            "ATTACH 'x.db' AS x",
+            "SELECT 1; DELETE FROM t",
+            "VACUUM",
+            "",
+        ] {
+            assert!(check_read_only(&conn, bad).is_err(), "{bad}");
+        }
     }
 }

@@ -1,11 +1,12 @@
 //! Staleness: which indexed files changed on disk since the index was written, by a cheap
 //! size + mtime check (no hashing, no walk), so answers can say when they may be out of date.
 
+use schemars::JsonSchema;
 use serde::Serialize;
 
 use crate::{Index, Result};
 
-#[derive(Clone, Debug, Default, Serialize)]
+#[derive(Clone, Debug, Default, Serialize, JsonSchema)]
 pub struct Staleness {
     /// True when some indexed file changed or disappeared.
     pub stale: bool,

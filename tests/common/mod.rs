@@ -142,3 +142,6 @@ pub fn synth_repo(repo: &Repo, n: usize, variant: u32) {
     }
     repo.write("pkg/__init__.py", "");
 }
+
+pub mod http;
+pub mod schema;

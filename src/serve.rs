@@ -90,6 +90,13 @@ fn read_token(path: &PathBuf) -> Result<String> {
 }
 
 pub fn run(args: ServeArgs) -> Result<ExitCode> {
+    // A panic in a handler is caught and answered with a 500; log it as one line.
+    std::panic::set_hook(Box::new(|info| {
+        let message =
+            info.payload().downcast_ref::<&str>().map(|s| s.to_string()).or_else(|| info.payload().downcast_ref::<String>().cloned());
+        let at = info.location().map(|l| format!(" at {}:{}", l.file(), l.line())).unwrap_or_default();
+        eprintln!("ckg serve: panic{at}: {}", message.unwrap_or_default().replace('\n', " "));
+    }));
     let addr = resolve_addr(&args.addr)?;
     let token = args.token_file.as_ref().map(read_token).transpose()?;
     let loopback = addr.ip().is_loopback();

@@ -71,7 +71,20 @@ pub fn send_raw(port: u16, request: &[u8], timeout: Duration) -> Option<Response
     // The server may answer (and close) before it has read everything; that is fine.
     let _ = s.write_all(request);
     let mut raw = Vec::new();
-    let _ = s.read_to_end(&mut raw);
+    let mut buf = [0u8; 16384];
+    loop {
+        match s.read(&mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => raw.extend_from_slice(&buf[..n]),
+        }
+        // A kept-alive connection stays open: stop once the response is complete.
+        if let Some(r) = parse_response(&raw) {
+            let head_len = raw.windows(4).position(|w| w == b"\r\n\r\n").unwrap() + 4;
+            if r.header("content-length").and_then(|l| l.parse::<usize>().ok()).is_some_and(|l| raw.len() - head_len >= l) {
+                break;
+            }
+        }
+    }
     parse_response(&raw)
 }
 

@@ -707,7 +707,16 @@ pub fn router(service: Arc<Service>) -> Router {
     for e in ENDPOINTS {
         let method_router = match e.route {
             Route::Query(f) => query_route(e.params, f),
-            Route::Custom(make) => make(),
+            // Custom handlers take no query parameters: any is refused like a misspelt one.
+            Route::Custom(make) => {
+                let spec = e.params;
+                make().layer(axum::middleware::from_fn(move |req: Request<Body>, next: axum::middleware::Next| async move {
+                    match Params::parse(req.uri().query(), spec) {
+                        Ok(_) => next.run(req).await,
+                        Err(problem) => problem.into_response(),
+                    }
+                }))
+            }
         };
         r = r.route(e.path, method_router);
     }
@@ -718,4 +727,78 @@ pub fn router(service: Arc<Service>) -> Router {
         Problem::new("method_not_allowed", format!("{} is not allowed on {}", req.method(), req.uri().path())).into_response()
     })
     .with_state(service)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tower::ServiceExt;
+
+    fn indexed() -> (tempfile::TempDir, ServiceConfig) {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("a.ts"), "export function f() { return 1; }\n").unwrap();
+        let config = ckg_core::index::IndexConfig::new(dir.path());
+        ckg_core::index::index(&config, &|_| {}).unwrap();
+        let service = ServiceConfig::new(dir.path().canonicalize().unwrap(), config.db_path());
+        (dir, service)
+    }
+
+    async fn body(r: Response) -> String {
+        String::from_utf8(axum::body::to_bytes(r.into_body(), 1 << 20).await.unwrap().to_vec()).unwrap()
+    }
+
+    fn runtime() -> tokio::runtime::Runtime {
+        tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap()
+    }
+
+    #[test]
+    fn a_panicking_query_is_a_500_without_internals_and_the_service_goes_on() {
+        let (_dir, config) = indexed();
+        let service = Arc::new(Service::new(config));
+        service.set_state(IndexState::Ready);
+        runtime().block_on(async {
+            let r = Arc::clone(&service).run(|_| panic!("secret internals")).await;
+            assert_eq!(r.status(), StatusCode::INTERNAL_SERVER_ERROR);
+            let text = body(r).await;
+            assert!(text.contains("\"code\":\"internal\"") && !text.contains("secret"), "{text}");
+            let r = Arc::clone(&service).run(|ix| encode(&ix.generation)).await;
+            assert_eq!((r.status(), body(r).await), (StatusCode::OK, "1".to_string()));
+        });
+    }
+
+    #[test]
+    fn a_panicking_handler_is_caught_by_the_guard() {
+        let (_dir, config) = indexed();
+        let service = Arc::new(Service::new(config));
+        let app: Router = Router::new().route(
+            "/boom",
+            get(|| async {
+                if std::hint::black_box(true) {
+                    panic!("secret internals");
+                }
+                "unreachable"
+            }),
+        );
+        let app = guard::protect(app, Arc::clone(&service));
+        runtime().block_on(async {
+            let req = Request::builder().uri("/boom").body(Body::empty()).unwrap();
+            let r = app.clone().oneshot(req).await.unwrap();
+            assert_eq!(r.status(), StatusCode::INTERNAL_SERVER_ERROR);
+            let text = body(r).await;
+            assert!(text.contains("\"code\":\"internal\"") && !text.contains("secret"), "{text}");
+            let req = Request::builder().uri("/nope").body(Body::empty()).unwrap();
+            assert_eq!(app.oneshot(req).await.unwrap().status(), StatusCode::NOT_FOUND);
+        });
+    }
+
+    #[test]
+    fn queries_wait_for_the_first_index() {
+        let (_dir, config) = indexed();
+        let service = Arc::new(Service::new(config));
+        runtime().block_on(async {
+            let r = Arc::clone(&service).run(|ix| encode(&ix.generation)).await;
+            assert_eq!(r.status(), StatusCode::SERVICE_UNAVAILABLE);
+            assert_eq!(r.headers().get(header::RETRY_AFTER).unwrap(), "1");
+        });
+    }
 }

@@ -163,38 +163,45 @@ fn watch(args: WatchArgs) -> Result<ExitCode> {
     let mut first = true;
     ckg_core::watch::watch(&config, &stop, &mut |u| {
         let s = &u.summary;
-        if json {
+        let mut out = std::io::stdout().lock();
+        let written = if json {
             let line = serde_json::json!({
                 "generation": s.generation, "changed": s.changed, "parsed": s.parsed, "removed": s.removed,
                 "re_resolved": s.re_resolved, "event_paths": u.event_paths, "rescan": u.rescan,
                 "latency_ms": u.latency.as_secs_f64() * 1e3,
             });
-            println!("{line}");
-        } else if !quiet {
+            writeln!(out, "{line}")
+        } else if quiet {
+            Ok(())
+        } else if first {
             let files: u64 = s.files_by_lang.values().sum();
-            if first {
-                println!(
-                    "watching {} ({files} files, generation {}, indexed in {:.0} ms)",
-                    s.root,
-                    s.generation,
-                    u.latency.as_secs_f64() * 1e3
-                );
-            } else if s.changed {
-                println!(
-                    "generation {}: {} parsed, {} removed, {} re-resolved ({} paths{}) in {:.1} ms",
-                    s.generation,
-                    s.parsed,
-                    s.removed,
-                    s.re_resolved,
-                    u.event_paths,
-                    if u.rescan { ", rescan" } else { "" },
-                    u.latency.as_secs_f64() * 1e3
-                );
-            }
-        }
+            writeln!(
+                out,
+                "watching {} ({files} files, generation {}, indexed in {:.0} ms)",
+                s.root,
+                s.generation,
+                u.latency.as_secs_f64() * 1e3
+            )
+        } else if s.changed {
+            writeln!(
+                out,
+                "generation {}: {} parsed, {} removed, {} re-resolved ({} paths{}) in {:.1} ms",
+                s.generation,
+                s.parsed,
+                s.removed,
+                s.re_resolved,
+                u.event_paths,
+                if u.rescan { ", rescan" } else { "" },
+                u.latency.as_secs_f64() * 1e3
+            )
+        } else {
+            Ok(())
+        };
         first = false;
-        use std::io::Write;
-        let _ = std::io::stdout().flush();
+        // A closed stdout (`ckg watch | head`) ends the watch quietly.
+        if written.and_then(|()| out.flush()).is_err() {
+            stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        }
     })?;
     Ok(ExitCode::SUCCESS)
 }

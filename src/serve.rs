@@ -241,6 +241,7 @@ fn run_indexer(service: &Service, config: IndexConfig, watch: Option<Duration>, 
     let loaded = ckg_query::Index::open(&db).is_ok();
     if loaded {
         service.set_state(IndexState::Ready);
+        service.update_graph(None, None);
     }
     let Some(debounce) = watch else {
         if !loaded {
@@ -256,6 +257,7 @@ fn run_indexer(service: &Service, config: IndexConfig, watch: Option<Duration>, 
                     eprintln!("ckg serve: indexed {files} files in {:.1} s (generation {})", t.elapsed().as_secs_f64(), s.generation);
                     service.publish(GenerationEvent::from_summary(&s, t.elapsed(), true));
                     service.set_state(IndexState::Ready);
+                    service.update_graph(None, None);
                 }
                 Err(e) => {
                     eprintln!("ckg serve: error: indexing failed: {e}");
@@ -269,7 +271,13 @@ fn run_indexer(service: &Service, config: IndexConfig, watch: Option<Duration>, 
     let mut watch_config = ckg_core::watch::WatchConfig::new(config);
     watch_config.debounce = debounce;
     while !stop.load(Ordering::Relaxed) {
+        let mut first = true;
         let result = ckg_core::watch::watch(&watch_config, stop, &mut |u| {
+            // One event per committed generation (and one for the state at start).
+            if !u.summary.changed && !std::mem::take(&mut first) {
+                return;
+            }
+            first = false;
             let event = GenerationEvent::from_summary(&u.summary, u.latency, u.rescan);
             if u.summary.changed && !quiet {
                 eprintln!(
@@ -279,6 +287,9 @@ fn run_indexer(service: &Service, config: IndexConfig, watch: Option<Duration>, 
             }
             service.publish(event);
             service.set_state(IndexState::Ready);
+            if u.summary.changed {
+                service.update_graph(u.summary.edge_files.as_deref(), Some(u.summary.generation));
+            }
         });
         match result {
             Ok(()) => break,

@@ -79,3 +79,38 @@ fn changes_on_disk_show_up_in_queries() {
     assert!(v["generation"].as_i64().unwrap() >= 4, "{v}");
     assert_eq!(v["stale"]["stale"], false);
 }
+
+/// Regression: the watcher's own scan opens every folder it walks; those reads were taken for
+/// changes and started a new (empty) batch every few tens of milliseconds, forever.
+#[test]
+fn an_idle_tree_makes_no_updates() {
+    let repo = Repo::new();
+    for i in 0..10 {
+        repo.write(&format!("src/d{i}/m.ts"), "export function f() { return 1; }\n");
+    }
+    repo.write(".gitignore", "dist/\n");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ckg"))
+        .args(["watch", ".", "--json"])
+        .current_dir(repo.path())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let guard = Watcher(child);
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines() {
+            let _ = tx.send(line.unwrap());
+        }
+    });
+    let first = rx.recv_timeout(Duration::from_secs(20)).unwrap();
+    assert!(first.contains("\"generation\":1"), "{first}");
+    // Queries read the index (and the tree, for staleness) meanwhile.
+    repo.ok(&["query", "symbols", "f"]);
+    repo.ok(&["status"]);
+    let extra: Vec<String> =
+        rx.try_iter().chain(std::iter::from_fn(|| rx.recv_timeout(Duration::from_millis(1500)).ok())).take(3).collect();
+    assert!(extra.is_empty(), "updates without changes: {extra:?}");
+    drop(guard);
+}

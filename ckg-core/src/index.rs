@@ -142,6 +142,11 @@ pub struct Summary {
     pub removed: u64,
     /// Files whose references were resolved again in this run.
     pub re_resolved: u64,
+    /// The ids of the files whose edges (sites) this run replaced or deleted, and so whose
+    /// symbols may have changed; `None` when the whole index was built. Lets a reader that
+    /// keeps the graph in memory patch it instead of reloading it.
+    #[serde(skip)]
+    pub edge_files: Option<Vec<i64>>,
     pub skipped: Vec<SkippedFile>,
     /// Wall time per stage, in milliseconds.
     pub timings_ms: BTreeMap<String, f64>,
@@ -402,6 +407,7 @@ pub fn index_with(config: &IndexConfig, progress: &(dyn Fn(Progress) + Sync), se
     let changed = !changed_files.is_empty() || removed > 0 || configs_changed || report.created || report.rebuilt.is_some();
     let mut tx = tx;
     let mut re_resolved = 0u64;
+    let mut edge_files: Option<Vec<i64>> = Some(Vec::new());
     let generation = if changed {
         progress(Progress::Resolving);
         let t = Instant::now();
@@ -441,6 +447,12 @@ pub fn index_with(config: &IndexConfig, progress: &(dyn Fn(Progress) + Sync), se
         let t = Instant::now();
         let resolved: Vec<i64> = resolution.lookups.iter().map(|(f, _)| *f).collect();
         re_resolved = resolved.len() as u64;
+        edge_files = (!fresh).then(|| {
+            let mut files: Vec<i64> = resolved.iter().chain(&gone_files).copied().collect();
+            files.sort_unstable();
+            files.dedup();
+            files
+        });
         tx.delete_edges_of(&resolved)?;
         tx.insert_edges(&resolution.edges)?;
         for (file, keys) in &resolution.lookups {
@@ -498,6 +510,7 @@ pub fn index_with(config: &IndexConfig, progress: &(dyn Fn(Progress) + Sync), se
     summary.unchanged = unchanged;
     summary.removed = removed;
     summary.re_resolved = re_resolved;
+    summary.edge_files = edge_files;
     summary.skipped = skipped_files;
     summary.timings_ms = timings;
     summary.jobs = jobs;

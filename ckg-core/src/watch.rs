@@ -68,6 +68,12 @@ fn relevant(root: &Path, path: &Path) -> bool {
     !name.contains('.') || name == ".gitignore" || name == ".ignore"
 }
 
+/// Whether an event only reports a read (an open, or a close without writing).
+fn is_read(kind: &notify::EventKind) -> bool {
+    use notify::event::{AccessKind, AccessMode, EventKind};
+    matches!(kind, EventKind::Access(a) if !matches!(a, AccessKind::Close(AccessMode::Write)))
+}
+
 /// Indexes the root, then applies batches of changes until `stop` is set. `on_update` is
 /// called after the initial index and after every batch.
 pub fn watch(config: &WatchConfig, stop: &AtomicBool, on_update: &mut dyn FnMut(&Update)) -> Result<()> {
@@ -92,6 +98,9 @@ pub fn watch(config: &WatchConfig, stop: &AtomicBool, on_update: &mut dyn FnMut(
         let mut paths = std::collections::BTreeSet::new();
         let mut rescan = false;
         let absorb = |ev: notify::Result<notify::Event>, paths: &mut std::collections::BTreeSet<PathBuf>, rescan: &mut bool| match ev {
+            // Reads are not changes: our own scan opens every folder it walks (and reads the
+            // files it parses), and counting those would start the next batch, forever.
+            Ok(ev) if is_read(&ev.kind) => {}
             Ok(ev) => {
                 if ev.need_rescan() {
                     *rescan = true;
@@ -129,6 +138,16 @@ pub fn watch(config: &WatchConfig, stop: &AtomicBool, on_update: &mut dyn FnMut(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn reads_are_not_changes() {
+        use notify::event::{AccessKind, AccessMode, CreateKind, EventKind, ModifyKind};
+        assert!(is_read(&EventKind::Access(AccessKind::Open(AccessMode::Any))));
+        assert!(is_read(&EventKind::Access(AccessKind::Close(AccessMode::Read))));
+        assert!(!is_read(&EventKind::Access(AccessKind::Close(AccessMode::Write))));
+        assert!(!is_read(&EventKind::Modify(ModifyKind::Any)));
+        assert!(!is_read(&EventKind::Create(CreateKind::File)));
+    }
 
     #[test]
     fn relevance_of_event_paths() {

@@ -212,11 +212,15 @@ impl Index {
     }
 
     pub(crate) fn inbound(&self, id: i64) -> Result<Vec<Hit>> {
-        self.walk_step(&format!("{EDGE_SELECT} WHERE e.dst_id = ?1 ORDER BY f.path, e.line, e.col"), id, true)
+        if let Some(g) = &self.graph {
+            self.check_deadline()?;
+            return Ok(g.inbound(id));
+        }
+        self.walk_step(&format!("{EDGE_SELECT} WHERE e.dst_id = ?1 ORDER BY f.path, e.line, e.col, e.kind, src.qname"), id, true)
     }
 
     pub(crate) fn outbound(&self, id: i64) -> Result<Vec<Hit>> {
-        self.walk_step(&format!("{EDGE_SELECT} WHERE e.src_id = ?1 ORDER BY f.path, e.line, e.col"), id, false)
+        self.walk_step(&format!("{EDGE_SELECT} WHERE e.src_id = ?1 ORDER BY f.path, e.line, e.col, e.kind, 5"), id, false)
     }
 
     fn walk_step(&self, sql: &str, id: i64, inbound: bool) -> Result<Vec<Hit>> {

@@ -95,14 +95,16 @@ impl Index {
         }
         let min = evidence_rank(&opts.min_evidence);
         let roots = self.resolve_target(target)?;
-        let mut seen: HashMap<i64, (u32, Option<Edge>, Option<i64>)> = HashMap::new();
+        // Every edge found lives once in `arena`; the walk and the files refer to it by index.
+        let mut arena: Vec<Edge> = Vec::new();
+        // Node -> (depth, the edge that reached it, the node it was reached from).
+        let mut seen: HashMap<i64, (u32, Option<usize>, Option<i64>)> = HashMap::new();
         let mut queue: VecDeque<i64> = VecDeque::new();
         for &r in &roots {
             seen.insert(r, (0, None, None));
             queue.push_back(r);
         }
-        let mut by_file: BTreeMap<String, Vec<(u32, Edge, i64)>> = BTreeMap::new();
-        let mut collected = 0usize;
+        let mut by_file: HashMap<String, Vec<(u32, usize, i64)>> = HashMap::new();
         let mut truncated = false;
         'walk: while let Some(id) = queue.pop_front() {
             let depth = seen[&id].0;
@@ -113,30 +115,39 @@ impl Index {
                 if evidence_rank(&hit.edge.evidence) < min || (!opts.kinds.is_empty() && !opts.kinds.contains(&hit.edge.kind)) {
                     continue;
                 }
-                if collected == MAX_RESULTS {
+                if arena.len() == MAX_RESULTS {
                     truncated = true;
                     break 'walk;
                 }
-                collected += 1;
-                by_file.entry(hit.edge.file.clone()).or_default().push((depth + 1, hit.edge.clone(), id));
+                let idx = arena.len();
+                match by_file.get_mut(hit.edge.file.as_str()) {
+                    Some(v) => v.push((depth + 1, idx, id)),
+                    None => {
+                        by_file.insert(hit.edge.file.clone(), vec![(depth + 1, idx, id)]);
+                    }
+                }
                 if let std::collections::hash_map::Entry::Vacant(v) = seen.entry(hit.id) {
-                    v.insert((depth + 1, Some(hit.edge), Some(id)));
+                    v.insert((depth + 1, Some(idx), Some(id)));
                     queue.push_back(hit.id);
                 }
+                arena.push(hit.edge);
             }
         }
-        let mut files = Vec::new();
-        for (path, mut edges) in by_file {
-            edges.sort_by(|a, b| (a.0, a.1.line, a.1.col, &a.1.kind).cmp(&(b.0, b.1.line, b.1.col, &b.1.kind)));
-            let depth = edges[0].0;
-            // The chain: from this file's shallowest edge back to a root.
-            let mut chain = vec![edges[0].1.clone()];
-            let mut cur = Some(edges[0].2);
+        // Per file: its edges in order (depth, line, column, kind), the chain from its
+        // shallowest edge back to a root, and its edges without repeats.
+        let mut grouped = Vec::with_capacity(by_file.len());
+        for (path, mut entries) in by_file {
+            entries.sort_by(|a, b| {
+                let (ea, eb) = (&arena[a.1], &arena[b.1]);
+                (a.0, ea.line, ea.col, &ea.kind).cmp(&(b.0, eb.line, eb.col, &eb.kind))
+            });
+            let mut chain = vec![arena[entries[0].1].clone()];
+            let mut cur = Some(entries[0].2);
             let mut guard = 0;
             while let Some(c) = cur {
                 match seen.get(&c) {
                     Some((_, Some(edge), parent)) if guard < 64 => {
-                        chain.push(edge.clone());
+                        chain.push(arena[*edge].clone());
                         cur = *parent;
                     }
                     _ => break,
@@ -144,15 +155,25 @@ impl Index {
                 guard += 1;
             }
             chain.reverse();
-            let mut dedup: Vec<Edge> = Vec::new();
             let mut keys = HashSet::new();
-            for (_, e, _) in edges {
-                if keys.insert((e.kind.clone(), e.src.clone(), e.dst.clone(), e.line, e.col)) {
-                    dedup.push(e);
-                }
-            }
-            files.push(ImpactFile { path, depth, edges: dedup, chain });
+            let unique: Vec<usize> = entries
+                .iter()
+                .map(|e| e.1)
+                .filter(|&i| {
+                    let e = &arena[i];
+                    keys.insert((e.kind.as_str(), e.src.as_str(), e.dst.as_str(), e.line, e.col))
+                })
+                .collect();
+            grouped.push((path, entries[0].0, chain, unique));
         }
+        // Each edge belongs to one file: move it out of the arena.
+        let mut files: Vec<ImpactFile> = grouped
+            .into_iter()
+            .map(|(path, depth, chain, unique)| {
+                let edges = unique.into_iter().map(|i| std::mem::take(&mut arena[i])).collect();
+                ImpactFile { path, depth, edges, chain }
+            })
+            .collect();
         files.sort_by(|a, b| (a.depth, &a.path).cmp(&(b.depth, &b.path)));
         let mut root_nodes = Vec::new();
         for r in &roots {

@@ -15,6 +15,7 @@
 mod graph;
 pub mod http;
 mod impact;
+mod memgraph;
 mod page;
 mod sql;
 mod stale;
@@ -33,6 +34,7 @@ pub use graph::{
     PathAnswer, SymbolsAnswer, UnusedAnswer, UnusedOptions, package_of,
 };
 pub use impact::{Completeness, EVIDENCE_TIERS, Gap, ImpactAnswer, ImpactFile, ImpactOptions};
+pub use memgraph::ReverseGraph;
 pub use page::{MAX_PAGE_SIZE, PageRequest, Paged, paginate};
 pub use sql::SqlAnswer;
 pub use stale::Staleness;
@@ -88,7 +90,7 @@ pub struct Node {
 
 /// An edge as queries report it: qnames at both ends (the written name when unresolved),
 /// the site, and the evidence tier.
-#[derive(Clone, Debug, Serialize, PartialEq, Eq, JsonSchema)]
+#[derive(Clone, Debug, Default, Serialize, PartialEq, Eq, JsonSchema)]
 pub struct Edge {
     pub kind: String,
     pub src: String,
@@ -162,6 +164,8 @@ pub struct Index {
     pub(crate) path: PathBuf,
     pub generation: i64,
     deadline: Arc<Deadline>,
+    /// The in-memory reverse graph of this snapshot's generation, when the caller has one.
+    pub(crate) graph: Option<Arc<ReverseGraph>>,
 }
 
 impl Index {
@@ -171,13 +175,13 @@ impl Index {
         let deadline = Arc::new(Deadline::default());
         let d = Arc::clone(&deadline);
         conn.progress_handler(1000, Some(move || d.passed()));
-        Ok(Index { conn, path: path.to_path_buf(), generation, deadline })
+        Ok(Index { conn, path: path.to_path_buf(), generation, deadline, graph: None })
     }
 
     /// Runs `f` in one read transaction (one committed generation, which `self.generation`
     /// names while `f` runs) with an optional time limit. Past the limit, the running
     /// statement is interrupted and `f` gets [`Error::Timeout`] from its next query.
-    pub fn snapshot<T>(&mut self, limit: Option<Duration>, f: impl FnOnce(&Index) -> Result<T>) -> Result<T> {
+    pub fn snapshot<T>(&mut self, limit: Option<Duration>, f: impl FnOnce(&mut Index) -> Result<T>) -> Result<T> {
         self.deadline.set(limit);
         let begun = self.conn.execute_batch("BEGIN DEFERRED").map_err(|e| self.db_err(e));
         let result = begun.and_then(|()| {
@@ -189,6 +193,7 @@ impl Index {
             let _ = self.conn.execute_batch("ROLLBACK");
         }
         self.deadline.set(None);
+        self.graph = None;
         result
     }
 

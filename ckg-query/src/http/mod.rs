@@ -117,6 +117,12 @@ pub struct Service {
     closing: tokio::sync::watch::Sender<bool>,
     live: Mutex<Live>,
     started: SystemTime,
+    /// The newest generation's reverse graph, for walks (see [`crate::ReverseGraph`]).
+    graph: Mutex<Option<Arc<crate::ReverseGraph>>>,
+    /// Held while the graph is brought up to date (one update at a time).
+    loading: Mutex<()>,
+    /// Set while a background load started by a query runs.
+    loading_in_background: std::sync::atomic::AtomicBool,
 }
 
 impl Service {
@@ -131,6 +137,61 @@ impl Service {
             closing,
             live: Mutex::new(Live { state: IndexState::Indexing, watching: false, last: None }),
             started: SystemTime::now(),
+            graph: Mutex::new(None),
+            loading: Mutex::new(()),
+            loading_in_background: std::sync::atomic::AtomicBool::new(false),
+        }
+    }
+
+    /// The reverse graph of the generation `ix` reads, when the cached one is of that
+    /// generation. When the cache is older and nothing is loading, a load starts in the
+    /// background (an index updated by another process); this request walks through SQL.
+    fn graph_for(self: &Arc<Self>, ix: &Index) -> Option<Arc<crate::ReverseGraph>> {
+        let cached = self.graph.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        if let Some(g) = &cached {
+            if g.generation >= ix.generation {
+                return (g.generation == ix.generation).then(|| Arc::clone(g));
+            }
+        }
+        if !self.loading_in_background.swap(true, std::sync::atomic::Ordering::AcqRel) {
+            let service = Arc::clone(self);
+            let spawned = std::thread::Builder::new().name("ckg-graph".into()).spawn(move || {
+                service.update_graph(None, None);
+                service.loading_in_background.store(false, std::sync::atomic::Ordering::Release);
+            });
+            if spawned.is_err() {
+                self.loading_in_background.store(false, std::sync::atomic::Ordering::Release);
+            }
+        }
+        None
+    }
+
+    /// Brings the in-memory graph to the newest committed generation: patched from the
+    /// cached one when `files` lists what the update to `generation` changed and the cache
+    /// holds the generation before it, loaded whole otherwise. The indexer calls this after
+    /// each commit, so queries rarely find the graph behind.
+    pub fn update_graph(&self, files: Option<&[i64]>, generation: Option<i64>) {
+        let _loading = self.loading.lock().unwrap_or_else(|p| p.into_inner());
+        let Ok(mut ix) = self.checkout() else { return };
+        let cached = self.graph.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        let built = ix.snapshot(Some(Duration::from_secs(120)), |ix| {
+            if cached.as_ref().is_some_and(|g| g.generation == ix.generation) {
+                return Ok(None);
+            }
+            let graph = match (&cached, files) {
+                (Some(old), Some(files)) if old.generation + 1 == ix.generation && generation == Some(ix.generation) => {
+                    old.patched(ix, files)?
+                }
+                _ => crate::ReverseGraph::load(ix)?,
+            };
+            Ok(Some(Arc::new(graph)))
+        });
+        self.checkin(ix);
+        if let Ok(Some(graph)) = built {
+            let mut slot = self.graph.lock().unwrap_or_else(|p| p.into_inner());
+            if slot.as_ref().is_none_or(|g| g.generation < graph.generation) {
+                *slot = Some(graph);
+            }
         }
     }
 
@@ -194,6 +255,8 @@ impl Service {
             let mut ix = service.checkout().map_err(Problem::from)?;
             let mut failure = None;
             let out = ix.snapshot(Some(timeout), |ix| {
+                let graph = service.graph_for(ix);
+                ix.use_graph(graph);
                 query(ix).map_err(|p| {
                     failure = Some(p);
                     crate::Error::Invalid(String::new())

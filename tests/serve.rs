@@ -308,7 +308,9 @@ fn host_and_origin_are_checked_on_loopback() {
             req.push_str(&format!("Origin: {o}\r\n"));
         }
         req.push_str("\r\n");
-        send_raw(port, req.as_bytes(), Duration::from_secs(10)).unwrap()
+        let r = send_raw(port, req.as_bytes(), Duration::from_secs(10)).unwrap();
+        common::http::conforms(port, "GET", "/v1/symbols", &[], &r);
+        r
     };
     assert_eq!(send(&format!("localhost:{port}"), None).status, 200);
     assert_eq!(send(&format!("[::1]:{port}"), None).status, 200);
@@ -319,7 +321,8 @@ fn host_and_origin_are_checked_on_loopback() {
     let cross = send(&format!("127.0.0.1:{port}"), Some("https://attacker.example"));
     assert_eq!((cross.status, cross.json()["code"].clone()), (403, json!("forbidden_origin")));
     let no_host = send_raw(port, b"GET /v1/health HTTP/1.0\r\n\r\n", Duration::from_secs(10)).unwrap();
-    assert_eq!(no_host.status, 400);
+    common::http::conforms(port, "GET", "/v1/health", &[], &no_host);
+    assert_eq!((no_host.status, no_host.json()["code"].clone()), (400, json!("missing_host")));
 }
 
 #[test]

@@ -88,8 +88,55 @@ pub fn send_raw(port: u16, request: &[u8], timeout: Duration) -> Option<Response
     parse_response(&raw)
 }
 
-/// A request with `Connection: close` and the headers given.
+/// The OpenAPI documents of the servers seen, by port.
+static DOCS: std::sync::Mutex<Vec<(u16, serde_json::Value)>> = std::sync::Mutex::new(Vec::new());
+
+/// Checks a response against the server's own `/openapi.json`: a 200 against its endpoint's
+/// answer schema, an error against the Problem schema. Every answer of the end-to-end suite
+/// goes through here; a response the document does not describe fails the test.
+pub fn conforms(port: u16, method: &str, target: &str, headers: &[(&str, &str)], r: &Response) {
+    let auth: Vec<(&str, &str)> = headers.iter().copied().filter(|(k, _)| k.eq_ignore_ascii_case("authorization")).collect();
+    let doc = {
+        let known = DOCS.lock().unwrap().iter().find(|(p, _)| *p == port).map(|(_, d)| d.clone());
+        match known {
+            Some(d) => d,
+            None => {
+                let got = send(port, "GET", "/openapi.json", &auth, b"");
+                if got.status != 200 {
+                    return; // no document to check against (e.g. a token is missing)
+                }
+                let d = got.json();
+                DOCS.lock().unwrap().push((port, d.clone()));
+                d
+            }
+        }
+    };
+    let path = target.split('?').next().unwrap_or(target);
+    let content_type = r.header("content-type").unwrap_or("");
+    let schema = if r.status == 200 {
+        let op = &doc["paths"][path][method.to_ascii_lowercase()];
+        if op.is_null() {
+            panic!("{method} {path} answered 200 but is not in the OpenAPI document");
+        }
+        assert_eq!(content_type, "application/json", "{method} {target}");
+        op["responses"]["200"]["content"]["application/json"]["schema"].clone()
+    } else {
+        assert_eq!(content_type, "application/problem+json", "{method} {target} ({}): {}", r.status, r.text());
+        serde_json::json!({"$ref": "#/components/schemas/Problem"})
+    };
+    let errors = super::schema::validate(&schema, &r.json(), &doc["components"]["schemas"], "$");
+    assert!(errors.is_empty(), "{method} {target} ({}) does not match the OpenAPI document: {errors:#?}\n{}", r.status, r.text());
+}
+
+/// A request with `Connection: close` and the headers given; the answer is checked against
+/// the server's OpenAPI document.
 pub fn request(port: u16, method: &str, target: &str, headers: &[(&str, &str)], body: &[u8]) -> Response {
+    let r = send(port, method, target, headers, body);
+    conforms(port, method, target, headers, &r);
+    r
+}
+
+fn send(port: u16, method: &str, target: &str, headers: &[(&str, &str)], body: &[u8]) -> Response {
     let mut req = format!("{method} {target} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n");
     for (k, v) in headers {
         req.push_str(&format!("{k}: {v}\r\n"));

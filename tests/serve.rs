@@ -420,14 +420,20 @@ fn write_unit(root: &Path, i: usize) {
     std::fs::rename(&tmp, root.join(format!("src/u{i}.ts"))).unwrap();
 }
 
-#[test]
-fn answers_never_mix_generations_during_a_burst_of_edits() {
+/// A repository of `n` unit files and the base they call, served with `--watch`.
+fn units_served(n: usize) -> (Repo, Server) {
     let repo = Repo::new();
     repo.write("src/base.ts", "export function base() { return 1; }\n");
-    for i in 0..5 {
+    for i in 0..n {
         repo.write(&format!("src/u{i}.ts"), unit(i));
     }
     let server = Server::start(repo.path(), &["--watch", "--debounce-ms", "5"]);
+    (repo, server)
+}
+
+#[test]
+fn answers_never_mix_generations_during_a_burst_of_edits() {
+    let (repo, server) = units_served(5);
     // Totals grow linearly with the number of unit files: fit the line from two states.
     let totals = |v: &Value| {
         let t = &v["totals"];
@@ -512,12 +518,7 @@ fn answers_never_mix_generations_during_a_burst_of_edits() {
 
 #[test]
 fn shutdown_during_edits_leaves_an_intact_index() {
-    let repo = Repo::new();
-    repo.write("src/base.ts", "export function base() { return 1; }\n");
-    for i in 0..20 {
-        repo.write(&format!("src/u{i}.ts"), unit(i));
-    }
-    let mut server = Server::start(repo.path(), &["--watch", "--debounce-ms", "5"]);
+    let (repo, mut server) = units_served(20);
     let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
     let editor = {
         let (stop, root) = (Arc::clone(&stop), repo.path().to_path_buf());

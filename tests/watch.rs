@@ -30,11 +30,9 @@ fn wait_for(repo: &Repo, args: &[&str], needle: &str) -> String {
     }
 }
 
-#[test]
-fn changes_on_disk_show_up_in_queries() {
-    let repo = Repo::new();
-    repo.write("src/lib.ts", "export function target() { return 1; }\n");
-    repo.write("src/a.ts", "export function a() { return 0; }\n");
+/// Starts `ckg watch . --json` in the repository: the process (killed when dropped) and its
+/// output lines.
+fn watch(repo: &Repo) -> (Watcher, std::io::Lines<BufReader<std::process::ChildStdout>>) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_ckg"))
         .args(["watch", ".", "--json"])
         .current_dir(repo.path())
@@ -43,8 +41,15 @@ fn changes_on_disk_show_up_in_queries() {
         .spawn()
         .unwrap();
     let stdout = child.stdout.take().unwrap();
-    let _guard = Watcher(child);
-    let mut lines = BufReader::new(stdout).lines();
+    (Watcher(child), BufReader::new(stdout).lines())
+}
+
+#[test]
+fn changes_on_disk_show_up_in_queries() {
+    let repo = Repo::new();
+    repo.write("src/lib.ts", "export function target() { return 1; }\n");
+    repo.write("src/a.ts", "export function a() { return 0; }\n");
+    let (_guard, mut lines) = watch(&repo);
     let first: serde_json::Value = serde_json::from_str(&lines.next().unwrap().unwrap()).unwrap();
     assert_eq!(first["generation"], 1);
 
@@ -89,18 +94,10 @@ fn an_idle_tree_makes_no_updates() {
         repo.write(&format!("src/d{i}/m.ts"), "export function f() { return 1; }\n");
     }
     repo.write(".gitignore", "dist/\n");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_ckg"))
-        .args(["watch", ".", "--json"])
-        .current_dir(repo.path())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let stdout = child.stdout.take().unwrap();
-    let guard = Watcher(child);
+    let (guard, lines) = watch(&repo);
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
-        for line in BufReader::new(stdout).lines() {
+        for line in lines {
             let _ = tx.send(line.unwrap());
         }
     });

@@ -22,7 +22,7 @@ use crate::refblob;
 
 /// Bump when the schema or the meaning of stored facts changes; an index with another
 /// version is rebuilt from scratch (it is derived data).
-pub const SCHEMA_VERSION: i64 = 10;
+pub const SCHEMA_VERSION: i64 = 11;
 /// `PRAGMA application_id` of ckg databases ("ckg1").
 pub const APPLICATION_ID: i64 = 0x636b_6731;
 
@@ -100,16 +100,20 @@ CREATE TABLE diagnostics(
 ) STRICT;
 -- What resolving each file looked up (hashed keys: qnames, module paths, other files'
 -- exports and imports). A change to any of them re-resolves the file; nothing else does.
+-- One row per file: the keys' upper 32 bits, 4 bytes each, little-endian (see `lookup_blob`).
+-- A shared 32-bit prefix can only re-resolve a file that did not need it, never miss one.
 CREATE TABLE lookups(
-    key INTEGER NOT NULL,
-    file_id INTEGER NOT NULL,
-    PRIMARY KEY (key, file_id)
-) STRICT, WITHOUT ROWID;
+    file_id INTEGER PRIMARY KEY,
+    keys BLOB NOT NULL
+) STRICT;
 -- Project configuration read by module resolution (tsconfig, jsconfig, package.json).
 CREATE TABLE configs(
     path TEXT PRIMARY KEY,
     content TEXT NOT NULL
 ) STRICT;
+-- Edges are clustered by the file of their site: a file's edges have the ids
+-- `file_id << EDGE_ID_BITS` and up (see `edge_ids`), so replacing them is a range delete on
+-- the table itself and no index on file_id is needed.
 CREATE TABLE edges(
     id INTEGER PRIMARY KEY,
     kind TEXT NOT NULL,
@@ -140,11 +144,9 @@ CREATE INDEX vars_file ON vars(file_id);
 CREATE INDEX diagnostics_path ON diagnostics(path);
 CREATE INDEX edges_src ON edges(src_id);
 CREATE INDEX edges_dst ON edges(dst_id);
-CREATE INDEX edges_file ON edges(file_id);
 CREATE INDEX edges_unresolved ON edges(dst_last) WHERE dst_id IS NULL;
 CREATE INDEX edges_computed ON edges(file_id) WHERE dynamic = 2;
 CREATE INDEX edges_patch ON edges(dst_id) WHERE dynamic = 3;
-CREATE INDEX lookups_file ON lookups(file_id);
 ";
 
 /// The stored state of a file, used to skip unchanged files.
@@ -519,14 +521,20 @@ impl WriteTx<'_> {
         Ok(out)
     }
 
-    /// The files whose last resolution looked up any of these keys.
+    /// The files whose last resolution looked up any of these keys (a scan of every file's
+    /// key list: only updates that change an interface ask).
     pub fn files_looking_up(&self, keys: &std::collections::HashSet<i64>) -> Result<std::collections::HashSet<i64>> {
         let mut out = std::collections::HashSet::new();
-        let mut s = self.tx.prepare_cached("SELECT file_id FROM lookups WHERE key = ?1").map_err(|e| self.err(e))?;
-        for k in keys {
-            let rows = s.query_map([k], |r| r.get::<_, i64>(0)).map_err(|e| self.err(e))?;
-            for r in rows {
-                out.insert(r.map_err(|e| self.err(e))?);
+        if keys.is_empty() {
+            return Ok(out);
+        }
+        let wanted: std::collections::HashSet<u32> = keys.iter().map(|&k| short_key(k)).collect();
+        let mut s = self.tx.prepare_cached("SELECT file_id, keys FROM lookups").map_err(|e| self.err(e))?;
+        let mut rows = s.query([]).map_err(|e| self.err(e))?;
+        while let Some(r) = rows.next().map_err(|e| self.err(e))? {
+            let blob = r.get_ref(1).map_err(|e| self.err(e))?.as_blob().unwrap_or(&[]);
+            if blob.chunks_exact(4).any(|c| wanted.contains(&u32::from_le_bytes([c[0], c[1], c[2], c[3]]))) {
+                out.insert(r.get::<_, i64>(0).map_err(|e| self.err(e))?);
             }
         }
         Ok(out)
@@ -534,14 +542,10 @@ impl WriteTx<'_> {
 
     /// Replaces what a file's resolution looked up.
     pub fn put_lookups(&self, file_id: i64, keys: &[i64]) -> Result<()> {
-        let e = |e| self.err(e);
-        if !self.fresh {
-            self.tx.prepare_cached("DELETE FROM lookups WHERE file_id = ?1").and_then(|mut s| s.execute([file_id])).map_err(e)?;
-        }
-        let mut s = self.tx.prepare_cached("INSERT OR IGNORE INTO lookups(key, file_id) VALUES (?1, ?2)").map_err(e)?;
-        for k in keys {
-            s.execute(params![k, file_id]).map_err(e)?;
-        }
+        self.tx
+            .prepare_cached("INSERT OR REPLACE INTO lookups(file_id, keys) VALUES (?1, ?2)")
+            .and_then(|mut s| s.execute(params![file_id, lookup_blob(keys)]))
+            .map_err(|e| self.err(e))?;
         Ok(())
     }
 
@@ -699,11 +703,20 @@ impl WriteTx<'_> {
             "DELETE FROM imports WHERE file_id = ?1",
             "DELETE FROM exports WHERE file_id = ?1",
             "DELETE FROM vars WHERE file_id = ?1",
-            "DELETE FROM edges WHERE file_id = ?1",
             "DELETE FROM lookups WHERE file_id = ?1",
         ] {
             self.tx.prepare_cached(sql).and_then(|mut s| s.execute([file_id])).map_err(|e| self.err(e))?;
         }
+        self.delete_edge_range(file_id)
+    }
+
+    /// Deletes the edges whose site is in `file_id` (one range of ids).
+    fn delete_edge_range(&self, file_id: i64) -> Result<()> {
+        let (lo, hi) = edge_ids(file_id);
+        self.tx
+            .prepare_cached("DELETE FROM edges WHERE id BETWEEN ?1 AND ?2")
+            .and_then(|mut s| s.execute([lo, hi]))
+            .map_err(|e| self.err(e))?;
         Ok(())
     }
 
@@ -769,15 +782,25 @@ impl WriteTx<'_> {
         if self.fresh {
             return Ok(());
         }
-        let mut s = self.tx.prepare_cached("DELETE FROM edges WHERE file_id = ?1").map_err(|e| self.err(e))?;
-        for f in files {
-            s.execute([f]).map_err(|e| self.err(e))?;
+        for &f in files {
+            self.delete_edge_range(f)?;
         }
         Ok(())
     }
 
+    /// Inserts the edges of files whose edges were deleted (or never written): each file's
+    /// edges take the ids of its range, in order (edges sorted by file are appended to the
+    /// table's B-tree, which keeps its pages full).
     pub fn insert_edges(&mut self, edges: &[EdgeRow]) -> Result<()> {
+        let mut next: std::collections::HashMap<i64, i64> = std::collections::HashMap::new();
         for edge in edges {
+            let (lo, hi) = edge_ids(edge.file);
+            let id = next.entry(edge.file).or_insert(lo);
+            if *id > hi {
+                return Err(Error::Invalid(format!("more than {} edges in one file (file id {})", hi - lo + 1, edge.file)));
+            }
+            let edge_id = *id;
+            *id += 1;
             let (dst_id, dst_name) = match &edge.dst {
                 Dst::Symbol(id) => (Some(*id), None),
                 Dst::External(q) => (Some(self.external_id(q)?), None),
@@ -785,8 +808,8 @@ impl WriteTx<'_> {
             };
             self.tx
                 .prepare_cached(
-                    "INSERT INTO edges(kind, src_id, dst_id, dst_name, file_id, line, col, evidence, dynamic, dst_last)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+                    "INSERT INTO edges(id, kind, src_id, dst_id, dst_name, file_id, line, col, evidence, dynamic, dst_last)
+                     VALUES (?11, ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
                 )
                 .and_then(|mut s| {
                     let last = dst_name.map(last_name);
@@ -800,7 +823,8 @@ impl WriteTx<'_> {
                         edge.col,
                         edge.evidence,
                         edge.dynamic,
-                        last
+                        last,
+                        edge_id
                     ])
                 })
                 .map_err(|e| self.err(e))?;
@@ -1243,6 +1267,28 @@ pub fn open_reader(path: &Path) -> Result<Connection> {
         )));
     }
     Ok(conn)
+}
+
+/// How many low bits of an edge id count edges within its file.
+pub const EDGE_ID_BITS: u32 = 20;
+
+/// The range of edge ids (inclusive) of the edges whose site is in `file_id`.
+pub fn edge_ids(file_id: i64) -> (i64, i64) {
+    let lo = file_id << EDGE_ID_BITS;
+    (lo, lo + (1 << EDGE_ID_BITS) - 1)
+}
+
+/// The stored form of a lookup key (its upper 32 bits).
+fn short_key(key: i64) -> u32 {
+    ((key as u64) >> 32) as u32
+}
+
+/// A file's lookup keys as stored: sorted, deduplicated short keys, 4 bytes each.
+fn lookup_blob(keys: &[i64]) -> Vec<u8> {
+    let mut short: Vec<u32> = keys.iter().map(|&k| short_key(k)).collect();
+    short.sort_unstable();
+    short.dedup();
+    short.iter().flat_map(|k| k.to_le_bytes()).collect()
 }
 
 /// The committed generation of an index (read side).

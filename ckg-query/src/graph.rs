@@ -7,6 +7,7 @@
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 
 use petgraph::graph::{DiGraph, NodeIndex};
+use rusqlite::OptionalExtension;
 use schemars::JsonSchema;
 use serde::Serialize;
 
@@ -309,19 +310,15 @@ impl Index {
         if line == 0 || col == 0 {
             return Err(Error::Invalid("line and column are 1-based".into()));
         }
-        let known: bool =
-            self.conn.query_row("SELECT count(*) > 0 FROM files WHERE path = ?1", [file], |r| r.get(0)).map_err(|e| self.db_err(e))?;
-        if !known {
-            return Err(Error::NotFound(file.to_string()));
-        }
+        let (lo, hi) = ckg_core::store::edge_ids(self.file_id(file)?);
         // A use: an edge whose site token covers the column.
         let mut s = self
             .conn
             .prepare_cached(&format!(
-                "{EDGE_SELECT} WHERE f.path = ?1 AND e.line = ?2 AND e.col <= ?3 AND e.dst_id IS NOT NULL ORDER BY e.col DESC"
+                "{EDGE_SELECT} WHERE e.id BETWEEN ?1 AND ?2 AND e.line = ?3 AND e.col <= ?4 AND e.dst_id IS NOT NULL ORDER BY e.col DESC"
             ))
             .map_err(|e| self.db_err(e))?;
-        let rows = s.query_map(rusqlite::params![file, line, col], row_edge).map_err(|e| self.db_err(e))?;
+        let rows = s.query_map(rusqlite::params![lo, hi, line, col], row_edge).map_err(|e| self.db_err(e))?;
         for r in rows {
             let (_, dst, edge) = r.map_err(|e| self.db_err(e))?;
             let token = ckg_core::store::last_name(&edge.dst);
@@ -353,28 +350,36 @@ impl Index {
         Ok(None)
     }
 
+    /// The id of an indexed file.
+    pub(crate) fn file_id(&self, path: &str) -> Result<i64> {
+        self.conn
+            .prepare_cached("SELECT id FROM files WHERE path = ?1")
+            .and_then(|mut s| s.query_row([path], |r| r.get(0)).optional())
+            .map_err(|e| self.db_err(e))?
+            .ok_or_else(|| Error::NotFound(path.to_string()))
+    }
+
     fn file_edges_grouped(&self, file: &str, outgoing: bool) -> Result<DepsAnswer> {
-        let known: bool =
-            self.conn.query_row("SELECT count(*) > 0 FROM files WHERE path = ?1", [file], |r| r.get(0)).map_err(|e| self.db_err(e))?;
-        if !known {
-            return Err(Error::NotFound(file.to_string()));
-        }
+        let id = self.file_id(file)?;
+        let (lo, hi) = ckg_core::store::edge_ids(id);
         let sql = if outgoing {
+            // The file's edges are one range of ids.
             "SELECT coalesce(df.path, dst.qname), dst.file_id IS NULL, e.kind, count(*)
-             FROM edges e JOIN files f ON f.id = e.file_id JOIN symbols dst ON dst.id = e.dst_id
+             FROM edges e JOIN symbols dst ON dst.id = e.dst_id
              LEFT JOIN files df ON df.id = dst.file_id
-             WHERE f.path = ?1 AND (dst.file_id IS NULL OR dst.file_id != f.id)
+             WHERE e.id BETWEEN ?2 AND ?3 AND (dst.file_id IS NULL OR dst.file_id != ?1)
              GROUP BY 1, 2, 3"
         } else {
             "SELECT f.path, 0, e.kind, count(*)
-             FROM edges e JOIN symbols dst ON dst.id = e.dst_id JOIN files df ON df.id = dst.file_id
-             JOIN files f ON f.id = e.file_id
-             WHERE df.path = ?1 AND f.id != df.id
+             FROM symbols dst JOIN edges e ON e.dst_id = dst.id JOIN files f ON f.id = e.file_id
+             WHERE dst.file_id = ?1 AND e.file_id != ?1 AND ?2 <= ?3
              GROUP BY 1, 2, 3"
         };
         let mut s = self.conn.prepare_cached(sql).map_err(|e| self.db_err(e))?;
         let rows = s
-            .query_map([file], |r| Ok((r.get::<_, String>(0)?, r.get::<_, bool>(1)?, r.get::<_, String>(2)?, r.get::<_, i64>(3)?)))
+            .query_map(rusqlite::params![id, lo, hi], |r| {
+                Ok((r.get::<_, String>(0)?, r.get::<_, bool>(1)?, r.get::<_, String>(2)?, r.get::<_, i64>(3)?))
+            })
             .map_err(|e| self.db_err(e))?;
         let mut grouped: BTreeMap<(String, bool), (u64, std::collections::BTreeSet<String>)> = BTreeMap::new();
         for r in rows {

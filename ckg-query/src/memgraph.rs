@@ -181,9 +181,7 @@ impl ReverseGraph {
             }
         };
         let mut raw = Vec::new();
-        let sql = "SELECT dst_id, src_id, kind, evidence, file_id, line, col FROM edges WHERE dst_id IS NOT NULL AND file_id IN ({})";
-        let sql = if files.is_some() { sql.to_string() } else { sql.replace(" AND file_id IN ({})", "") };
-        for_ids(ix, &sql, files, |r| {
+        let mut push = |r: &rusqlite::Row| -> rusqlite::Result<()> {
             let kind = word(r.get_ref(2)?.as_str().unwrap_or(""));
             let evidence = word(r.get_ref(3)?.as_str().unwrap_or(""));
             raw.push((
@@ -198,7 +196,24 @@ impl ReverseGraph {
                 },
             ));
             Ok(())
-        })?;
+        };
+        const COLUMNS: &str = "SELECT dst_id, src_id, kind, evidence, file_id, line, col FROM edges WHERE dst_id IS NOT NULL";
+        let err = |e| ix.db_err(e);
+        match files {
+            None => for_ids(ix, COLUMNS, None, push)?,
+            Some(files) => {
+                // A file's edges are one range of ids (see `ckg_core::store::edge_ids`).
+                let mut s = ix.conn.prepare(&format!("{COLUMNS} AND id BETWEEN ?1 AND ?2")).map_err(err)?;
+                for &f in files {
+                    ix.check_deadline()?;
+                    let (lo, hi) = ckg_core::store::edge_ids(f);
+                    let mut rows = s.query([lo, hi]).map_err(err)?;
+                    while let Some(r) = rows.next().map_err(err)? {
+                        push(r).map_err(err)?;
+                    }
+                }
+            }
+        }
         Ok(raw)
     }
 

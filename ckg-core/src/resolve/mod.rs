@@ -1005,6 +1005,7 @@ pub fn resolve(input: &ResolveInput, only: Option<&HashSet<i64>>) -> Resolution 
         edges.extend(e);
         lookups.push((f, k));
     }
-    edges.sort();
+    // By site: each file's edges are stored as one ascending range of ids.
+    edges.sort_by(|a, b| (a.file, a.line, a.col).cmp(&(b.file, b.line, b.col)).then_with(|| a.cmp(b)));
     Resolution { edges, lookups }
 }

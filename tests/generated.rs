@@ -21,7 +21,7 @@ fn check(lang: ckg_gen::Lang, seed: u64) {
         .map(|(kind, src, dst, _)| format!("{kind} {src} -> {dst}"))
         .collect();
     let mut report = BTreeMap::new();
-    for kind in ["calls", "instantiates", "imports", "inherits", "references"] {
+    for kind in ["calls", "instantiates", "imports", "inherits", "references", "writes"] {
         let t: BTreeSet<&String> = truth.iter().filter(|e| e.starts_with(&format!("{kind} "))).collect();
         let g: BTreeSet<&String> = got.iter().filter(|e| e.starts_with(&format!("{kind} "))).collect();
         let missing: Vec<&&String> = t.difference(&g).take(5).collect();

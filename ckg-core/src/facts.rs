@@ -18,16 +18,26 @@ pub enum SymbolKind {
     Interface,
     Type,
     Enum,
-    /// A variable or const holding a function, a class or an object with methods.
+    /// A module-level (or namespace-level) variable: TS/JS `let`/`var`, a Python assignment;
+    /// also a `const` object literal with methods (which are its members).
     Variable,
+    /// An instance attribute: a class field, `self.x` / `this.x`, a constructor parameter
+    /// property.
     Property,
     Lambda,
     /// A node outside the repository: a package, a member used from it, or a builtin.
     External,
+    /// A module-level TS/JS `const` (not a function or class), a Python module-level
+    /// UPPER_CASE name, a TS enum member, an `export default <expression>`.
+    Constant,
+    /// A Python class attribute (an assignment in a class body).
+    Attribute,
+    /// A TS `namespace` / `module` block.
+    Namespace,
 }
 
 impl SymbolKind {
-    pub const ALL: [SymbolKind; 11] = [
+    pub const ALL: [SymbolKind; 14] = [
         SymbolKind::Module,
         SymbolKind::Function,
         SymbolKind::Method,
@@ -39,6 +49,9 @@ impl SymbolKind {
         SymbolKind::Property,
         SymbolKind::Lambda,
         SymbolKind::External,
+        SymbolKind::Constant,
+        SymbolKind::Attribute,
+        SymbolKind::Namespace,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -54,6 +67,9 @@ impl SymbolKind {
             SymbolKind::Property => "property",
             SymbolKind::Lambda => "lambda",
             SymbolKind::External => "external",
+            SymbolKind::Constant => "constant",
+            SymbolKind::Attribute => "attribute",
+            SymbolKind::Namespace => "namespace",
         }
     }
 
@@ -69,6 +85,12 @@ impl SymbolKind {
     /// Classes and what behaves like one for member lookups (interfaces, enums).
     pub fn is_class_like(self) -> bool {
         matches!(self, SymbolKind::Class | SymbolKind::Interface | SymbolKind::Enum)
+    }
+
+    /// Symbols that hold a value: reading them is a reference, assigning them a write, and
+    /// calling through them calls what they hold.
+    pub fn is_value(self) -> bool {
+        matches!(self, SymbolKind::Variable | SymbolKind::Constant | SymbolKind::Attribute | SymbolKind::Property)
     }
 }
 
@@ -152,10 +174,13 @@ pub enum RefKind {
     /// An assignment that rebinds a member of a module, a class or an object from outside
     /// (`mod.func = fake`, `setattr(Cls, "m", f)`): monkey-patching, a completeness gap.
     Patch,
+    /// An assignment to a binding of another scope or file (`counter++` in a function,
+    /// `global x; x = 1`, `self.count += 1`): a `writes` edge.
+    Write,
 }
 
 impl RefKind {
-    pub const ALL: [RefKind; 11] = [
+    pub const ALL: [RefKind; 12] = [
         RefKind::Call,
         RefKind::New,
         RefKind::Argument,
@@ -167,6 +192,7 @@ impl RefKind {
         RefKind::Member,
         RefKind::Read,
         RefKind::Patch,
+        RefKind::Write,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -182,6 +208,7 @@ impl RefKind {
             RefKind::Member => "member",
             RefKind::Read => "read",
             RefKind::Patch => "patch",
+            RefKind::Write => "write",
         }
     }
 
@@ -386,14 +413,6 @@ pub struct ExportFact {
     pub col: u32,
 }
 
-/// A module-level variable and where its value came from (`const app = express()`).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct VarFact {
-    pub name: String,
-    pub value: Option<ValueSource>,
-    pub line: u32,
-}
-
 /// A per-file diagnostic: a problem that did not stop the run.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Diagnostic {
@@ -461,7 +480,6 @@ pub struct FileFacts {
     pub refs: Vec<RefFact>,
     pub imports: Vec<ImportFact>,
     pub exports: Vec<ExportFact>,
-    pub vars: Vec<VarFact>,
     pub diagnostics: Vec<Diagnostic>,
     /// Number of ERROR and MISSING nodes in the syntax tree.
     pub parse_errors: u32,

@@ -83,6 +83,11 @@ pub enum Capture {
     ReturnCall,
     LocalScope,
     LocalDefinition,
+    /// A destructuring pattern (`{ a, b: [c, d = 1] }`, `a, *rest`): every name it binds is a
+    /// local definition (walked in Rust: patterns nest without bound).
+    LocalPattern,
+    /// `global x` / `nonlocal x`: the name is not a local of the function that says so.
+    LocalGlobal,
     /// An attribute that is not a read (a callee, an assignment target, a decorator, the
     /// object of a longer chain).
     SkipRead,
@@ -102,6 +107,8 @@ pub enum DefKind {
     Variable,
     Property,
     Lambda,
+    Constant,
+    Namespace,
 }
 
 /// The capture vocabulary, as written in the query files.
@@ -118,6 +125,8 @@ pub const CAPTURES: &[(&str, Capture)] = {
         ("definition.variable", Capture::Definition(DefKind::Variable)),
         ("definition.property", Capture::Definition(DefKind::Property)),
         ("definition.lambda", Capture::Definition(DefKind::Lambda)),
+        ("definition.constant", Capture::Definition(DefKind::Constant)),
+        ("definition.namespace", Capture::Definition(DefKind::Namespace)),
         ("reference.call", Capture::Reference(R::Call)),
         ("reference.new", Capture::Reference(R::New)),
         ("reference.argument", Capture::Reference(R::Argument)),
@@ -129,6 +138,7 @@ pub const CAPTURES: &[(&str, Capture)] = {
         ("reference.member", Capture::Reference(R::Member)),
         ("reference.read", Capture::Reference(R::Read)),
         ("reference.patch", Capture::Reference(R::Patch)),
+        ("reference.write", Capture::Reference(R::Write)),
         ("import.statement", Capture::ImportStatement),
         ("import.require", Capture::ImportRequire),
         ("import.dynamic", Capture::ImportDynamic),
@@ -136,6 +146,8 @@ pub const CAPTURES: &[(&str, Capture)] = {
         ("return.call", Capture::ReturnCall),
         ("local.scope", Capture::LocalScope),
         ("local.definition", Capture::LocalDefinition),
+        ("local.pattern", Capture::LocalPattern),
+        ("local.global", Capture::LocalGlobal),
         ("skip.read", Capture::SkipRead),
     ]
 };

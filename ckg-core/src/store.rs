@@ -22,7 +22,7 @@ use crate::refblob;
 
 /// Bump when the schema or the meaning of stored facts changes; an index with another
 /// version is rebuilt from scratch (it is derived data).
-pub const SCHEMA_VERSION: i64 = 11;
+pub const SCHEMA_VERSION: i64 = 12;
 /// `PRAGMA application_id` of ckg databases ("ckg1").
 pub const APPLICATION_ID: i64 = 0x636b_6731;
 
@@ -86,12 +86,6 @@ CREATE TABLE exports(
     line INTEGER NOT NULL,
     col INTEGER NOT NULL
 ) STRICT;
-CREATE TABLE vars(
-    file_id INTEGER NOT NULL,
-    name TEXT NOT NULL,
-    value TEXT,
-    line INTEGER NOT NULL
-) STRICT;
 CREATE TABLE diagnostics(
     path TEXT NOT NULL,
     kind TEXT NOT NULL,
@@ -140,7 +134,6 @@ CREATE INDEX symbols_file ON symbols(file_id);
 CREATE INDEX symbols_name ON symbols(name);
 CREATE INDEX imports_file ON imports(file_id);
 CREATE INDEX exports_file ON exports(file_id);
-CREATE INDEX vars_file ON vars(file_id);
 CREATE INDEX diagnostics_path ON diagnostics(path);
 CREATE INDEX edges_src ON edges(src_id);
 CREATE INDEX edges_dst ON edges(dst_id);
@@ -687,12 +680,6 @@ impl WriteTx<'_> {
                 s.execute(params![file_id, x.name, x.target, x.specifier, x.line, x.col]).map_err(e)?;
             }
         }
-        {
-            let mut s = self.tx.prepare_cached("INSERT INTO vars(file_id, name, value, line) VALUES (?1, ?2, ?3, ?4)").map_err(e)?;
-            for v in &facts.vars {
-                s.execute(params![file_id, v.name, v.value.as_ref().map(ValueSource::encode), v.line]).map_err(e)?;
-            }
-        }
         self.put_diagnostics(&rec.path, &facts.diagnostics)?;
         Ok((file_id, ids))
     }
@@ -702,7 +689,6 @@ impl WriteTx<'_> {
             "DELETE FROM refs WHERE file_id = ?1",
             "DELETE FROM imports WHERE file_id = ?1",
             "DELETE FROM exports WHERE file_id = ?1",
-            "DELETE FROM vars WHERE file_id = ?1",
             "DELETE FROM lookups WHERE file_id = ?1",
         ] {
             self.tx.prepare_cached(sql).and_then(|mut s| s.execute([file_id])).map_err(|e| self.err(e))?;
@@ -1015,13 +1001,6 @@ pub struct ExportRow {
 }
 
 #[derive(Clone, Debug)]
-pub struct VarRow {
-    pub file: i64,
-    pub name: String,
-    pub value: Option<ValueSource>,
-}
-
-#[derive(Clone, Debug)]
 pub struct RefRow {
     pub file: i64,
     pub src: i64,
@@ -1042,7 +1021,6 @@ pub struct ResolveInput {
     pub symbols: Vec<SymbolRow>,
     pub imports: Vec<ImportRow>,
     pub exports: Vec<ExportRow>,
-    pub vars: Vec<VarRow>,
     pub refs: Vec<RefRow>,
     /// Project configuration files: (path, content).
     pub configs: Vec<(String, String)>,
@@ -1058,7 +1036,6 @@ impl ResolveInput {
         self.symbols.retain(|s| s.file.is_none_or(|f| !files.contains(&f)));
         self.imports.retain(|i| !files.contains(&i.file));
         self.exports.retain(|e| !files.contains(&e.file));
-        self.vars.retain(|v| !files.contains(&v.file));
         self.refs.retain(|r| !files.contains(&r.file));
     }
 
@@ -1069,7 +1046,6 @@ impl ResolveInput {
         self.symbols.extend(other.symbols);
         self.imports.extend(other.imports);
         self.exports.extend(other.exports);
-        self.vars.extend(other.vars);
         self.refs.extend(other.refs);
     }
 
@@ -1116,9 +1092,6 @@ impl ResolveInput {
                 line: e.line,
                 col: e.col,
             });
-        }
-        for v in facts.vars {
-            self.vars.push(VarRow { file: file_id, name: v.name, value: v.value });
         }
         for r in facts.refs {
             self.refs.push(RefRow {
@@ -1235,13 +1208,6 @@ fn load_resolve_input(conn: &Connection, refs_of: Option<&std::collections::Hash
         .collect::<rusqlite::Result<_>>()?;
     let mut s = conn.prepare("SELECT path, content FROM configs ORDER BY path")?;
     input.configs = s.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?.collect::<rusqlite::Result<_>>()?;
-    let mut s = conn.prepare("SELECT file_id, name, value FROM vars")?;
-    input.vars = s
-        .query_map([], |r| {
-            let v: Option<String> = r.get(2)?;
-            Ok(VarRow { file: r.get(0)?, name: r.get(1)?, value: v.as_deref().and_then(ValueSource::decode) })
-        })?
-        .collect::<rusqlite::Result<_>>()?;
     input.refs = load_refs(conn, refs_of)?;
     Ok(input)
 }

@@ -62,9 +62,6 @@ fn render(f: &FileFacts) -> String {
         )
         .unwrap();
     }
-    for v in &f.vars {
-        writeln!(out, "var {} = {} {}", v.name, v.value.as_ref().map(|v| v.encode()).unwrap_or_else(|| "?".into()), v.line).unwrap();
-    }
     for d in &f.diagnostics {
         writeln!(out, "diagnostic {} line={:?}", d.kind.as_str(), d.line).unwrap();
     }

@@ -23,7 +23,7 @@ pub(crate) struct Hit {
 pub const CALL_KINDS: &[&str] = &["calls", "instantiates"];
 
 /// Every edge kind of the graph.
-pub const EDGE_KINDS: &[&str] = &["calls", "exports", "implements", "imports", "inherits", "instantiates", "references"];
+pub const EDGE_KINDS: &[&str] = &["calls", "exports", "implements", "imports", "inherits", "instantiates", "references", "writes"];
 
 /// The deepest walk a query may ask for.
 pub const MAX_DEPTH: u32 = 64;

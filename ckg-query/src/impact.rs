@@ -106,6 +106,11 @@ impl Index {
         }
         let mut by_file: HashMap<String, Vec<(u32, usize, i64)>> = HashMap::new();
         let mut truncated = false;
+        // Whether an imports edge into a node carries impact on: an import of a module or a
+        // package does (its importer may use anything of it); an import of one definition
+        // makes the importing file impacted, and its uses carry impact on through their own
+        // edges, not every importer of the importing module.
+        let mut module_like: HashMap<i64, bool> = HashMap::new();
         'walk: while let Some(id) = queue.pop_front() {
             let depth = seen[&id].0;
             if depth >= opts.depth {
@@ -126,7 +131,16 @@ impl Index {
                         by_file.insert(hit.edge.file.clone(), vec![(depth + 1, idx, id)]);
                     }
                 }
-                if let std::collections::hash_map::Entry::Vacant(v) = seen.entry(hit.id) {
+                let propagates = hit.edge.kind != "imports"
+                    || match module_like.get(&id) {
+                        Some(&m) => m,
+                        None => {
+                            let m = self.is_module_like(id)?;
+                            module_like.insert(id, m);
+                            m
+                        }
+                    };
+                if let (true, std::collections::hash_map::Entry::Vacant(v)) = (propagates, seen.entry(hit.id)) {
                     v.insert((depth + 1, Some(idx), Some(id)));
                     queue.push_back(hit.id);
                 }
@@ -193,6 +207,14 @@ impl Index {
             truncated,
             next_page_token: None,
         })
+    }
+
+    /// Whether a node is a module or an external node (an import of it carries impact on).
+    fn is_module_like(&self, id: i64) -> Result<bool> {
+        self.conn
+            .prepare_cached("SELECT kind IN ('module', 'external') FROM symbols WHERE id = ?1")
+            .and_then(|mut s| s.query_row([id], |r| r.get::<_, bool>(0)))
+            .map_err(|e| self.db_err(e))
     }
 
     /// Sites (written name, file, line) selected by a query with at most one parameter.

@@ -5,10 +5,10 @@
 (class_definition name: (identifier) @name) @definition.class
 (function_definition name: (identifier) @name) @definition.function
 (lambda) @definition.lambda
-; Attributes: `self.x = ...` in methods, annotated fields in class bodies (`repo: Repo`).
+; Attributes: `self.x = ...` in methods. (Class-body assignments and module-level names are
+; value symbols made from the local definitions of the class and module scopes.)
 ((assignment left: (attribute object: (identifier) @_self attribute: (identifier) @name)) @definition.property
   (#eq? @_self "self"))
-(class_definition body: (block (expression_statement (assignment left: (identifier) @name type: (type)) @definition.property)))
 
 ; ---- references --------------------------------------------------------------
 (call function: (_) @name) @reference.call
@@ -20,11 +20,29 @@
 (decorator [(identifier) (attribute)] @name @reference.decorator)
 ; Attribute reads run property getters (`rect.area`); extraction keeps the outermost ones.
 (attribute) @name @reference.read
-(attribute object: (attribute) @skip.read)
-(call function: (attribute) @skip.read)
-(assignment left: (attribute) @skip.read)
-(augmented_assignment left: (attribute) @skip.read)
-(decorator (attribute) @skip.read)
+; Reads of names: extraction keeps the ones bound outside the function (module values,
+; imports, class attributes in the class body).
+(identifier) @name @reference.read
+(attribute object: (_) @skip.read)
+(attribute attribute: (identifier) @skip.read)
+(call function: (_) @skip.read)
+(assignment left: (_) @skip.read)
+(augmented_assignment left: (_) @skip.read)
+(decorator (_) @skip.read)
+(keyword_argument name: (identifier) @skip.read)
+(dotted_name (identifier) @skip.read)
+(aliased_import alias: (identifier) @skip.read)
+(global_statement (identifier) @skip.read)
+(nonlocal_statement (identifier) @skip.read)
+(type (identifier) @skip.read)
+(type (attribute) @skip.read)
+(type (subscript value: (_) @skip.read))
+(type (generic_type (identifier) @skip.read))
+; Writes: compound assignments, `self.x = ...` after the defining one, names declared
+; `global` and assigned (extraction keeps those that reach outside the function).
+(augmented_assignment left: [(identifier) (attribute)] @name @reference.write)
+((assignment left: (attribute object: (identifier) @_s) @name @reference.write) (#eq? @_s "self"))
+(assignment left: (identifier) @name @reference.write)
 ; Monkey-patching: rebinding a member from outside (`mod.func = fake`, `setattr(C, "m", f)`);
 ; resolution keeps the ones that rebind a function, method or class.
 (assignment left: (attribute object: (_) @_obj) @name @reference.patch (#not-eq? @_obj "self"))

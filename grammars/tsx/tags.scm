@@ -1,3 +1,4 @@
 ; TSX / JSX additions to ../typescript/tags.scm (only valid for the TSX grammar).
 (jsx_opening_element name: [(identifier) (member_expression)] @name) @reference.jsx
 (jsx_self_closing_element name: [(identifier) (member_expression)] @name) @reference.jsx
+(jsx_closing_element name: (_) @skip.read)

@@ -15,13 +15,13 @@
 (catch_clause) @local.scope
 
 (variable_declarator name: (identifier) @local.definition)
-(variable_declarator name: (object_pattern (shorthand_property_identifier_pattern) @local.definition))
-(variable_declarator name: (object_pattern (pair_pattern value: (identifier) @local.definition)))
-(variable_declarator name: (array_pattern (identifier) @local.definition))
+(variable_declarator name: [(object_pattern) (array_pattern)] @local.pattern)
 (required_parameter pattern: (identifier) @local.definition)
 (optional_parameter pattern: (identifier) @local.definition)
-(required_parameter pattern: (object_pattern (shorthand_property_identifier_pattern) @local.definition))
-(required_parameter pattern: (rest_pattern (identifier) @local.definition))
+(required_parameter pattern: [(object_pattern) (array_pattern) (rest_pattern)] @local.pattern)
+(optional_parameter pattern: [(object_pattern) (array_pattern)] @local.pattern)
+(for_in_statement left: [(object_pattern) (array_pattern)] @local.pattern)
+(function_expression name: (identifier) @local.definition)
 (arrow_function parameter: (identifier) @local.definition)
 (catch_clause parameter: (identifier) @local.definition)
 (for_in_statement left: (identifier) @local.definition)

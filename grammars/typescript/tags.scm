@@ -20,6 +20,17 @@
 (variable_declarator name: (identifier) @name value: (object [(method_definition) (pair value: [(arrow_function) (function_expression)])])) @definition.variable
 (pair key: (property_identifier) @name value: [(arrow_function) (function_expression)]) @definition.method
 (export_statement value: [(arrow_function) (function_expression) (class)] @definition.function)
+; `export default <expression>` (not a function, class or name): the value `#default`.
+(export_statement value: [(object) (array) (call_expression) (new_expression) (member_expression) (string) (number)
+  (template_string) (binary_expression) (ternary_expression) (parenthesized_expression) (as_expression)
+  (satisfies_expression) (await_expression)] @definition.constant)
+; Enum members and namespaces.
+(enum_body (property_identifier) @name @definition.constant)
+(enum_assignment name: (property_identifier) @name) @definition.constant
+(internal_module name: [(identifier) (nested_identifier)] @name) @definition.namespace
+(module name: [(identifier) (nested_identifier)] @name) @definition.namespace
+; `this.x = ...` in a method: a property of the class (where no field declares it).
+((assignment_expression left: (member_expression object: (this) property: (property_identifier) @name)) @definition.property)
 
 ; ---- references --------------------------------------------------------------
 (call_expression function: (_) @name) @reference.call
@@ -39,6 +50,33 @@
 (extends_type_clause type: (generic_type name: (_) @name @reference.inherits))
 ; Enum members (`Color.Red`): the object of a member access that is not a call.
 (member_expression object: (identifier) @name @reference.member)
+; Reads of values: every outermost name or member chain in an expression that nothing else
+; claims (extraction keeps the ones bound outside the function: module values, imports).
+(identifier) @name @reference.read
+(member_expression) @name @reference.read
+(member_expression object: (_) @skip.read)
+(call_expression function: (_) @skip.read)
+(new_expression constructor: (_) @skip.read)
+(assignment_expression left: (_) @skip.read)
+(augmented_assignment_expression left: (_) @skip.read)
+(update_expression argument: (_) @skip.read)
+(import_clause (identifier) @skip.read)
+(import_specifier name: (_) @skip.read)
+(import_specifier alias: (_) @skip.read)
+(namespace_import (identifier) @skip.read)
+(export_specifier name: (_) @skip.read)
+(export_specifier alias: (_) @skip.read)
+(decorator (_) @skip.read)
+(nested_type_identifier (identifier) @skip.read)
+(type_query (_) @skip.read)
+(nested_identifier (identifier) @skip.read)
+(internal_module name: (_) @skip.read)
+(module name: (_) @skip.read)
+; Writes: assignments, compound assignments, `++`/`--` (extraction keeps those that reach
+; outside the function).
+(assignment_expression left: [(identifier) (member_expression)] @name @reference.write)
+(augmented_assignment_expression left: [(identifier) (member_expression)] @name @reference.write)
+(update_expression argument: [(identifier) (member_expression)] @name @reference.write)
 (type_identifier) @name @reference.type
 (nested_type_identifier) @name @reference.type
 

@@ -104,6 +104,13 @@ pub fn resolved_edges(db: &Path) -> Vec<(String, String, String, String)> {
         .collect()
 }
 
+/// Every symbol's kind, by qname.
+pub fn symbol_kinds(db: &Path) -> std::collections::HashMap<String, String> {
+    let conn = rusqlite::Connection::open(db).unwrap();
+    let mut s = conn.prepare("SELECT qname, kind FROM symbols").unwrap();
+    s.query_map([], |r| Ok((r.get(0)?, r.get(1)?))).unwrap().map(Result::unwrap).collect()
+}
+
 /// Edge lines of an export, as `kind src -> dst [evidence]`.
 pub fn edges(export: &str) -> Vec<String> {
     export

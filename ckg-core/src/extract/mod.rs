@@ -22,9 +22,7 @@ use std::collections::HashMap;
 
 use tree_sitter::{Node, Parser, QueryCursor, StreamingIterator, Tree};
 
-use crate::facts::{
-    Diagnostic, DiagnosticKind, FileFacts, LocalBinding, ParamUse, RefFact, RefKind, SymbolFact, SymbolKind, ValueSource, VarFact,
-};
+use crate::facts::{Diagnostic, DiagnosticKind, FileFacts, LocalBinding, ParamUse, RefFact, RefKind, SymbolFact, SymbolKind, ValueSource};
 use crate::lang::{Capture, DefKind, Grammar, Lang, LanguageConfig};
 
 /// Scope chains longer than this are not searched for local names (pathological nesting);
@@ -75,7 +73,7 @@ impl Extractor {
         }
         let Some(tree) = self.parse(lang, src) else {
             facts.diagnostics.push(Diagnostic { kind: DiagnosticKind::Timeout, message: "parser gave up on this file".into(), line: None });
-            facts.symbols.push(module_symbol(module, &facts));
+            facts.symbols.push(module_symbol(lang, module, &facts));
             return facts;
         };
         let root = tree.root_node();
@@ -95,10 +93,21 @@ impl Extractor {
     }
 }
 
-fn module_symbol(module: &str, facts: &FileFacts) -> SymbolFact {
+/// A module's own name: `mod` for `pkg.mod`, `app` for `src/app.ts` (`index` for
+/// `src/index.d.ts`).
+fn module_name(lang: Lang, module: &str) -> &str {
+    if lang.is_script() {
+        let file = module.rsplit('/').next().unwrap_or(module);
+        file.split('.').next().filter(|s| !s.is_empty()).unwrap_or(file)
+    } else {
+        module.rsplit('.').next().unwrap_or(module)
+    }
+}
+
+fn module_symbol(lang: Lang, module: &str, facts: &FileFacts) -> SymbolFact {
     SymbolFact {
         qname: module.to_string(),
-        name: module.rsplit(['.', '/']).next().unwrap_or(module).to_string(),
+        name: module_name(lang, module).to_string(),
         kind: SymbolKind::Module,
         parent: None,
         line: 1,
@@ -168,6 +177,8 @@ struct Captures<'t> {
     skip_read: std::collections::HashSet<usize>,
     scopes: Vec<Node<'t>>,
     local_defs: Vec<Node<'t>>,
+    /// `global x` / `nonlocal x` names.
+    globals: Vec<Node<'t>>,
     imports: Vec<(Capture, Node<'t>)>,
     exports: Vec<Node<'t>>,
     /// Returned calls: (the return statement, the callee).
@@ -180,6 +191,7 @@ fn collect<'t>(cursor: &mut QueryCursor, config: &LanguageConfig, root: Node<'t>
         refs: Vec::new(),
         scopes: Vec::new(),
         local_defs: Vec::new(),
+        globals: Vec::new(),
         imports: Vec::new(),
         exports: Vec::new(),
         returns: Vec::new(),
@@ -222,6 +234,8 @@ fn collect<'t>(cursor: &mut QueryCursor, config: &LanguageConfig, root: Node<'t>
                 out.skip_read.insert(node.id());
             }
             Capture::LocalDefinition => out.local_defs.push(node),
+            Capture::LocalPattern => pattern_bindings(node, &mut out.local_defs),
+            Capture::LocalGlobal => out.globals.push(node),
             Capture::ImportStatement | Capture::ImportRequire | Capture::ImportDynamic => out.imports.push((role, node)),
             Capture::ExportStatement => out.exports.push(node),
             Capture::ReturnCall => {
@@ -233,6 +247,29 @@ fn collect<'t>(cursor: &mut QueryCursor, config: &LanguageConfig, root: Node<'t>
         }
     }
     out
+}
+
+/// The names a destructuring pattern binds, in source order (an explicit stack: patterns
+/// nest without bound). TS: `{ a, b: c, d = 1, ...e }`, `[x, , y = 2, ...z]`; Python:
+/// `a, (b, c), *rest`.
+fn pattern_bindings<'t>(pattern: Node<'t>, out: &mut Vec<Node<'t>>) {
+    let mut stack = vec![pattern];
+    let mut found = Vec::new();
+    while let Some(n) = stack.pop() {
+        match n.kind() {
+            "identifier" | "shorthand_property_identifier_pattern" => found.push(n),
+            "pair_pattern" => stack.extend(n.child_by_field_name("value")),
+            "assignment_pattern" | "object_assignment_pattern" => stack.extend(n.child_by_field_name("left")),
+            "object_pattern" | "array_pattern" | "rest_pattern" | "pattern_list" | "tuple_pattern" | "list_pattern"
+            | "list_splat_pattern" => {
+                let mut c = n.walk();
+                stack.extend(n.named_children(&mut c));
+            }
+            _ => {}
+        }
+    }
+    found.sort_by_key(|n| n.start_byte());
+    out.extend(found);
 }
 
 fn def_priority(kind: DefKind) -> u8 {
@@ -317,6 +354,23 @@ impl Nesting {
         let i = inner?;
         if self.intervals[i].scope { Some(i) } else { self.intervals[i].scope_above }
     }
+}
+
+/// A binding that is a value symbol: a module-level name, a Python class-body name, a TS
+/// namespace member.
+struct ValueBinding<'t> {
+    node: Node<'t>,
+    name: String,
+    value: Option<ValueSource>,
+    /// The symbol the value belongs to (0: the module).
+    container: u32,
+    /// The scope the binding is in (`None` at module level).
+    scope: Option<usize>,
+}
+
+/// Python's convention for constants: `TIMEOUT`, `MAX_RETRIES`, `V2`.
+fn is_constant_name(name: &str) -> bool {
+    name.chars().any(|c| c.is_ascii_alphabetic()) && name.chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
 }
 
 /// What a name is bound to inside one scope of the file.
@@ -525,15 +579,18 @@ fn build(lang: Lang, module: &str, src: &[u8], caps: Captures, facts: &mut FileF
     for (node, _) in &caps.returns {
         points.push((node.start_byte(), 0, None));
     }
+    for node in &caps.globals {
+        points.push((node.start_byte(), 0, None));
+    }
     let nesting = Nesting::build(intervals, &mut points);
     let iv = &nesting.intervals;
-    let ref_points = &points[..caps.refs.len()];
-    let local_points = &points[caps.refs.len()..caps.refs.len() + caps.local_defs.len()];
-    let import_points = &points[caps.refs.len() + caps.local_defs.len()..caps.refs.len() + caps.local_defs.len() + caps.imports.len()];
-    let return_points = &points[caps.refs.len() + caps.local_defs.len() + caps.imports.len()..];
+    let (ref_points, rest) = points.split_at(caps.refs.len());
+    let (local_points, rest) = rest.split_at(caps.local_defs.len());
+    let (import_points, rest) = rest.split_at(caps.imports.len());
+    let (return_points, global_points) = rest.split_at(caps.returns.len());
 
     // --- symbols, in source order so parents come first -----------------------------------
-    facts.symbols.push(module_symbol(module, facts));
+    facts.symbols.push(module_symbol(lang, module, facts));
     let sep = if lang.is_script() { '#' } else { '.' };
     let mut sym_of_def: Vec<u32> = vec![0; caps.defs.len()];
     let mut qindex: HashMap<String, u32> = HashMap::new();
@@ -550,7 +607,8 @@ fn build(lang: Lang, module: &str, src: &[u8], caps: Captures, facts: &mut FileF
         let mut parent = iv[i].def_above.and_then(|p| sym_of_interval.get(&p).copied()).unwrap_or(0);
         // A constructor parameter property (`constructor(private svc: S)`) and a Python
         // `self.x = ...` attribute belong to the class, not to the method.
-        if node.kind() == "required_parameter" || (node.kind() == "assignment" && facts.symbols[parent as usize].kind != SymbolKind::Class)
+        if node.kind() == "required_parameter"
+            || (matches!(node.kind(), "assignment" | "assignment_expression") && facts.symbols[parent as usize].kind != SymbolKind::Class)
         {
             parent = facts.symbols[parent as usize].parent.unwrap_or(parent);
         }
@@ -568,6 +626,11 @@ fn build(lang: Lang, module: &str, src: &[u8], caps: Captures, facts: &mut FileF
             }
             (_, None) => "default".to_string(),
         };
+        // An object literal with methods is a constant or a variable by its declaration.
+        let kind = match kind {
+            DefKind::Variable if lang.is_script() && typescript::declared_const(node) => DefKind::Constant,
+            k => k,
+        };
         let kind = match kind {
             DefKind::Function if is_py && parent_kind == SymbolKind::Class => SymbolKind::Method,
             DefKind::Function => SymbolKind::Function,
@@ -579,6 +642,8 @@ fn build(lang: Lang, module: &str, src: &[u8], caps: Captures, facts: &mut FileF
             DefKind::Variable => SymbolKind::Variable,
             DefKind::Property => SymbolKind::Property,
             DefKind::Lambda => SymbolKind::Lambda,
+            DefKind::Constant => SymbolKind::Constant,
+            DefKind::Namespace => SymbolKind::Namespace,
         };
         let parent_q = &facts.symbols[parent as usize].qname;
         let qname = if parent == 0 { format!("{parent_q}{sep}{name}") } else { format!("{parent_q}.{name}") };
@@ -612,14 +677,17 @@ fn build(lang: Lang, module: &str, src: &[u8], caps: Captures, facts: &mut FileF
     }
     // A field initialiser runs in the class body: its references belong to the class, not to
     // the property (a property holding an arrow function is a method and keeps its own).
-    let symbols = &facts.symbols;
+    let kinds: Vec<SymbolKind> = facts.symbols.iter().map(|s| s.kind).collect();
     let sym_at = |inner: Option<usize>| -> u32 {
         let Some(i) = nesting.def_of(inner) else { return 0 };
         let s = sym_of_interval.get(&i).copied().unwrap_or(0);
-        match symbols[s as usize].kind {
+        match kinds[s as usize] {
             // The code around a property definition runs in the enclosing definition: the
-            // class body for a field, the method for `self.x = ...`.
-            SymbolKind::Property => iv[i].def_above.and_then(|p| sym_of_interval.get(&p).copied()).unwrap_or(0),
+            // class body for a field, the method for `self.x = ...`; an enum member's or a
+            // default export's initialiser runs in the enum or the module.
+            SymbolKind::Property | SymbolKind::Constant | SymbolKind::Attribute => {
+                iv[i].def_above.and_then(|p| sym_of_interval.get(&p).copied()).unwrap_or(0)
+            }
             _ => s,
         }
     };
@@ -636,42 +704,118 @@ fn build(lang: Lang, module: &str, src: &[u8], caps: Captures, facts: &mut FileF
         };
         def_by_node.get(&right.id()).copied()
     };
+    // Names declared `global` / `nonlocal` in a scope are not its locals.
+    let globals: std::collections::HashSet<(usize, String)> = caps
+        .globals
+        .iter()
+        .zip(global_points)
+        .filter_map(|(n, p)| nesting.scope_of(p.2).map(|s| (s, text(*n, src).into_owned())))
+        .collect();
+    // Bindings that are value symbols: module level, a Python class body, a TS namespace body.
+    let mut value_bindings: Vec<ValueBinding> = Vec::new();
     // Whether each `def` with parameters is a `@staticmethod` (one parent lookup per `def`).
     let mut static_def: HashMap<u32, bool> = HashMap::new();
     for (node, point) in caps.local_defs.iter().zip(local_points) {
         let name = text(*node, src).into_owned();
         let def = assigned_def(*node);
-        match nesting.scope_of(point.2) {
-            Some(scope) => {
-                // A parameter: its scope is the `def` it belongs to.
-                let func_node = iv[scope].def.map(|d| caps.defs[d].1).filter(|f| is_py && f.kind() == "function_definition");
-                let param = func_node.and_then(|f| python::parameter_of(f, *node).map(|(index, splat)| (f, index, splat)));
-                let local = match (def, param) {
-                    (Some(sym), _) => Local::Def(sym),
-                    (None, Some((func_node, index, splat))) if def_by_node.contains_key(&func_node.id()) => {
-                        let func = def_by_node[&func_node.id()];
-                        // `self` / `cls` of a method is not passed by the call.
-                        let bound = facts.symbols[func as usize].kind == SymbolKind::Method
-                            && !*static_def.entry(func).or_insert_with(|| python::is_static(func_node, src));
-                        let index = match (index, bound) {
-                            (Some(0), true) => None,
-                            (Some(i), true) => Some(i - 1),
-                            (i, false) => i,
-                            (None, true) => None,
-                        };
-                        Local::Param { func, index, splat, value: value_source(lang, *node, src) }
-                    }
-                    (None, _) => Local::Var(value_source(lang, *node, src)),
+        let scope = nesting.scope_of(point.2);
+        let container = match scope {
+            None => Some(0),
+            Some(sc) if is_py && iv[sc].class_like => iv[sc].def.map(|d| sym_of_def[d]),
+            Some(_) if lang.is_script() => typescript::namespace_of(*node).and_then(|ns| def_by_node.get(&ns.id()).copied()),
+            _ => None,
+        };
+        // `const fs = require('fs')` binds an import, not a value.
+        // (Nor is a parameter of a function type written at module level.)
+        let container =
+            container.filter(|_| !(lang.is_script() && (typescript::bound_by_require(*node, src) || typescript::is_parameter(*node))));
+        if let Some(container) = container {
+            let value = match def {
+                Some(sym) => Some(ValueSource::Def(facts.symbols[sym as usize].qname.clone())),
+                None => value_source(lang, *node, src),
+            };
+            value_bindings.push(ValueBinding { node: *node, name: name.clone(), value, container, scope });
+        }
+        let Some(scope) = scope else { continue };
+        if globals.contains(&(scope, name.clone())) {
+            continue;
+        }
+        // A parameter: its scope is the `def` it belongs to.
+        let func_node = iv[scope].def.map(|d| caps.defs[d].1).filter(|f| is_py && f.kind() == "function_definition");
+        let param = func_node.and_then(|f| python::parameter_of(f, *node).map(|(index, splat)| (f, index, splat)));
+        let local = match (def, param) {
+            (Some(sym), _) => Local::Def(sym),
+            (None, Some((func_node, index, splat))) if def_by_node.contains_key(&func_node.id()) => {
+                let func = def_by_node[&func_node.id()];
+                // `self` / `cls` of a method is not passed by the call.
+                let bound = facts.symbols[func as usize].kind == SymbolKind::Method
+                    && !*static_def.entry(func).or_insert_with(|| python::is_static(func_node, src));
+                let index = match (index, bound) {
+                    (Some(0), true) => None,
+                    (Some(i), true) => Some(i - 1),
+                    (i, false) => i,
+                    (None, true) => None,
                 };
-                locals.entry((scope, name)).or_default().push((node.start_byte(), local));
+                Local::Param { func, index, splat, value: value_source(lang, *node, src) }
             }
+            (None, _) => Local::Var(value_source(lang, *node, src)),
+        };
+        locals.entry((scope, name)).or_default().push((node.start_byte(), local));
+    }
+    // Value symbols, in source order; the last assignment gives the value (what code that
+    // runs later sees). A name that is already a definition (a function, a class) stays one.
+    let module_q = facts.symbols[0].qname.clone();
+    let mut module_values: std::collections::HashSet<String> = std::collections::HashSet::new();
+    for b in &value_bindings {
+        let parent_q = &facts.symbols[b.container as usize].qname;
+        let qname = if b.container == 0 { format!("{module_q}{sep}{}", b.name) } else { format!("{parent_q}.{}", b.name) };
+        let sym = match qindex.get(&qname) {
+            Some(&existing) if facts.symbols[existing as usize].kind.is_value() => {
+                facts.symbols[existing as usize].ty = b.value.clone();
+                existing
+            }
+            Some(_) => continue,
             None => {
-                let (line, _) = position(*node);
-                let value = match def {
-                    Some(sym) => Some(ValueSource::Alias(facts.symbols[sym as usize].name.clone())),
-                    None => value_source(lang, *node, src),
+                let kind = if b.container != 0 && is_py {
+                    SymbolKind::Attribute
+                } else if lang.is_script() {
+                    if typescript::declared_const(b.node) { SymbolKind::Constant } else { SymbolKind::Variable }
+                } else if is_constant_name(&b.name) {
+                    SymbolKind::Constant
+                } else {
+                    SymbolKind::Variable
                 };
-                facts.vars.push(VarFact { name, value, line });
+                let exported =
+                    b.container == 0 && if lang.is_script() { typescript::binding_exported(b.node) } else { !b.name.starts_with('_') };
+                let (line, col) = position(b.node);
+                let idx = facts.symbols.len() as u32;
+                facts.symbols.push(SymbolFact {
+                    qname: qname.clone(),
+                    name: b.name.clone(),
+                    kind,
+                    parent: Some(b.container),
+                    line,
+                    col,
+                    end_line: b.node.end_position().row as u32 + 1,
+                    exported,
+                    bases: Vec::new(),
+                    ty: b.value.clone(),
+                    decorators: Vec::new(),
+                    param_uses: Vec::new(),
+                });
+                qindex.insert(qname, idx);
+                idx
+            }
+        };
+        if b.container == 0 {
+            module_values.insert(b.name.clone());
+        }
+        // In a class or namespace body, the name stands for the symbol.
+        if let (Some(scope), true) = (b.scope, b.container != 0) {
+            if let Some(bindings) = locals.get_mut(&(scope, b.name.clone())) {
+                for (_, l) in bindings.iter_mut() {
+                    *l = Local::Def(sym);
+                }
             }
         }
     }
@@ -714,18 +858,13 @@ fn build(lang: Lang, module: &str, src: &[u8], caps: Captures, facts: &mut FileF
             locals.insert((scope, sym.name.clone()), vec![(0, Local::Def(sym_of_def[d]))]);
         }
     }
-    // Module-level names that are definitions are symbols, not variables.
-    let top_names: std::collections::HashSet<&str> =
-        facts.symbols.iter().filter(|s| s.parent == Some(0)).map(|s| s.name.as_str()).collect();
-    facts.vars.retain(|v| !top_names.contains(v.name.as_str()));
-    // Module variables: the last assignment is what functions see when they run.
-    facts.vars.sort_by(|a, b| a.name.cmp(&b.name).then(b.line.cmp(&a.line)));
-    facts.vars.dedup_by(|b, a| a.name == b.name);
 
     // --- references ----------------------------------------------------------------------
     let mut param_uses: Vec<(u32, ParamUse)> = Vec::new();
     let claimed: std::collections::HashSet<usize> =
-        caps.refs.iter().filter(|(k, _, _)| *k != RefKind::Type).map(|(_, n, _)| n.id()).collect();
+        caps.refs.iter().filter(|(k, _, _)| !matches!(k, RefKind::Type | RefKind::Read)).map(|(_, n, _)| n.id()).collect();
+    // Binding sites are not reads.
+    let binding_nodes: std::collections::HashSet<usize> = caps.local_defs.iter().chain(&caps.globals).map(|n| n.id()).collect();
     for ((kind, name_node, role_node), point) in caps.refs.iter().zip(ref_points) {
         let (kind, name_node, role_node) = (*kind, *name_node, *role_node);
         if kind == RefKind::Type
@@ -740,8 +879,14 @@ fn build(lang: Lang, module: &str, src: &[u8], caps: Captures, facts: &mut FileF
         if kind == RefKind::Jsx && name_node.kind() == "identifier" && text(name_node, src).starts_with(|c: char| c.is_ascii_lowercase()) {
             continue; // intrinsic elements: <div>
         }
-        if kind == RefKind::Read && caps.skip_read.contains(&name_node.id()) {
-            // Only outermost reads that are not calls, assignment targets or decorators.
+        if kind == RefKind::Read
+            && (caps.skip_read.contains(&name_node.id())
+                || claimed.contains(&name_node.id())
+                || binding_nodes.contains(&name_node.id())
+                || name_nodes.contains(&name_node.id()))
+        {
+            // Only outermost reads that are not calls, assignment targets, decorators, binding
+            // sites or sites another reference already names.
             continue;
         }
         if kind == RefKind::Member {
@@ -873,6 +1018,33 @@ fn build(lang: Lang, module: &str, src: &[u8], caps: Captures, facts: &mut FileF
             None if path.is_empty() => LocalBinding::Free,
             None => bind(lang, &path, point.0, point.2, src_sym, &nesting, &locals, facts),
         };
+        // Reads and writes matter when they reach outside the function: a module value, an
+        // import, a class attribute, a member of something known. Locals are answered from
+        // the file itself (`def`), not stored.
+        if matches!(kind, RefKind::Read | RefKind::Write) {
+            let keep = match (&binding, path.contains('.')) {
+                _ if path.is_empty() => false,
+                (LocalBinding::Free, false) => {
+                    // Re-assigning the module's own value at module level defines it.
+                    !(kind == RefKind::Write && src_sym == 0 && module_values.contains(&path))
+                }
+                (LocalBinding::Def(_), false) => kind == RefKind::Read,
+                (_, false) => false,
+                (LocalBinding::Var(None), true) => false,
+                (LocalBinding::SelfOf(class), true) if kind == RefKind::Write => {
+                    // The assignment that defines `self.x` is not a write of it.
+                    let attr = path.split_once('.').map(|(_, a)| a).unwrap_or("");
+                    let (line, col) = position(anchor);
+                    !qindex
+                        .get(&format!("{class}.{attr}"))
+                        .is_some_and(|&i| facts.symbols[i as usize].line == line && facts.symbols[i as usize].col == col)
+                }
+                (_, true) => true,
+            };
+            if !keep {
+                continue;
+            }
+        }
         // `self.on_click()` where `__init__` did `self.on_click = on_click`.
         if let (true, RefKind::Call, LocalBinding::SelfOf(class)) = (is_py, kind, &binding) {
             if let Some(attr) = path.strip_prefix("self.").filter(|a| !a.contains('.')) {
@@ -1180,7 +1352,22 @@ mod tests {
             "class A:\n    def m(self):\n        def inner():\n            pass\n        inner()\n\nf = lambda: 0\ng = lambda: 1\n",
         );
         let q: Vec<&str> = f.symbols.iter().map(|s| s.qname.as_str()).collect();
-        assert_eq!(q, ["pkg.mod", "pkg.mod.A", "pkg.mod.A.m", "pkg.mod.A.m.inner", "pkg.mod.<lambda1>", "pkg.mod.<lambda2>"]);
+        assert_eq!(
+            q,
+            [
+                "pkg.mod",
+                "pkg.mod.A",
+                "pkg.mod.A.m",
+                "pkg.mod.A.m.inner",
+                "pkg.mod.<lambda1>",
+                "pkg.mod.<lambda2>",
+                "pkg.mod.f",
+                "pkg.mod.g"
+            ]
+        );
+        // `f = lambda: 0` is a module value holding the lambda.
+        assert_eq!(f.symbols[6].kind, SymbolKind::Variable);
+        assert_eq!(f.symbols[6].ty, Some(ValueSource::Def("pkg.mod.<lambda1>".into())));
         assert_eq!(f.symbols[2].kind, SymbolKind::Method);
         let call = f.refs.iter().find(|r| r.path == "inner").unwrap();
         assert_eq!(call.binding, LocalBinding::Def("pkg.mod.A.m.inner".into()));
@@ -1201,7 +1388,7 @@ mod tests {
         let depth = 20_000;
         let src = format!("x = {}1{}\n", "(".repeat(depth), ")".repeat(depth));
         let f = facts(Lang::Python, "deep", &src);
-        assert_eq!(f.symbols.len(), 1);
+        assert_eq!(f.symbols.len(), 2, "the module and the value x");
         let src = format!("const x = {}1{};\nfoo();\n", "[".repeat(depth), "]".repeat(depth));
         let f = facts(Lang::TypeScript, "deep.ts", &src);
         assert!(f.refs.iter().any(|r| r.path == "foo"));

@@ -8,18 +8,12 @@ use crate::facts::{ExportFact, FileFacts, ImportFact, ImportKind, ValueSource};
 
 /// Turns an `import` / `from … import …` statement into one fact per bound name.
 pub(super) fn imports(node: Node, src: &[u8], scope: u32, out: &mut Vec<ImportFact>) {
-    let (line, col) = position(node);
     let (type_only, alternative) = import_context(node, src);
-    let fact = |kind, specifier: String, imported: Option<String>, local: Option<String>| ImportFact {
-        kind,
-        specifier,
-        imported,
-        local,
-        scope,
-        type_only,
-        alternative,
-        line,
-        col,
+    // Each binding sits where its name is written (`x` in `from m import x as y`), so `def`
+    // on an imported name finds it; statement-wide facts sit at the statement.
+    let fact = |kind, specifier: String, imported: Option<String>, local: Option<String>, at: Node| {
+        let (line, col) = position(at);
+        ImportFact { kind, specifier, imported, local, scope, type_only, alternative, line, col }
     };
     let mut cursor = node.walk();
     match node.kind() {
@@ -30,13 +24,13 @@ pub(super) fn imports(node: Node, src: &[u8], scope: u32, out: &mut Vec<ImportFa
                     "dotted_name" => {
                         let spec = text(name, src).into_owned();
                         let local = spec.split('.').next().unwrap_or(&spec).to_string();
-                        out.push(fact(ImportKind::Namespace, spec, None, Some(local)));
+                        out.push(fact(ImportKind::Namespace, spec, None, Some(local), name));
                     }
                     "aliased_import" => {
                         let (Some(n), Some(a)) = (name.child_by_field_name("name"), name.child_by_field_name("alias")) else {
                             continue;
                         };
-                        out.push(fact(ImportKind::Namespace, text(n, src).into_owned(), None, Some(text(a, src).into_owned())));
+                        out.push(fact(ImportKind::Namespace, text(n, src).into_owned(), None, Some(text(a, src).into_owned()), n));
                     }
                     _ => {}
                 }
@@ -51,22 +45,28 @@ pub(super) fn imports(node: Node, src: &[u8], scope: u32, out: &mut Vec<ImportFa
                 match name.kind() {
                     "dotted_name" => {
                         let n = text(name, src).into_owned();
-                        out.push(fact(ImportKind::Named, spec.clone(), Some(n.clone()), Some(n)));
+                        out.push(fact(ImportKind::Named, spec.clone(), Some(n.clone()), Some(n), name));
                     }
                     "aliased_import" => {
                         let (Some(n), Some(a)) = (name.child_by_field_name("name"), name.child_by_field_name("alias")) else {
                             continue;
                         };
-                        out.push(fact(ImportKind::Named, spec.clone(), Some(text(n, src).into_owned()), Some(text(a, src).into_owned())));
+                        out.push(fact(
+                            ImportKind::Named,
+                            spec.clone(),
+                            Some(text(n, src).into_owned()),
+                            Some(text(a, src).into_owned()),
+                            n,
+                        ));
                     }
                     _ => {}
                 }
             }
             let mut c2 = node.walk();
             if node.named_children(&mut c2).any(|c| c.kind() == "wildcard_import") {
-                out.push(fact(ImportKind::Star, spec, None, None));
+                out.push(fact(ImportKind::Star, spec, None, None, node));
             } else if !any {
-                out.push(fact(ImportKind::SideEffect, spec, None, None));
+                out.push(fact(ImportKind::SideEffect, spec, None, None, node));
             }
         }
         _ => {}

@@ -21,8 +21,10 @@ fn has_token(node: Node, token: &str) -> bool {
 }
 
 pub(super) fn imports(role: Capture, node: Node, src: &[u8], scope: u32, out: &mut Vec<ImportFact>) {
-    let (line, col) = position(node);
-    let mut push = |kind, specifier: &str, imported: Option<String>, local: Option<String>, type_only: bool| {
+    // Each binding sits where its name is written (`a` in `import { a as b }`), so `def` on an
+    // imported name finds it; statement-wide facts sit at the statement.
+    let mut push = |kind, specifier: &str, imported: Option<String>, local: Option<String>, type_only: bool, at: Node| {
+        let (line, col) = position(at);
         out.push(ImportFact { kind, specifier: specifier.to_string(), imported, local, scope, type_only, alternative: false, line, col });
     };
     match role {
@@ -36,7 +38,7 @@ pub(super) fn imports(role: Capture, node: Node, src: &[u8], scope: u32, out: &m
                         let mut c2 = c.walk();
                         let local = c.named_children(&mut c2).find(|n| n.kind() == "identifier").map(|n| text(n, src).into_owned());
                         if let Some(spec) = spec {
-                            push(ImportKind::Namespace, &spec, None, local, false);
+                            push(ImportKind::Namespace, &spec, None, local, false, node);
                         }
                     }
                 }
@@ -46,25 +48,26 @@ pub(super) fn imports(role: Capture, node: Node, src: &[u8], scope: u32, out: &m
             let mut cursor = node.walk();
             let clause = node.named_children(&mut cursor).find(|c| c.kind() == "import_clause");
             let Some(clause) = clause else {
-                push(ImportKind::SideEffect, &spec, None, None, type_only);
+                push(ImportKind::SideEffect, &spec, None, None, type_only, node);
                 return;
             };
             let mut cursor = clause.walk();
             for c in clause.named_children(&mut cursor) {
                 match c.kind() {
-                    "identifier" => push(ImportKind::Default, &spec, Some("default".into()), Some(text(c, src).into_owned()), type_only),
+                    "identifier" => push(ImportKind::Default, &spec, Some("default".into()), Some(text(c, src).into_owned()), type_only, c),
                     "namespace_import" => {
                         let mut c2 = c.walk();
-                        let local = c.named_children(&mut c2).find(|n| n.kind() == "identifier").map(|n| text(n, src).into_owned());
-                        push(ImportKind::Namespace, &spec, None, local, type_only);
+                        let ident = c.named_children(&mut c2).find(|n| n.kind() == "identifier");
+                        let local = ident.map(|n| text(n, src).into_owned());
+                        push(ImportKind::Namespace, &spec, None, local, type_only, ident.unwrap_or(c));
                     }
                     "named_imports" => {
                         let mut c2 = c.walk();
                         for s in c.named_children(&mut c2).filter(|n| n.kind() == "import_specifier") {
-                            let Some(name) = s.child_by_field_name("name") else { continue };
-                            let name = string_value(name, src).unwrap_or_else(|| text(name, src).into_owned());
+                            let Some(name_node) = s.child_by_field_name("name") else { continue };
+                            let name = string_value(name_node, src).unwrap_or_else(|| text(name_node, src).into_owned());
                             let local = s.child_by_field_name("alias").map(|a| text(a, src).into_owned()).unwrap_or_else(|| name.clone());
-                            push(ImportKind::Named, &spec, Some(name), Some(local), type_only || has_token(s, "type"));
+                            push(ImportKind::Named, &spec, Some(name), Some(local), type_only || has_token(s, "type"), name_node);
                         }
                     }
                     _ => {}
@@ -87,29 +90,36 @@ pub(super) fn imports(role: Capture, node: Node, src: &[u8], scope: u32, out: &m
             }
             match up.filter(|p| p.kind() == "variable_declarator") {
                 Some(decl) => match decl.child_by_field_name("name") {
-                    Some(n) if n.kind() == "identifier" => push(kind, &spec, None, Some(text(n, src).into_owned()), false),
+                    Some(n) if n.kind() == "identifier" => push(kind, &spec, None, Some(text(n, src).into_owned()), false, n),
                     Some(n) if n.kind() == "object_pattern" => {
                         let mut c = n.walk();
                         for p in n.named_children(&mut c) {
                             match p.kind() {
                                 "shorthand_property_identifier_pattern" => {
                                     let name = text(p, src).into_owned();
-                                    push(ImportKind::Named, &spec, Some(name.clone()), Some(name), false);
+                                    push(ImportKind::Named, &spec, Some(name.clone()), Some(name), false, p);
                                 }
                                 "pair_pattern" => {
                                     let (Some(k), Some(v)) = (p.child_by_field_name("key"), p.child_by_field_name("value")) else {
                                         continue;
                                     };
-                                    push(ImportKind::Named, &spec, Some(text(k, src).into_owned()), Some(text(v, src).into_owned()), false);
+                                    push(
+                                        ImportKind::Named,
+                                        &spec,
+                                        Some(text(k, src).into_owned()),
+                                        Some(text(v, src).into_owned()),
+                                        false,
+                                        k,
+                                    );
                                 }
                                 _ => {}
                             }
                         }
                     }
-                    _ => push(ImportKind::SideEffect, &spec, None, None, false),
+                    _ => push(ImportKind::SideEffect, &spec, None, None, false, node),
                 },
-                None if role == Capture::ImportDynamic => push(ImportKind::Dynamic, &spec, None, None, false),
-                None => push(ImportKind::SideEffect, &spec, None, None, false),
+                None if role == Capture::ImportDynamic => push(ImportKind::Dynamic, &spec, None, None, false, node),
+                None => push(ImportKind::SideEffect, &spec, None, None, false, node),
             }
         }
         _ => {}
@@ -128,7 +138,7 @@ pub(super) fn exports(node: Node, src: &[u8], facts: &mut FileFacts) {
     let type_only = has_token(node, "type");
     let mut cursor = node.walk();
     let children: Vec<Node> = node.named_children(&mut cursor).collect();
-    let mut import = |kind, imported: Option<String>, spec: &str| {
+    let mut import = |kind, imported: Option<String>, spec: &str, (line, col): (u32, u32)| {
         facts.imports.push(ImportFact {
             kind,
             specifier: spec.to_string(),
@@ -144,12 +154,12 @@ pub(super) fn exports(node: Node, src: &[u8], facts: &mut FileFacts) {
     if let Some(clause) = children.iter().find(|c| c.kind() == "export_clause") {
         let mut c = clause.walk();
         for s in clause.named_children(&mut c).filter(|n| n.kind() == "export_specifier") {
-            let Some(name) = s.child_by_field_name("name") else { continue };
-            let name = string_value(name, src).unwrap_or_else(|| text(name, src).into_owned());
+            let Some(name_node) = s.child_by_field_name("name") else { continue };
+            let name = string_value(name_node, src).unwrap_or_else(|| text(name_node, src).into_owned());
             let alias = s.child_by_field_name("alias").map(|a| string_value(a, src).unwrap_or_else(|| text(a, src).into_owned()));
             let exported = alias.clone().unwrap_or_else(|| name.clone());
             if let Some(spec) = &source {
-                import(ImportKind::Named, Some(name.clone()), spec);
+                import(ImportKind::Named, Some(name.clone()), spec, position(name_node));
             }
             facts.exports.push(ExportFact { name: exported, target: Some(name), specifier: source.clone(), line, col });
         }
@@ -159,12 +169,12 @@ pub(super) fn exports(node: Node, src: &[u8], facts: &mut FileFacts) {
         if let Some(ns) = children.iter().find(|c| c.kind() == "namespace_export") {
             let mut c = ns.walk();
             let name = ns.named_children(&mut c).next().map(|n| string_value(n, src).unwrap_or_else(|| text(n, src).into_owned()));
-            import(ImportKind::Namespace, None, spec);
+            import(ImportKind::Namespace, None, spec, (line, col));
             if let Some(name) = name {
                 facts.exports.push(ExportFact { name, target: Some("*".into()), specifier: Some(spec.clone()), line, col });
             }
         } else {
-            import(ImportKind::Star, None, spec);
+            import(ImportKind::Star, None, spec, (line, col));
             facts.exports.push(ExportFact { name: "*".into(), target: None, specifier: Some(spec.clone()), line, col });
         }
         return;
@@ -214,6 +224,81 @@ fn commonjs_exports(assign: Node, src: &[u8], facts: &mut FileFacts, line: u32, 
             push(name.to_string(), ident(right));
         }
     }
+}
+
+/// The `lexical_declaration` / `variable_declaration` a binding (a declarator, or a name in a
+/// destructuring pattern) belongs to.
+fn declaration_of(node: Node) -> Option<Node> {
+    let mut cur = Some(node);
+    for _ in 0..64 {
+        let n = cur?;
+        if matches!(n.kind(), "lexical_declaration" | "variable_declaration") {
+            return Some(n);
+        }
+        if matches!(n.kind(), "statement_block" | "program" | "arrow_function" | "function_expression" | "class_body") {
+            return None;
+        }
+        cur = n.parent();
+    }
+    None
+}
+
+/// True when a binding is declared with `const` (directly or in a destructuring pattern).
+pub(super) fn declared_const(node: Node) -> bool {
+    declaration_of(node).is_some_and(|d| d.kind() == "lexical_declaration" && has_token(d, "const"))
+}
+
+/// True when a binding is a parameter (of a function, or of a function type at module level:
+/// `Record<string, (value: number) => number>`).
+pub(super) fn is_parameter(node: Node) -> bool {
+    let mut cur = node.parent();
+    for _ in 0..8 {
+        match cur {
+            Some(p) if matches!(p.kind(), "required_parameter" | "optional_parameter" | "formal_parameters") => return true,
+            Some(p) if matches!(p.kind(), "variable_declarator" | "statement_block" | "program") => return false,
+            Some(p) => cur = p.parent(),
+            None => return false,
+        }
+    }
+    false
+}
+
+/// True when a binding's declarator takes its value from `require(…)` (an import, not a value).
+pub(super) fn bound_by_require(node: Node, src: &[u8]) -> bool {
+    let mut cur = Some(node);
+    for _ in 0..64 {
+        let Some(n) = cur else { return false };
+        if n.kind() == "variable_declarator" {
+            let mut value = n.child_by_field_name("value");
+            while let Some(v) = value.filter(|v| matches!(v.kind(), "member_expression" | "await_expression")) {
+                value = v.child_by_field_name("object").or_else(|| v.named_child(0));
+            }
+            return value.is_some_and(|v| {
+                v.kind() == "call_expression" && v.child_by_field_name("function").is_some_and(|f| text(f, src) == "require")
+            });
+        }
+        if matches!(n.kind(), "lexical_declaration" | "variable_declaration" | "statement_block" | "program") {
+            return false;
+        }
+        cur = n.parent();
+    }
+    false
+}
+
+/// True when a binding is declared in an exported declaration (`export const { a } = …`).
+pub(super) fn binding_exported(node: Node) -> bool {
+    declaration_of(node).and_then(|d| d.parent()).is_some_and(|p| p.kind() == "export_statement")
+}
+
+/// The namespace (`namespace N { … }`) whose body a declaration is directly in.
+pub(super) fn namespace_of(node: Node) -> Option<Node> {
+    let decl = declaration_of(node).or_else(|| (node.kind() == "function_declaration").then_some(node))?;
+    let mut block = decl.parent()?;
+    if block.kind() == "export_statement" {
+        block = block.parent()?;
+    }
+    let ns = block.parent()?;
+    (block.kind() == "statement_block" && matches!(ns.kind(), "internal_module" | "module")).then_some(ns)
 }
 
 /// True when a definition node is declared with `export` (directly, or as a declarator of an

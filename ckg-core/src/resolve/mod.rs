@@ -47,6 +47,9 @@ thread_local! {
     static LOOKUPS: RefCell<Vec<i64>> = const { RefCell::new(Vec::new()) };
     /// Property getters run while walking the path of the current reference.
     static GETTERS: RefCell<Vec<i64>> = const { RefCell::new(Vec::new()) };
+    /// Value symbols the path of the current reference passes through, with the evidence
+    /// at that step (`CONFIG` in `CONFIG.load()`, `repo` in `self.repo.find()`).
+    static VALUES: RefCell<Vec<(i64, &'static str)>> = const { RefCell::new(Vec::new()) };
     /// How deeply path resolutions are nested on this thread (see [`Nested`]).
     static NESTING: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
@@ -129,7 +132,6 @@ pub struct Resolver<'a> {
     module_sym: HashMap<i64, i64>,
     imports: HashMap<i64, Vec<&'a ImportRow>>,
     exports: HashMap<i64, Vec<usize>>,
-    vars: HashMap<(i64, &'a str), Option<&'a ValueSource>>,
     builtins_py: HashSet<&'static str>,
     builtins_script: HashSet<&'static str>,
     /// Methods by name (for the heuristic tier): the id when the name is unique.
@@ -151,7 +153,6 @@ impl<'a> Resolver<'a> {
         for (k, e) in input.exports.iter().enumerate() {
             exports.entry(e.file).or_default().push(k);
         }
-        let vars = input.vars.iter().map(|v| ((v.file, v.name.as_str()), v.value.as_ref())).collect();
         let mut methods: HashMap<&str, Option<i64>> = HashMap::new();
         for s in input.symbols.iter().filter(|s| s.kind == SymbolKind::Method) {
             methods.entry(crate::store::last_name(&s.qname)).and_modify(|m| *m = None).or_insert(Some(s.id));
@@ -165,7 +166,6 @@ impl<'a> Resolver<'a> {
             module_sym,
             imports,
             exports,
-            vars,
             builtins_py: builtins::PYTHON.iter().copied().collect(),
             builtins_script: builtins::SCRIPT.iter().copied().collect(),
             methods,
@@ -361,7 +361,7 @@ impl<'a> Resolver<'a> {
     }
 
     /// Resolves the first name of a path that extraction left free, as seen from `src`.
-    fn free_name(&self, file: i64, src: i64, name: &str, depth: usize) -> Option<(Target, &'static str)> {
+    fn free_name(&self, file: i64, src: i64, name: &str) -> Option<(Target, &'static str)> {
         let lang = self.file_lang(file);
         // Imports in enclosing function scopes, innermost first.
         if let Some(imports) = self.imports.get(&file) {
@@ -384,14 +384,10 @@ impl<'a> Resolver<'a> {
         }
         let module = self.module_qname(file)?;
         let sep = if lang.is_script() { '#' } else { '.' };
+        // Module-level definitions and values (a value is walked through by `member`, and
+        // dereferenced by the sites that call it).
         if let Some(s) = self.qname(&format!("{module}{sep}{name}")) {
             return Some((Target::Sym(s.id), EXACT));
-        }
-        if let Some(v) = self.vars.get(&(file, name)) {
-            return Some(match v {
-                Some(value) => self.value_target(file, src, value, depth + 1),
-                None => (Target::Opaque, UNRESOLVED),
-            });
         }
         if !lang.is_script() {
             if let Some(t) = self.star_member(file, name, 0) {
@@ -428,7 +424,13 @@ impl<'a> Resolver<'a> {
         }
         let flowed = if evidence == EXACT { INFERRED } else { evidence };
         let result = match value {
-            ValueSource::Alias(_) => return (target, evidence),
+            // An alias holds what the name it copies holds.
+            ValueSource::Alias(_) => {
+                return match target {
+                    Target::Sym(id) if self.sym(id).is_some_and(|s| s.kind.is_value()) => self.deref(id, evidence, depth + 1),
+                    t => (t, evidence),
+                };
+            }
             ValueSource::Call(_) => self.call_result(target, depth + 1),
             ValueSource::New(_) | ValueSource::Annotation(_) => self.instance_of(target),
             ValueSource::Def(_) | ValueSource::SelfOf(_) | ValueSource::Items(_) | ValueSource::Each(_) => unreachable!("handled above"),
@@ -441,10 +443,50 @@ impl<'a> Resolver<'a> {
 
     /// An instance of what a type or constructor path denotes.
     fn instance_of(&self, t: Target) -> Option<Target> {
-        match t {
+        match self.through_values(t, 1) {
             Target::Sym(id) if self.sym(id).is_some_and(|s| s.kind.is_class_like()) => Some(Target::Instance(id)),
             Target::External(e) => Some(Target::External(e)),
             _ => None,
+        }
+    }
+
+    /// What a value symbol holds (its last assignment's value, or its declared type),
+    /// resolved in its own file.
+    fn value_of(&self, sym: &SymbolRow, depth: usize) -> Option<(Target, &'static str)> {
+        let value = sym.ty.as_ref()?;
+        let file = sym.file?;
+        let module = *self.module_sym.get(&file)?;
+        let (t, e) = self.value_target(file, module, value, depth + 1);
+        (e != UNRESOLVED && t != Target::Opaque).then_some((t, e))
+    }
+
+    /// The target a call through a value symbol reaches (what the value holds, through
+    /// chains of aliases), with the weakest evidence on the way. When the value is not known,
+    /// an attribute is itself the callee (a slot set from a parameter: `self.on_click()`); a
+    /// module value is unresolved.
+    fn deref(&self, id: i64, evidence: &'static str, depth: usize) -> (Target, &'static str) {
+        let (mut target, mut evidence) = (Target::Sym(id), evidence);
+        for _ in 0..MAX_HOPS {
+            let Target::Sym(id) = target else { break };
+            let Some(sym) = self.sym(id).filter(|s| s.kind.is_value()) else { break };
+            match self.value_of(sym, depth) {
+                Some((t, e)) => {
+                    target = t;
+                    evidence = weaker(evidence, e);
+                }
+                None if matches!(sym.kind, SymbolKind::Property | SymbolKind::Attribute) => break,
+                None => return (Target::Opaque, UNRESOLVED),
+            }
+        }
+        (target, evidence)
+    }
+
+    /// A target with value symbols replaced by what they hold (for calls, instantiation and
+    /// types: `Conn = Connection; Conn(url)`).
+    fn through_values(&self, t: Target, depth: usize) -> Target {
+        match t {
+            Target::Sym(id) if self.sym(id).is_some_and(|s| s.kind.is_value()) => self.deref(id, EXACT, depth).0,
+            t => t,
         }
     }
 
@@ -561,11 +603,23 @@ impl<'a> Resolver<'a> {
             LocalBinding::SuperOf(class) => (Target::Super(self.qname(class)?.id), INFERRED),
             LocalBinding::Free => {
                 let bare = root.strip_suffix("()").unwrap_or(root);
-                let (t, e) = self.free_name(file, src, bare, depth)?;
+                let (t, e) = self.free_name(file, src, bare)?;
                 if root.ends_with("()") { (self.call_result(t, depth)?, e) } else { (t, e) }
             }
         };
+        if depth == 0 {
+            self.note_value(&target, evidence);
+        }
         self.walk(target, evidence, segments, depth)
+    }
+
+    /// Records a value symbol the current reference's path passes through.
+    fn note_value(&self, t: &Target, evidence: &'static str) {
+        if let Target::Sym(id) = *t {
+            if evidence != UNRESOLVED && self.sym(id).is_some_and(|s| s.kind.is_value()) {
+                VALUES.with(|v| v.borrow_mut().push((id, evidence)));
+            }
+        }
     }
 
     /// Walks the members named by the rest of a path from a target.
@@ -594,6 +648,7 @@ impl<'a> Resolver<'a> {
                         GETTERS.with(|g| g.borrow_mut().push(id));
                     }
                 }
+                self.note_value(&next, evidence);
             }
             target = if call { self.call_result(next, depth)? } else { next };
         }
@@ -602,7 +657,7 @@ impl<'a> Resolver<'a> {
 
     /// What calling a target gives: an instance of a class, a call result of an external.
     fn call_result(&self, t: Target, depth: usize) -> Option<Target> {
-        match t {
+        match self.through_values(t, depth + 1) {
             Target::Sym(id) => {
                 let sym = self.sym(id)?;
                 match sym.kind {
@@ -627,8 +682,18 @@ impl<'a> Resolver<'a> {
                 if sym.kind.is_class_like() {
                     return self.class_member(*id, name, false).map(|(m, inherited)| (Target::Sym(m), inherited));
                 }
-                if (matches!(sym.kind, SymbolKind::Property | SymbolKind::Variable) || is_getter(sym)) && sym.ty.is_some() {
-                    // A typed property: `this.svc.find()` with `svc: UserService`.
+                if sym.kind.is_value() {
+                    // An object literal's own members (`api.get`), else a member of what the
+                    // value holds: `this.svc.find()` with `svc: UserService`, `app.use` with
+                    // `app = express()`.
+                    if let Some(s) = self.qname(&self.member_qname(sym, name)) {
+                        return Some((Target::Sym(s.id), false));
+                    }
+                    let (t, _) = self.value_of(sym, depth + 1)?;
+                    return self.member(&t, name, depth + 1).map(|(t, _)| (t, true));
+                }
+                if is_getter(sym) && sym.ty.is_some() {
+                    // A property getter's value: its return type.
                     let t = self.type_of(sym, depth + 1)?;
                     return self.member(&t, name, depth + 1).map(|(t, _)| (t, true));
                 }
@@ -677,6 +742,25 @@ impl<'a> Resolver<'a> {
                 let Some(dst) = dst else { continue };
                 let evidence = if matches!(dst, Dst::Unresolved(_)) { UNRESOLVED } else { EXACT };
                 out.push(EdgeRow { kind: "imports", src: module_sym, dst, file, line: imp.line, col: imp.col, evidence, dynamic: 0 });
+                // The imported name: an edge to the definition it names (re-exports followed),
+                // from the scope that imports it.
+                if matches!(imp.kind, ImportKind::Named | ImportKind::Default) {
+                    if let Some(Target::Sym(id)) = self.import_target(imp, 0) {
+                        if self.sym(id).is_some_and(|s| s.kind != SymbolKind::Module) {
+                            let edge = EdgeRow {
+                                kind: "imports",
+                                src: imp.scope,
+                                dst: Dst::Symbol(id),
+                                file,
+                                line: imp.line,
+                                col: imp.col,
+                                evidence: EXACT,
+                                dynamic: 0,
+                            };
+                            out.push(edge);
+                        }
+                    }
+                }
             }
         }
         // Exports and re-exports: module -> the definition it makes visible.
@@ -731,11 +815,15 @@ impl<'a> Resolver<'a> {
             // A loop variable over a literal container: one edge per element.
             let each = match &r.binding {
                 LocalBinding::Var(Some(ValueSource::Each(inner))) => Some(inner.as_ref()),
-                // A loop at module level: the loop variable is a module variable.
-                LocalBinding::Free if !lang.is_script() => match self.vars.get(&(file, r.path.split('.').next().unwrap_or(""))) {
-                    Some(Some(ValueSource::Each(inner))) => Some(inner.as_ref()),
-                    _ => None,
-                },
+                // A loop at module level: the loop variable is a module value.
+                LocalBinding::Free if !lang.is_script() => {
+                    let root = r.path.split('.').next().unwrap_or("");
+                    let value = self.module_qname(file).and_then(|m| self.qname(&format!("{m}.{root}")));
+                    match value.filter(|s| s.kind.is_value()).and_then(|s| s.ty.as_ref()) {
+                        Some(ValueSource::Each(inner)) => Some(inner.as_ref()),
+                        _ => None,
+                    }
+                }
                 _ => None,
             };
             if let Some(inner) = each {
@@ -775,29 +863,72 @@ impl<'a> Resolver<'a> {
                 }
             }
             if r.kind == RefKind::Patch {
-                // Monkey-patching: an edge to what is rebound, marked so completeness lists it.
+                // Rebinding a member from outside: a function, method or class rebound is
+                // monkey-patching (an edge marked so completeness lists it); a value is a write.
                 if let Some((t, e)) = self.path_target(file, r.src, &r.path, &r.binding, 1).filter(|(_, e)| *e != UNRESOLVED) {
                     let patchable = match &t {
                         Target::Sym(id) => self.sym(*id).is_some_and(|s| s.kind.is_callable() && !is_getter(s)),
                         Target::External(x) => !x.contains("()"),
                         _ => false,
                     };
-                    if let (true, Some(dst)) = (patchable, self.dst_of(&t)) {
-                        out.push(site_edge(r, "references", r.src, dst, e, 3));
+                    match (&t, self.dst_of(&t)) {
+                        (_, Some(dst)) if patchable => out.push(site_edge(r, "references", r.src, dst, e, 3)),
+                        (Target::Sym(id), _) if self.sym(*id).is_some_and(|s| s.kind.is_value()) => {
+                            out.push(site_edge(r, "writes", r.src, Dst::Symbol(*id), e, 0));
+                        }
+                        _ => {}
                     }
                 }
                 continue;
             }
             GETTERS.with(|g| g.borrow_mut().clear());
+            VALUES.with(|v| v.borrow_mut().clear());
             let resolved = self.path_target(file, r.src, &r.path, &r.binding, 0);
+            let values = VALUES.with(|v| std::mem::take(&mut *v.borrow_mut()));
             // Reading a property runs its getter: a call edge at the site.
-            for getter in GETTERS.with(|g| std::mem::take(&mut *g.borrow_mut())) {
+            let getters = GETTERS.with(|g| std::mem::take(&mut *g.borrow_mut()));
+            for &getter in &getters {
                 let evidence = resolved.as_ref().map(|(_, e)| *e).filter(|e| *e != UNRESOLVED).unwrap_or(INFERRED);
                 out.push(site_edge(r, "calls", r.src, Dst::Symbol(getter), evidence, 0));
             }
-            if r.kind == RefKind::Read {
-                continue;
+            // The value symbol the path ends on, if it does.
+            let final_value = match &resolved {
+                Some((Target::Sym(id), _)) if values.last().is_some_and(|(v, _)| v == id) => Some(*id),
+                _ => None,
+            };
+            // A path through values references each of them (`CONFIG` in `CONFIG.load()`); the
+            // value a read, a write or an argument ends on gets that site's own edge below.
+            for &(id, e) in &values {
+                if Some(id) != final_value || runs_target(r.kind) {
+                    out.push(site_edge(r, "references", r.src, Dst::Symbol(id), e, 0));
+                }
             }
+            match (r.kind, &resolved) {
+                (RefKind::Read, Some((Target::Sym(id), e))) if *e != UNRESOLVED && !getters.contains(id) => {
+                    if self.sym(*id).is_some_and(|s| s.kind != SymbolKind::Module) {
+                        out.push(site_edge(r, "references", r.src, Dst::Symbol(*id), e, 0));
+                    }
+                    continue;
+                }
+                (RefKind::Read, _) => continue,
+                (RefKind::Write, Some((Target::Sym(id), e))) if *e != UNRESOLVED => {
+                    let sym = self.sym(*id);
+                    let module = self.module_sym.get(&file).copied();
+                    // Re-assigning the module's own value at module level is its definition.
+                    let own = sym.is_some_and(|s| s.file == Some(file) && s.parent == module) && Some(r.src) == module;
+                    if sym.is_some_and(|s| s.kind.is_value()) && !own {
+                        out.push(site_edge(r, "writes", r.src, Dst::Symbol(*id), e, 0));
+                    }
+                    continue;
+                }
+                (RefKind::Write, _) => continue,
+                _ => {}
+            }
+            // A site that runs a value runs what the value holds: `h()` with `h = handler`.
+            let resolved = match resolved {
+                Some((Target::Sym(id), e)) if runs_target(r.kind) && final_value == Some(id) => Some(self.deref(id, e, 1)),
+                other => other,
+            };
             if r.kind == RefKind::Member {
                 // Only uses of enums become edges; other member objects are not references.
                 if let Some((Target::Sym(id), evidence)) = resolved {
@@ -960,6 +1091,22 @@ impl<'a> Resolver<'a> {
     }
 }
 
+/// The weaker of two evidence tiers.
+fn weaker(a: &'static str, b: &'static str) -> &'static str {
+    let rank = |e: &str| match e {
+        EXACT => 3,
+        INFERRED => 2,
+        HEURISTIC => 1,
+        _ => 0,
+    };
+    if rank(a) <= rank(b) { a } else { b }
+}
+
+/// Sites that run what they name: a value symbol there stands for what it holds.
+fn runs_target(kind: RefKind) -> bool {
+    matches!(kind, RefKind::Call | RefKind::New | RefKind::Decorator | RefKind::Inherits | RefKind::Implements | RefKind::Jsx)
+}
+
 /// The edge kind for a reference site and what it resolved to.
 fn edge_kind(kind: RefKind, target: Option<SymbolKind>) -> &'static str {
     match kind {
@@ -967,6 +1114,7 @@ fn edge_kind(kind: RefKind, target: Option<SymbolKind>) -> &'static str {
         RefKind::Call | RefKind::Decorator => "calls",
         RefKind::New => "instantiates",
         RefKind::Argument | RefKind::Jsx | RefKind::Type | RefKind::Member | RefKind::Read | RefKind::Patch => "references",
+        RefKind::Write => "writes",
         RefKind::Inherits => "inherits",
         RefKind::Implements => "implements",
     }

@@ -334,8 +334,23 @@ const TARGET_DOC: &str = "A qname (src/app.ts#createApp, pkg.mod.Class.method), 
 
 const EVIDENCE: Kind = Kind::Enum(crate::EVIDENCE_TIERS);
 const EDGE_KIND: Kind = Kind::Enum(crate::EDGE_KINDS);
-const SYMBOL_KINDS: &[&str] =
-    &["module", "function", "method", "class", "interface", "type", "enum", "variable", "property", "lambda", "external"];
+/// `ckg_core::facts::SymbolKind::ALL` by name (a test checks they agree).
+const SYMBOL_KINDS: &[&str] = &[
+    "module",
+    "function",
+    "method",
+    "class",
+    "interface",
+    "type",
+    "enum",
+    "variable",
+    "property",
+    "lambda",
+    "external",
+    "constant",
+    "attribute",
+    "namespace",
+];
 
 const IMPACT_PARAMS: &[Param] = &[
     Param::req("target", TARGET_DOC),
@@ -852,6 +867,12 @@ mod tests {
             let req = Request::builder().uri("/nope").body(Body::empty()).unwrap();
             assert_eq!(app.oneshot(req).await.unwrap().status(), StatusCode::NOT_FOUND);
         });
+    }
+
+    #[test]
+    fn symbol_kinds_are_the_core_ones() {
+        let core: Vec<&str> = ckg_core::facts::SymbolKind::ALL.iter().map(|k| k.as_str()).collect();
+        assert_eq!(SYMBOL_KINDS, core.as_slice());
     }
 
     #[test]

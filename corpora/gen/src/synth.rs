@@ -155,6 +155,9 @@ struct ModCtx {
     local_decos: Vec<usize>,
     local_handlers: Vec<usize>,
     edges: Vec<String>,
+    /// Classes whose `self.last_result` has been assigned (the first assignment defines it;
+    /// later ones are writes).
+    attrs_defined: HashSet<usize>,
 }
 
 impl ModCtx {
@@ -542,7 +545,7 @@ impl<'s> Gen<'s> {
 
     /// The expression that names `sym` in the current module, adding imports as needed.
     fn ref_sym(&mut self, ctx: &mut ModCtx, sym: Sym) -> String {
-        let (home, name, _q, is_default) = self.sym_info(sym);
+        let (home, name, q, is_default) = self.sym_info(sym);
         if home == ctx.mid {
             return name;
         }
@@ -569,12 +572,14 @@ impl<'s> Gen<'s> {
         } else {
             home
         };
-        let expr = self.import_via(ctx, src, &name, matches!(sym, Sym::C(_)), is_default);
+        let expr = self.import_via(ctx, src, &name, &q, matches!(sym, Sym::C(_)), is_default);
         ctx.sym_expr.insert(sym, expr.clone());
         expr
     }
 
-    fn import_via(&mut self, ctx: &mut ModCtx, src: usize, name: &str, is_class: bool, is_default: bool) -> String {
+    /// Imports `name` (the definition `sym_q`) from module `src`; a named or default import
+    /// is also an `imports` edge to the definition it names.
+    fn import_via(&mut self, ctx: &mut ModCtx, src: usize, name: &str, sym_q: &str, is_class: bool, is_default: bool) -> String {
         let idx = match ctx.src_index.get(&src) {
             Some(&i) => i,
             None => {
@@ -587,6 +592,9 @@ impl<'s> Gen<'s> {
             }
         };
         let src_base = self.mods[src].base.clone();
+        if is_default || matches!(ctx.srcs[idx].style, Style::PyFrom | Style::TsNamed) {
+            ctx.edge("imports", &ctx.qname.clone(), sym_q);
+        }
         if is_default {
             if let Some(l) = &ctx.srcs[idx].default_local {
                 return l.clone();
@@ -965,6 +973,7 @@ impl<'s> Gen<'s> {
             local_decos: Vec::new(),
             local_handlers: Vec::new(),
             edges: Vec::new(),
+            attrs_defined: HashSet::new(),
         };
         self.choose_deps(&mut ctx, role);
 
@@ -1270,12 +1279,17 @@ impl<'s> Gen<'s> {
                     "def {name}(callback, name=\"default\"):\n    \"\"\"Register ``callback`` to run for {noun} events.\"\"\"\n    _HOOKS[name] = callback\n    return len(_HOOKS)"
                 );
                 ctx.edge("calls", &q, "<builtin>.len");
+                ctx.edge("references", &q, &format!("{}._HOOKS", ctx.qname));
             }
             (FnKind::Registrar, Lang::TypeScript) => {
                 let _ = writeln!(
                     out,
                     "/**\n * Register `callback` to run for {noun} events.\n */\nexport function {name}(callback: (value: number, count?: number) => number, name = 'default'): number {{\n  hooks[name] = callback;\n  hookCount += 1;\n  return hookCount;\n}}"
                 );
+                // The registry is read, its counter written and read.
+                ctx.edge("references", &q, &format!("{}#hooks", ctx.qname));
+                ctx.edge("references", &q, &format!("{}#hookCount", ctx.qname));
+                ctx.edge("writes", &q, &format!("{}#hookCount", ctx.qname));
             }
             _ => unreachable!(),
         }
@@ -1377,6 +1391,8 @@ impl<'s> Gen<'s> {
             }
             if self.classes[cid].has_init {
                 let _ = writeln!(out, "\n  constructor(label = '{kind_noun}') {{\n    this.label = label;\n  }}");
+                // The field `label` is declared above: the constructor writes it.
+                ctx.edge("writes", &format!("{cq}.constructor"), &format!("{cq}.label"));
             }
         }
         // methods
@@ -1789,10 +1805,20 @@ impl<'s> Gen<'s> {
                 }
             }
             _ => {
+                let class = f.class.expect("attribute statements are only emitted in methods");
                 if py {
                     let _ = writeln!(out, "{ind}self.last_result = result");
+                    if !ctx.attrs_defined.insert(class) {
+                        ctx.edge("writes", &src, &format!("{}.last_result", self.classes[class].qname));
+                    }
                 } else {
                     let _ = writeln!(out, "{ind}this.total += result;");
+                    // `total` is declared by the root of the class's hierarchy.
+                    let mut root = class;
+                    while let Some(b) = self.classes[root].base {
+                        root = b;
+                    }
+                    ctx.edge("writes", &src, &format!("{}.total", self.classes[root].qname));
                 }
             }
         }
@@ -1915,6 +1941,8 @@ impl<'s> Gen<'s> {
                 let hq = self.funcs[h].qname.clone();
                 ctx.edge("calls", &mq, &format!("express.Router().{verb}"));
                 ctx.edge("references", &mq, &hq);
+                // A call through the module's `router` value.
+                ctx.edge("references", &mq, &format!("{mq}#router"));
                 let suffix = if verb == "get" || verb == "post" { "" } else { "/:id" };
                 let _ = writeln!(code, "router.{verb}('/{noun}s{suffix}', {});", self.funcs[h].name);
             }
@@ -1924,6 +1952,8 @@ impl<'s> Gen<'s> {
             for e in ["express", "express.json", "express().use", "express().listen"] {
                 ctx.edge("calls", &mq, e);
             }
+            // Calls through the module's `app` value.
+            ctx.edge("references", &mq, &format!("{mq}#app"));
             if !code.is_empty() {
                 code.push('\n');
             }
@@ -2025,6 +2055,8 @@ impl<'s> Gen<'s> {
                 for &i in &chosen {
                     exports.insert(syms[i].0.clone(), syms[i].1);
                     export_names.insert(syms[i].0.clone());
+                    // A re-exported name is imported by the package module.
+                    edges.push(format!("imports {qname} -> {}", self.sym_info(syms[i].1).2));
                 }
                 if py {
                     lines.push(format!("from {rel} import {}", names.join(", ")));

@@ -9,6 +9,8 @@
 ; value symbols made from the local definitions of the class and module scopes.)
 ((assignment left: (attribute object: (identifier) @_self attribute: (identifier) @name)) @definition.property
   (#eq? @_self "self"))
+((pattern_list (attribute object: (identifier) @_self attribute: (identifier) @name) @definition.property) (#eq? @_self "self"))
+((tuple_pattern (attribute object: (identifier) @_self attribute: (identifier) @name) @definition.property) (#eq? @_self "self"))
 
 ; ---- references --------------------------------------------------------------
 (call function: (_) @name) @reference.call
@@ -42,6 +44,8 @@
 ; `global` and assigned (extraction keeps those that reach outside the function).
 (augmented_assignment left: [(identifier) (attribute)] @name @reference.write)
 ((assignment left: (attribute object: (identifier) @_s) @name @reference.write) (#eq? @_s "self"))
+((pattern_list (attribute object: (identifier) @_s) @name @reference.write) (#eq? @_s "self"))
+((tuple_pattern (attribute object: (identifier) @_s) @name @reference.write) (#eq? @_s "self"))
 (assignment left: (identifier) @name @reference.write)
 ; Monkey-patching: rebinding a member from outside (`mod.func = fake`, `setattr(C, "m", f)`);
 ; resolution keeps the ones that rebind a function, method or class.

@@ -608,7 +608,8 @@ fn build(lang: Lang, module: &str, src: &[u8], caps: Captures, facts: &mut FileF
         // A constructor parameter property (`constructor(private svc: S)`) and a Python
         // `self.x = ...` attribute belong to the class, not to the method.
         if node.kind() == "required_parameter"
-            || (matches!(node.kind(), "assignment" | "assignment_expression") && facts.symbols[parent as usize].kind != SymbolKind::Class)
+            || (matches!(node.kind(), "assignment" | "assignment_expression" | "attribute")
+                && facts.symbols[parent as usize].kind != SymbolKind::Class)
         {
             parent = facts.symbols[parent as usize].parent.unwrap_or(parent);
         }
@@ -901,15 +902,18 @@ fn build(lang: Lang, module: &str, src: &[u8], caps: Captures, facts: &mut FileF
             continue; // `import('x')` is an import, not a call
         }
         let mut src_sym = sym_at(point.2);
+        // The innermost interval names are looked up from.
+        let mut inner = point.2;
         // Python default values run when the function is defined, in the enclosing scope.
         if is_py {
-            if let Some(i) = nesting.def_of(point.2) {
+            if let Some(i) = nesting.def_of(inner) {
                 let node = iv[i].def.map(|d| caps.defs[d].1);
                 let in_params = node.and_then(|n| n.child_by_field_name("parameters")).is_some_and(|p| {
                     p.byte_range().contains(&name_node.start_byte()) && node.is_some_and(|n| n.kind() == "function_definition")
                 });
                 if in_params {
                     src_sym = iv[i].def_above.and_then(|p| sym_of_interval.get(&p).copied()).unwrap_or(0);
+                    inner = iv[i].scope_above;
                 }
             }
         }
@@ -955,10 +959,10 @@ fn build(lang: Lang, module: &str, src: &[u8], caps: Captures, facts: &mut FileF
         let mut args = Vec::new();
         if is_py && !path.is_empty() && matches!(kind, RefKind::Call | RefKind::Decorator) {
             let root = path.split('.').next().unwrap_or(&path);
-            let local = if root.ends_with("()") { None } else { lookup_local(root, point.0, point.2, &nesting, &locals) };
+            let local = if root.ends_with("()") { None } else { lookup_local(root, point.0, inner, &nesting, &locals) };
             let splat_param = |p: &str| {
                 let root = p.split('.').next().unwrap_or(p);
-                matches!(lookup_local(root, point.0, point.2, &nesting, &locals), Some(Local::Param { splat: 1 | 2, .. }))
+                matches!(lookup_local(root, point.0, inner, &nesting, &locals), Some(Local::Param { splat: 1 | 2, .. }))
             };
             match local {
                 // Calling a value taken out of `*args` / `**kwargs` (`kwargs["cb"]()`,
@@ -982,9 +986,9 @@ fn build(lang: Lang, module: &str, src: &[u8], caps: Captures, facts: &mut FileF
                     param_uses.push((func, ParamUse { index, name: root.to_string(), caller, rest, each: false }));
                 }
                 // `for c in checks: c()` with `checks` a parameter.
-                Some(Local::Var(Some(ValueSource::Each(inner)))) if kind == RefKind::Call => {
-                    if let ValueSource::Alias(p) = inner.as_ref() {
-                        if let Some(&Local::Param { func, index, splat: 0, .. }) = lookup_local(p, point.0, point.2, &nesting, &locals) {
+                Some(Local::Var(Some(ValueSource::Each(each)))) if kind == RefKind::Call => {
+                    if let ValueSource::Alias(p) = each.as_ref() {
+                        if let Some(&Local::Param { func, index, splat: 0, .. }) = lookup_local(p, point.0, inner, &nesting, &locals) {
                             let rest = path.split_once('.').map(|(_, r)| r.to_string()).unwrap_or_default();
                             let caller = facts.symbols[src_sym as usize].qname.clone();
                             param_uses.push((func, ParamUse { index, name: p.clone(), caller, rest, each: true }));
@@ -996,7 +1000,7 @@ fn build(lang: Lang, module: &str, src: &[u8], caps: Captures, facts: &mut FileF
             if !path.is_empty() {
                 args = match kind {
                     RefKind::Call if role_node.kind() == "call" => {
-                        call_args(role_node, src, point.2, src_sym, &nesting, &locals, &def_by_node, facts)
+                        call_args(role_node, src, inner, src_sym, &nesting, &locals, &def_by_node, facts)
                     }
                     // `@logged` above `def add`: `add` is the decorator's argument.
                     RefKind::Decorator => name_node
@@ -1016,7 +1020,7 @@ fn build(lang: Lang, module: &str, src: &[u8], caps: Captures, facts: &mut FileF
         let binding = match invoked_binding {
             Some(b) => b,
             None if path.is_empty() => LocalBinding::Free,
-            None => bind(lang, &path, point.0, point.2, src_sym, &nesting, &locals, facts),
+            None => bind(lang, &path, point.0, inner, src_sym, &nesting, &locals, facts),
         };
         // Reads and writes matter when they reach outside the function: a module value, an
         // import, a class attribute, a member of something known. Locals are answered from
@@ -1028,7 +1032,15 @@ fn build(lang: Lang, module: &str, src: &[u8], caps: Captures, facts: &mut FileF
                     // Re-assigning the module's own value at module level defines it.
                     !(kind == RefKind::Write && src_sym == 0 && module_values.contains(&path))
                 }
-                (LocalBinding::Def(_), false) => kind == RefKind::Read,
+                // A name of a class or namespace body: read; or written when it is a value,
+                // from code other than the body that defines it.
+                (LocalBinding::Def(q), false) => {
+                    kind == RefKind::Read
+                        || qindex.get(q).is_some_and(|&i| {
+                            let s = &facts.symbols[i as usize];
+                            s.kind.is_value() && s.parent != Some(src_sym)
+                        })
+                }
                 (_, false) => false,
                 (LocalBinding::Var(None), true) => false,
                 (LocalBinding::SelfOf(class), true) if kind == RefKind::Write => {

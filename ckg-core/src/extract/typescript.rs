@@ -317,36 +317,35 @@ pub(super) fn is_exported(node: Node) -> bool {
 
 /// Where the value of a name bound at `ident` came from: `const x = new Foo()`,
 /// `const app = express()`, `const y = a.b`, `let s: Service`, or a parameter `(s: Service)`.
+/// The value of an expression, as far as it is a name, a call or a `new`:
+/// `new Foo()`, `express()`, `a.b` (through `await`, parentheses and type assertions).
+pub(super) fn expression_value(mut v: Node, src: &[u8]) -> Option<ValueSource> {
+    while matches!(
+        v.kind(),
+        "await_expression" | "parenthesized_expression" | "as_expression" | "non_null_expression" | "satisfies_expression"
+    ) {
+        v = v.named_child(0)?;
+    }
+    match v.kind() {
+        "new_expression" => path_of(v.child_by_field_name("constructor")?, src).map(|(p, _)| ValueSource::New(p)),
+        "call_expression" => {
+            let f = v.child_by_field_name("function")?;
+            if f.kind() == "import" {
+                return None;
+            }
+            path_of(f, src).map(|(p, _)| ValueSource::Call(p))
+        }
+        "identifier" | "member_expression" => path_of(v, src).map(|(p, _)| ValueSource::Alias(p)),
+        _ => None,
+    }
+}
+
 pub(super) fn value_source(ident: Node, src: &[u8]) -> Option<ValueSource> {
     let parent = ident.parent()?;
     match parent.kind() {
         "variable_declarator" if parent.child_by_field_name("name") == Some(ident) => {
-            if let Some(v) = parent.child_by_field_name("value") {
-                let mut v = v;
-                while matches!(
-                    v.kind(),
-                    "await_expression" | "parenthesized_expression" | "as_expression" | "non_null_expression" | "satisfies_expression"
-                ) {
-                    match v.named_child(0) {
-                        Some(inner) => v = inner,
-                        None => break,
-                    }
-                }
-                match v.kind() {
-                    "new_expression" => {
-                        let c = v.child_by_field_name("constructor")?;
-                        return path_of(c, src).map(|(p, _)| ValueSource::New(p));
-                    }
-                    "call_expression" => {
-                        let f = v.child_by_field_name("function")?;
-                        if f.kind() == "import" {
-                            return None;
-                        }
-                        return path_of(f, src).map(|(p, _)| ValueSource::Call(p));
-                    }
-                    "identifier" | "member_expression" => return path_of(v, src).map(|(p, _)| ValueSource::Alias(p)),
-                    _ => {}
-                }
+            if let Some(v) = parent.child_by_field_name("value").and_then(|v| expression_value(v, src)) {
+                return Some(v);
             }
             parent.child_by_field_name("type").and_then(|t| annotation_path(t, src)).map(ValueSource::Annotation)
         }
@@ -376,6 +375,8 @@ pub(super) fn declared_type(node: Node, src: &[u8]) -> Option<ValueSource> {
             let v = node.child_by_field_name("value")?;
             return v.child_by_field_name("return_type").and_then(|t| annotation_path(t, src)).map(ValueSource::Annotation);
         }
+        // `export default new Service()`: the value exported.
+        _ if node.parent().is_some_and(|p| p.kind() == "export_statement") => return expression_value(node, src),
         _ => return None,
     };
     let t = node.child_by_field_name(field)?;

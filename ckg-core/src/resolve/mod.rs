@@ -50,6 +50,9 @@ thread_local! {
     /// Value symbols the path of the current reference passes through, with the evidence
     /// at that step (`CONFIG` in `CONFIG.load()`, `repo` in `self.repo.find()`).
     static VALUES: RefCell<Vec<(i64, &'static str)>> = const { RefCell::new(Vec::new()) };
+    /// The first class, enum or namespace the path of the current reference goes into, with
+    /// its evidence and the index of its segment (`Settings` in `Settings.DEBUG`).
+    static CONTAINER: std::cell::Cell<Option<(i64, &'static str, usize)>> = const { std::cell::Cell::new(None) };
     /// How deeply path resolutions are nested on this thread (see [`Nested`]).
     static NESTING: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
@@ -384,6 +387,21 @@ impl<'a> Resolver<'a> {
         }
         let module = self.module_qname(file)?;
         let sep = if lang.is_script() { '#' } else { '.' };
+        // Members of the namespaces the site is in, innermost first.
+        let mut scope = self.sym(src);
+        let mut steps = 0;
+        while let Some(s) = scope.filter(|s| s.kind != SymbolKind::Module) {
+            if s.kind == SymbolKind::Namespace {
+                if let Some(m) = self.qname(&format!("{}.{name}", s.qname)) {
+                    return Some((Target::Sym(m.id), EXACT));
+                }
+            }
+            scope = s.parent.and_then(|p| self.sym(p));
+            steps += 1;
+            if steps > MAX_HOPS * 4 {
+                break;
+            }
+        }
         // Module-level definitions and values (a value is walked through by `member`, and
         // dereferenced by the sites that call it).
         if let Some(s) = self.qname(&format!("{module}{sep}{name}")) {
@@ -456,7 +474,9 @@ impl<'a> Resolver<'a> {
         let value = sym.ty.as_ref()?;
         let file = sym.file?;
         let module = *self.module_sym.get(&file)?;
-        let (t, e) = self.value_target(file, module, value, depth + 1);
+        // A namespace member's value is written in the namespace (its names are visible).
+        let scope = sym.parent.filter(|&p| self.sym(p).is_some_and(|p| p.kind == SymbolKind::Namespace)).unwrap_or(module);
+        let (t, e) = self.value_target(file, scope, value, depth + 1);
         (e != UNRESOLVED && t != Target::Opaque).then_some((t, e))
     }
 
@@ -609,8 +629,19 @@ impl<'a> Resolver<'a> {
         };
         if depth == 0 {
             self.note_value(&target, evidence);
+            self.note_container(&target, evidence, 0);
         }
         self.walk(target, evidence, segments, depth)
+    }
+
+    /// Records the first class, enum or namespace a path goes into.
+    fn note_container(&self, t: &Target, evidence: &'static str, index: usize) {
+        if let Target::Sym(id) = *t {
+            let container = self.sym(id).is_some_and(|s| matches!(s.kind, SymbolKind::Class | SymbolKind::Enum | SymbolKind::Namespace));
+            if container && evidence != UNRESOLVED && CONTAINER.with(|c| c.get().is_none()) {
+                CONTAINER.with(|c| c.set(Some((id, evidence, index))));
+            }
+        }
     }
 
     /// Records a value symbol the current reference's path passes through.
@@ -630,7 +661,7 @@ impl<'a> Resolver<'a> {
         segments: impl Iterator<Item = &'p str>,
         depth: usize,
     ) -> Option<(Target, &'static str)> {
-        for seg in segments {
+        for (i, seg) in segments.enumerate() {
             if target == Target::Opaque {
                 return Some((Target::Opaque, UNRESOLVED));
             }
@@ -649,6 +680,7 @@ impl<'a> Resolver<'a> {
                     }
                 }
                 self.note_value(&next, evidence);
+                self.note_container(&next, evidence, i + 1);
             }
             target = if call { self.call_result(next, depth)? } else { next };
         }
@@ -743,8 +775,9 @@ impl<'a> Resolver<'a> {
                 let evidence = if matches!(dst, Dst::Unresolved(_)) { UNRESOLVED } else { EXACT };
                 out.push(EdgeRow { kind: "imports", src: module_sym, dst, file, line: imp.line, col: imp.col, evidence, dynamic: 0 });
                 // The imported name: an edge to the definition it names (re-exports followed),
-                // from the scope that imports it.
-                if matches!(imp.kind, ImportKind::Named | ImportKind::Default) {
+                // from the scope that imports it. (`export { a } from` binds nothing: it is an
+                // exports edge.)
+                if matches!(imp.kind, ImportKind::Named | ImportKind::Default) && imp.local.is_some() {
                     if let Some(Target::Sym(id)) = self.import_target(imp, 0) {
                         if self.sym(id).is_some_and(|s| s.kind != SymbolKind::Module) {
                             let edge = EdgeRow {
@@ -862,10 +895,22 @@ impl<'a> Resolver<'a> {
                     continue;
                 }
             }
+            GETTERS.with(|g| g.borrow_mut().clear());
+            VALUES.with(|v| v.borrow_mut().clear());
+            CONTAINER.with(|c| c.set(None));
             if r.kind == RefKind::Patch {
                 // Rebinding a member from outside: a function, method or class rebound is
                 // monkey-patching (an edge marked so completeness lists it); a value is a write.
-                if let Some((t, e)) = self.path_target(file, r.src, &r.path, &r.binding, 1).filter(|(_, e)| *e != UNRESOLVED) {
+                let resolved = self.path_target(file, r.src, &r.path, &r.binding, 0);
+                let values = VALUES.with(|v| std::mem::take(&mut *v.borrow_mut()));
+                let last = values.last().map(|(id, _)| *id);
+                for &(id, e) in &values {
+                    if Some(id) != last || !matches!(resolved, Some((Target::Sym(f), _)) if f == id) {
+                        out.push(site_edge(r, "references", r.src, Dst::Symbol(id), e, 0));
+                    }
+                }
+                self.container_edge(&mut out, r);
+                if let Some((t, e)) = resolved.filter(|(_, e)| *e != UNRESOLVED) {
                     let patchable = match &t {
                         Target::Sym(id) => self.sym(*id).is_some_and(|s| s.kind.is_callable() && !is_getter(s)),
                         Target::External(x) => !x.contains("()"),
@@ -881,10 +926,9 @@ impl<'a> Resolver<'a> {
                 }
                 continue;
             }
-            GETTERS.with(|g| g.borrow_mut().clear());
-            VALUES.with(|v| v.borrow_mut().clear());
             let resolved = self.path_target(file, r.src, &r.path, &r.binding, 0);
             let values = VALUES.with(|v| std::mem::take(&mut *v.borrow_mut()));
+            self.container_edge(&mut out, r);
             // Reading a property runs its getter: a call edge at the site.
             let getters = GETTERS.with(|g| std::mem::take(&mut *g.borrow_mut()));
             for &getter in &getters {
@@ -965,6 +1009,20 @@ impl<'a> Resolver<'a> {
         out.sort();
         out.dedup();
         out
+    }
+
+    /// A path that goes into a class, enum or namespace to reach a member uses it: a
+    /// references edge (`Settings.DEBUG`, `Color.Red`, `Shapes.Circle.radius`), except when it
+    /// is the direct receiver of a call or an instantiation (`Cache.shared()`,
+    /// `Cache.shared().get(k)`).
+    fn container_edge(&self, out: &mut Vec<EdgeRow>, r: &RefRow) {
+        let Some((id, evidence, index)) = CONTAINER.with(|c| c.take()) else { return };
+        let last = r.path.split('.').count().saturating_sub(1);
+        let called_next = r.path.split('.').nth(index + 1).is_some_and(|s| s.ends_with("()"));
+        let receiver = called_next || (runs_target(r.kind) && index + 1 == last);
+        if index < last && !receiver && r.kind != RefKind::Member {
+            out.push(site_edge(r, "references", r.src, Dst::Symbol(id), evidence, 0));
+        }
     }
 
     /// The edge a reference site gives to a target; for a Python instantiation also the call

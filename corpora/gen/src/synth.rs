@@ -2055,8 +2055,11 @@ impl<'s> Gen<'s> {
                 for &i in &chosen {
                     exports.insert(syms[i].0.clone(), syms[i].1);
                     export_names.insert(syms[i].0.clone());
-                    // A re-exported name is imported by the package module.
-                    edges.push(format!("imports {qname} -> {}", self.sym_info(syms[i].1).2));
+                    // Python's `from .mod import name` in `__init__.py` imports the name;
+                    // TS's `export { name } from` re-exports it (an exports edge).
+                    if py {
+                        edges.push(format!("imports {qname} -> {}", self.sym_info(syms[i].1).2));
+                    }
                 }
                 if py {
                     lines.push(format!("from {rel} import {}", names.join(", ")));

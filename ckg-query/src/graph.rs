@@ -498,8 +498,9 @@ impl Index {
         let mut s = self
             .conn
             .prepare_cached(
-                "SELECT s.qname, s.kind, f.path, s.line, s.exported, s.name FROM symbols s JOIN files f ON f.id = s.file_id
-                 WHERE s.kind NOT IN ('module', 'external', 'property', 'type', 'interface')
+                "SELECT s.qname, s.kind, f.path, s.line, s.exported, s.name, s.col FROM symbols s JOIN files f ON f.id = s.file_id
+                 -- Attributes and properties are read through instances the graph often cannot name.
+                 WHERE s.kind NOT IN ('module', 'external', 'property', 'attribute', 'type', 'interface', 'namespace')
                  AND NOT EXISTS (SELECT 1 FROM edges e WHERE e.dst_id = s.id AND e.src_id != s.id)
                  -- Interface members are implemented, not called directly.
                  AND NOT EXISTS (SELECT 1 FROM symbols p WHERE p.id = s.parent_id AND p.kind = 'interface')
@@ -509,7 +510,13 @@ impl Index {
         let rows = s
             .query_map([], |r| {
                 Ok((
-                    Node { qname: r.get(0)?, kind: r.get(1)?, file: r.get(2)?, line: r.get::<_, i64>(3)? as u32 },
+                    Node {
+                        qname: r.get(0)?,
+                        kind: r.get(1)?,
+                        file: r.get(2)?,
+                        line: r.get::<_, i64>(3)? as u32,
+                        col: r.get::<_, i64>(6)? as u32,
+                    },
                     r.get::<_, bool>(4)?,
                     r.get::<_, String>(5)?,
                 ))

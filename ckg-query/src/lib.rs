@@ -86,6 +86,13 @@ pub struct Node {
     pub kind: String,
     pub file: Option<String>,
     pub line: u32,
+    /// 1-based column (UTF-8 bytes) of the name.
+    pub col: u32,
+}
+
+/// A node from a row `qname, kind, path, line, col`.
+pub(crate) fn row_node(r: &rusqlite::Row) -> rusqlite::Result<Node> {
+    Ok(Node { qname: r.get(0)?, kind: r.get(1)?, file: r.get(2)?, line: r.get::<_, i64>(3)? as u32, col: r.get::<_, i64>(4)? as u32 })
 }
 
 /// An edge as queries report it: qnames at both ends (the written name when unresolved),
@@ -241,15 +248,11 @@ impl Index {
         let mut s = self
             .conn
             .prepare_cached(
-                "SELECT s.qname, s.kind, f.path, s.line FROM symbols s LEFT JOIN files f ON f.id = s.file_id
+                "SELECT s.qname, s.kind, f.path, s.line, s.col FROM symbols s LEFT JOIN files f ON f.id = s.file_id
                  WHERE (s.qname GLOB ?1 OR s.name GLOB ?1) AND (?3 IS NULL OR s.kind = ?3) ORDER BY s.qname LIMIT ?2",
             )
             .map_err(|e| self.db_err(e))?;
-        let rows = s
-            .query_map(rusqlite::params![glob, limit as i64 + 1, kind], |r| {
-                Ok(Node { qname: r.get(0)?, kind: r.get(1)?, file: r.get(2)?, line: r.get::<_, i64>(3)? as u32 })
-            })
-            .map_err(|e| self.db_err(e))?;
+        let rows = s.query_map(rusqlite::params![glob, limit as i64 + 1, kind], row_node).map_err(|e| self.db_err(e))?;
         let mut symbols: Vec<Node> = rows.collect::<rusqlite::Result<_>>().map_err(|e| self.db_err(e))?;
         let truncated = symbols.len() > limit;
         symbols.truncate(limit);
@@ -277,11 +280,10 @@ impl Index {
 
     pub(crate) fn node(&self, id: i64) -> Result<Option<Node>> {
         self.conn
-            .prepare_cached("SELECT s.qname, s.kind, f.path, s.line FROM symbols s LEFT JOIN files f ON f.id = s.file_id WHERE s.id = ?1")
-            .and_then(|mut s| {
-                s.query_row([id], |r| Ok(Node { qname: r.get(0)?, kind: r.get(1)?, file: r.get(2)?, line: r.get::<_, i64>(3)? as u32 }))
-                    .optional()
-            })
+            .prepare_cached(
+                "SELECT s.qname, s.kind, f.path, s.line, s.col FROM symbols s LEFT JOIN files f ON f.id = s.file_id WHERE s.id = ?1",
+            )
+            .and_then(|mut s| s.query_row([id], row_node).optional())
             .map_err(|e| self.db_err(e))
     }
 }

@@ -141,7 +141,8 @@ mod tests {
     use super::*;
 
     fn unused(n: usize, generation: i64) -> UnusedAnswer {
-        let symbols = (0..n).map(|i| crate::Node { qname: format!("s{i}"), kind: "function".into(), file: None, line: 1 }).collect();
+        let symbols =
+            (0..n).map(|i| crate::Node { qname: format!("s{i}"), kind: "function".into(), file: None, line: 1, col: 1 }).collect();
         UnusedAnswer { generation, symbols, next_page_token: None }
     }
 

@@ -290,11 +290,20 @@ pub fn run(args: QueryArgs) -> Result<ExitCode> {
             } else if let Some(d) = d {
                 let n = &d.node;
                 match &n.file {
+                    Some(f) if matches!(n.kind.as_str(), "local" | "parameter") => {
+                        writeln!(out.w, "{} ({}) {f}:{}:{}", n.qname, n.kind, n.line, n.col)?
+                    }
                     Some(f) => writeln!(out.w, "{} ({}) {f}:{}", n.qname, n.kind, n.line)?,
-                    None => writeln!(out.w, "{} (external)", n.qname)?,
+                    None => writeln!(out.w, "{} ({})", n.qname, n.kind)?,
                 }
                 if let Some(e) = &d.via {
                     writeln!(out.w, "  via {}", edge_line(e))?;
+                }
+                for h in &d.hops {
+                    writeln!(out.w, "  through {}:{}:{}", h.file, h.line, h.col)?;
+                }
+                if a.file_changed {
+                    writeln!(out.w, "  (the file changed since it was indexed; answered from its current content)")?;
                 }
             } else {
                 writeln!(out.w, "nothing defined or used at {location}")?;

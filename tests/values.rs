@@ -80,11 +80,16 @@ fn produced(case: &Path) -> (BTreeSet<String>, BTreeSet<String>) {
     config.totals = false;
     index(&config, &|_| {}).unwrap();
     let kinds = common::symbol_kinds(&db);
-    let symbols = kinds
-        .iter()
-        .filter(|(_, k)| matches!(k.as_str(), "variable" | "constant" | "attribute" | "property"))
-        .map(|(q, k)| format!("{k} {q}"))
-        .collect();
+    // Value symbols; members of interfaces and type literals describe types, not values.
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    let mut s = conn
+        .prepare(
+            "SELECT s.kind, s.qname FROM symbols s LEFT JOIN symbols p ON p.id = s.parent_id
+             WHERE s.kind IN ('variable', 'constant', 'attribute', 'property') AND coalesce(p.kind, '') NOT IN ('interface', 'type')",
+        )
+        .unwrap();
+    let symbols =
+        s.query_map([], |r| Ok(format!("{} {}", r.get::<_, String>(0)?, r.get::<_, String>(1)?))).unwrap().map(Result::unwrap).collect();
     let mut edges = BTreeSet::new();
     for (kind, src, dst, evidence) in common::resolved_edges(&db) {
         let dst_kind = kinds.get(&dst).map(String::as_str).unwrap_or("external");

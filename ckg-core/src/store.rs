@@ -1146,6 +1146,12 @@ pub fn load_refs(conn: &Connection, files: Option<&std::collections::HashSet<i64
     Ok(out)
 }
 
+/// What resolution needs to bind names (no reference facts): for answering one position
+/// (`def`) without indexing.
+pub fn load_names(conn: &Connection) -> rusqlite::Result<ResolveInput> {
+    load_resolve_input(conn, Some(&std::collections::HashSet::new()))
+}
+
 fn load_resolve_input(conn: &Connection, refs_of: Option<&std::collections::HashSet<i64>>) -> rusqlite::Result<ResolveInput> {
     let mut input = ResolveInput::default();
     let mut s = conn.prepare("SELECT id, path, lang, module FROM files ORDER BY path")?;

@@ -70,14 +70,31 @@ pub struct DefAnswer {
     pub generation: i64,
     /// None when nothing is defined or used there.
     pub definition: Option<Definition>,
+    /// True when the file changed on disk since it was indexed: the answer is read from the
+    /// file as it is now and may not match the graph.
+    #[serde(skip_serializing_if = "std::ops::Not::not", default)]
+    pub file_changed: bool,
 }
 
 #[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct Definition {
-    /// The definition (or external node) the position refers to.
+    /// The definition (or external node) the position refers to; for a local variable or
+    /// parameter (kind `local` / `parameter`), its binding site in the same file, named by
+    /// its own name.
     pub node: Node,
-    /// The edge whose site is at the position, when the position is a use.
+    /// The edge whose site is at the position, when the position is a use the graph has.
     pub via: Option<Edge>,
+    /// The import bindings and re-exports followed to reach the definition, in order.
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub hops: Vec<Site>,
+}
+
+/// A place in a file.
+#[derive(Clone, Debug, Serialize, JsonSchema, PartialEq, Eq)]
+pub struct Site {
+    pub file: String,
+    pub line: u32,
+    pub col: u32,
 }
 
 #[derive(Clone, Debug, Serialize, JsonSchema)]
@@ -137,11 +154,12 @@ pub struct UnusedOptions {
     pub entry_globs: Vec<String>,
 }
 
-const EDGE_SELECT: &str = "SELECT e.src_id, e.dst_id, e.kind, src.qname, coalesce(dst.qname, e.dst_name), f.path, e.line, e.col, e.evidence
+pub(crate) const EDGE_SELECT: &str =
+    "SELECT e.src_id, e.dst_id, e.kind, src.qname, coalesce(dst.qname, e.dst_name), f.path, e.line, e.col, e.evidence
      FROM edges e JOIN symbols src ON src.id = e.src_id LEFT JOIN symbols dst ON dst.id = e.dst_id
      JOIN files f ON f.id = e.file_id";
 
-fn row_edge(r: &rusqlite::Row) -> rusqlite::Result<(i64, Option<i64>, Edge)> {
+pub(crate) fn row_edge(r: &rusqlite::Row) -> rusqlite::Result<(i64, Option<i64>, Edge)> {
     Ok((
         r.get(0)?,
         r.get(1)?,
@@ -298,56 +316,6 @@ impl Index {
     /// What a target calls or instantiates, transitively to `depth`.
     pub fn callees(&self, target: &str, depth: u32) -> Result<EdgesAnswer> {
         self.walk(target, CALL_KINDS, depth, false)
-    }
-
-    /// The definition at (or used at) a 1-based line and column (UTF-8 bytes) of a file.
-    pub fn def_at(&self, file: &str, line: u32, col: u32) -> Result<DefAnswer> {
-        let definition = self.definition_at(file, line, col)?;
-        Ok(DefAnswer { generation: self.generation, definition })
-    }
-
-    fn definition_at(&self, file: &str, line: u32, col: u32) -> Result<Option<Definition>> {
-        if line == 0 || col == 0 {
-            return Err(Error::Invalid("line and column are 1-based".into()));
-        }
-        let (lo, hi) = ckg_core::store::edge_ids(self.file_id(file)?);
-        // A use: an edge whose site token covers the column.
-        let mut s = self
-            .conn
-            .prepare_cached(&format!(
-                "{EDGE_SELECT} WHERE e.id BETWEEN ?1 AND ?2 AND e.line = ?3 AND e.col <= ?4 AND e.dst_id IS NOT NULL ORDER BY e.col DESC"
-            ))
-            .map_err(|e| self.db_err(e))?;
-        let rows = s.query_map(rusqlite::params![lo, hi, line, col], row_edge).map_err(|e| self.db_err(e))?;
-        for r in rows {
-            let (_, dst, edge) = r.map_err(|e| self.db_err(e))?;
-            let token = ckg_core::store::last_name(&edge.dst);
-            if col < edge.col + token.len().max(1) as u32 && edge.kind != "imports" && edge.kind != "exports" {
-                if let Some(node) = self.node(dst.unwrap_or(0))? {
-                    return Ok(Some(Definition { node, via: Some(edge) }));
-                }
-            }
-        }
-        // A definition: its name covers the column.
-        let mut s = self
-            .conn
-            .prepare_cached(
-                "SELECT s.id, s.name, s.col FROM symbols s JOIN files f ON f.id = s.file_id
-                 WHERE f.path = ?1 AND s.line = ?2 AND s.col <= ?3 AND s.kind != 'module' ORDER BY s.col DESC",
-            )
-            .map_err(|e| self.db_err(e))?;
-        let rows = s
-            .query_map(rusqlite::params![file, line, col], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?, r.get::<_, i64>(2)?)))
-            .map_err(|e| self.db_err(e))?;
-        for r in rows {
-            let (id, name, start) = r.map_err(|e| self.db_err(e))?;
-            if (col as i64) < start + name.len().max(1) as i64 {
-                if let Some(node) = self.node(id)? {
-                    return Ok(Some(Definition { node, via: None }));
-                }
-            }
-        }
-        Ok(None)
     }
 
     /// The id of an indexed file.

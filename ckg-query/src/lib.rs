@@ -12,6 +12,7 @@
 //! # Ok::<(), ckg_query::Error>(())
 //! ```
 
+mod def;
 mod graph;
 pub mod http;
 mod impact;
@@ -31,7 +32,7 @@ use serde::Serialize;
 
 pub use graph::{
     CALL_KINDS, CyclesAnswer, DefAnswer, Definition, Dep, DepsAnswer, DepthEdge, EDGE_KINDS, EdgesAnswer, MAX_DEPTH, MAX_RESULTS,
-    PathAnswer, SymbolsAnswer, UnusedAnswer, UnusedOptions, package_of,
+    PathAnswer, Site, SymbolsAnswer, UnusedAnswer, UnusedOptions, package_of,
 };
 pub use impact::{Completeness, EVIDENCE_TIERS, Gap, ImpactAnswer, ImpactFile, ImpactOptions};
 pub use memgraph::ReverseGraph;
@@ -173,6 +174,8 @@ pub struct Index {
     deadline: Arc<Deadline>,
     /// The in-memory reverse graph of this snapshot's generation, when the caller has one.
     pub(crate) graph: Option<Arc<ReverseGraph>>,
+    /// The stored facts resolution binds names with, when the caller keeps them (`def`).
+    pub(crate) names: Option<Arc<ckg_core::store::ResolveInput>>,
 }
 
 impl Index {
@@ -182,7 +185,7 @@ impl Index {
         let deadline = Arc::new(Deadline::default());
         let d = Arc::clone(&deadline);
         conn.progress_handler(1000, Some(move || d.passed()));
-        Ok(Index { conn, path: path.to_path_buf(), generation, deadline, graph: None })
+        Ok(Index { conn, path: path.to_path_buf(), generation, deadline, graph: None, names: None })
     }
 
     /// Runs `f` in one read transaction (one committed generation, which `self.generation`
@@ -201,6 +204,7 @@ impl Index {
         }
         self.deadline.set(None);
         self.graph = None;
+        self.names = None;
         result
     }
 

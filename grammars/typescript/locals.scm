@@ -24,5 +24,6 @@
 (function_expression name: (identifier) @local.definition)
 (arrow_function parameter: (identifier) @local.definition)
 (catch_clause parameter: (identifier) @local.definition)
+(catch_clause parameter: [(object_pattern) (array_pattern)] @local.pattern)
 (for_in_statement left: (identifier) @local.definition)
 (type_parameter name: (type_identifier) @local.definition)

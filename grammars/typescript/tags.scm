@@ -66,6 +66,7 @@
 (namespace_import (identifier) @skip.read)
 (export_specifier name: (_) @skip.read)
 (export_specifier alias: (_) @skip.read)
+(namespace_export (_) @skip.read)
 (decorator (_) @skip.read)
 (nested_type_identifier (identifier) @skip.read)
 (type_query (_) @skip.read)
@@ -82,6 +83,9 @@
 
 ; Constructor parameter properties: `constructor(private readonly svc: UserService)`.
 (required_parameter (accessibility_modifier) pattern: (identifier) @name) @definition.property
+(required_parameter "readonly" pattern: (identifier) @name) @definition.property
+; Interface members that are values: `interface Row { id: number }`.
+(interface_declaration body: (_ (property_signature name: (property_identifier) @name) @definition.property))
 
 ; ---- returned values (a function's obvious return type) ---------------------
 (return_statement (new_expression constructor: [(identifier) (member_expression)] @name) @return.call)

@@ -88,9 +88,38 @@ impl Extractor {
         }
         let config = LanguageConfig::get(lang.grammar());
         let captures = collect(&mut self.cursor, config, root, src);
-        build(lang, module, src, captures, &mut facts);
+        build(lang, module, src, captures, &mut facts, &mut None);
         facts
     }
+
+    /// What is at a 1-based line and column (UTF-8 bytes) of a file: a definition's name, a
+    /// local's binding, a use to resolve, an imported name, an imported module. `None` on
+    /// whitespace, keywords and literals. The file's facts come with it (the imports a
+    /// [`PositionFact::Import`] indexes).
+    pub fn position(&mut self, lang: Lang, module: &str, src: &[u8], line: u32, col: u32) -> (FileFacts, Option<PositionFact>) {
+        let mut facts = FileFacts { lines: count_lines(src), ..FileFacts::default() };
+        let Some(at) = byte_offset(src, line, col) else { return (facts, None) };
+        let Some(tree) = self.parse(lang, src) else { return (facts, None) };
+        let config = LanguageConfig::get(lang.grammar());
+        let captures = collect(&mut self.cursor, config, tree.root_node(), src);
+        let mut probe = Some(Probe { at, found: None });
+        build(lang, module, src, captures, &mut facts, &mut probe);
+        (facts, probe.and_then(|p| p.found))
+    }
+}
+
+/// The byte offset of a 1-based line and column (the column counts bytes).
+fn byte_offset(src: &[u8], line: u32, col: u32) -> Option<usize> {
+    if line == 0 || col == 0 {
+        return None;
+    }
+    let mut start = 0;
+    for _ in 1..line {
+        start += src[start..].iter().position(|&b| b == b'\n')? + 1;
+    }
+    let end = src[start..].iter().position(|&b| b == b'\n').map_or(src.len(), |e| start + e);
+    let at = start + col as usize - 1;
+    (at < end).then_some(at)
 }
 
 /// A module's own name: `mod` for `pkg.mod`, `app` for `src/app.ts` (`index` for
@@ -368,6 +397,28 @@ struct ValueBinding<'t> {
     scope: Option<usize>,
 }
 
+/// The function (or lambda, arrow function, method) a node is in.
+fn function_ancestor(node: Node) -> Option<Node> {
+    let mut cur = node.parent();
+    while let Some(n) = cur {
+        if matches!(
+            n.kind(),
+            "function_definition"
+                | "lambda"
+                | "function_declaration"
+                | "function_expression"
+                | "arrow_function"
+                | "method_definition"
+                | "generator_function_declaration"
+                | "generator_function"
+        ) {
+            return Some(n);
+        }
+        cur = n.parent();
+    }
+    None
+}
+
 /// Python's convention for constants: `TIMEOUT`, `MAX_RETRIES`, `V2`.
 fn is_constant_name(name: &str) -> bool {
     name.chars().any(|c| c.is_ascii_alphabetic()) && name.chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
@@ -398,12 +449,87 @@ impl Local {
     }
 }
 
+/// One binding of a name: where it takes effect (after the right-hand side of an
+/// assignment: `x = x + 1` reads the previous `x`), where its name is written, and what it is.
+struct Binding {
+    effective: usize,
+    site: usize,
+    local: Local,
+}
+
 /// The bindings of one name in one scope, by position: a use sees the last binding before it
 /// (straight-line rebinding), or the first one when all come later (hoisting, closures).
-type Bindings = Vec<(usize, Local)>;
+type Bindings = Vec<Binding>;
 
-fn binding_at(bindings: &Bindings, pos: usize) -> &Local {
-    bindings.iter().rev().find(|(p, _)| *p <= pos).or(bindings.first()).map(|(_, l)| l).expect("non-empty")
+fn binding_at(bindings: &Bindings, pos: usize) -> &Binding {
+    bindings.iter().rev().find(|b| b.effective <= pos).or(bindings.first()).expect("non-empty")
+}
+
+/// Where a binding written at `ident` takes effect: after the statement that assigns it.
+fn effective_position(ident: Node) -> usize {
+    let mut cur = ident.parent();
+    for _ in 0..4 {
+        match cur {
+            Some(p) if matches!(p.kind(), "assignment" | "variable_declarator" | "named_expression" | "augmented_assignment") => {
+                return p.end_byte();
+            }
+            Some(p)
+                if matches!(
+                    p.kind(),
+                    "pattern_list"
+                        | "tuple_pattern"
+                        | "list_pattern"
+                        | "object_pattern"
+                        | "array_pattern"
+                        | "pair_pattern"
+                        | "shorthand_property_identifier_pattern"
+                        | "assignment_pattern"
+                        | "object_assignment_pattern"
+                        | "rest_pattern"
+                        | "list_splat_pattern"
+                ) =>
+            {
+                cur = p.parent()
+            }
+            _ => break,
+        }
+    }
+    ident.start_byte()
+}
+
+/// What is at one position of a file, as extraction sees it from the file alone: what `def`
+/// answers, once `resolve` has bound the names that leave the file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PositionFact {
+    /// The name of a definition or a value symbol of this file.
+    Definition(String),
+    /// A local variable or parameter: its binding site (1-based line and column).
+    Local { name: String, line: u32, col: u32, parameter: bool },
+    /// A use of a name or member: the path written up to the position (`a.b` on the `b` of
+    /// `a.b.c()`), the symbol whose code it is in, and how its first name is bound.
+    Use { src: String, path: String, binding: LocalBinding },
+    /// A name an import statement binds (index into `FileFacts::imports`).
+    Import(usize),
+    /// A module named by an import statement, written up to the position (`pkg.mod`, `..util`).
+    Module(String),
+}
+
+/// A position being looked up during extraction, and what was found there.
+struct Probe {
+    at: usize,
+    found: Option<PositionFact>,
+}
+
+impl Probe {
+    fn covers(probe: &Option<Probe>, node: Node) -> bool {
+        probe.as_ref().is_some_and(|p| p.found.is_none() && node.start_byte() <= p.at && p.at < node.end_byte().max(node.start_byte() + 1))
+    }
+
+    fn set(probe: &mut Option<Probe>, fact: PositionFact) {
+        if let Some(p) = probe.as_mut().filter(|p| p.found.is_none()) {
+            p.found = Some(fact);
+        }
+    }
 }
 
 pub(crate) fn text<'a>(node: Node, src: &'a [u8]) -> std::borrow::Cow<'a, str> {
@@ -537,7 +663,7 @@ fn value_source(lang: Lang, ident: Node, src: &[u8]) -> Option<ValueSource> {
     if lang.is_script() { typescript::value_source(ident, src) } else { python::value_source(ident, src) }
 }
 
-fn build(lang: Lang, module: &str, src: &[u8], caps: Captures, facts: &mut FileFacts) {
+fn build(lang: Lang, module: &str, src: &[u8], caps: Captures, facts: &mut FileFacts, probe: &mut Option<Probe>) {
     let is_py = lang == Lang::Python;
     // --- intervals: definitions and scopes, merged by node -------------------------------
     let mut by_node: HashMap<usize, usize> = HashMap::new();
@@ -675,6 +801,9 @@ fn build(lang: Lang, module: &str, src: &[u8], caps: Captures, facts: &mut FileF
         };
         sym_of_def[d] = idx;
         sym_of_interval.insert(i, idx);
+        if name_node.is_some_and(|n| Probe::covers(probe, n)) {
+            Probe::set(probe, PositionFact::Definition(facts.symbols[idx as usize].qname.clone()));
+        }
     }
     // A field initialiser runs in the class body: its references belong to the class, not to
     // the property (a property holding an arrow function is a method and keeps its own).
@@ -719,7 +848,19 @@ fn build(lang: Lang, module: &str, src: &[u8], caps: Captures, facts: &mut FileF
     for (node, point) in caps.local_defs.iter().zip(local_points) {
         let name = text(*node, src).into_owned();
         let def = assigned_def(*node);
-        let scope = nesting.scope_of(point.2);
+        let mut scope = nesting.scope_of(point.2);
+        // Python's `:=` in a comprehension and TS's `var` bind in the enclosing function.
+        let hoisted = if is_py { node.parent().is_some_and(|p| p.kind() == "named_expression") } else { typescript::declared_var(*node) };
+        if hoisted {
+            // Up to the scope of the function the binding is in (none: the module).
+            let func = function_ancestor(*node);
+            while let Some(sc) = scope {
+                if func.is_some_and(|f| iv[sc].start <= f.start_byte() && f.end_byte() <= iv[sc].end) {
+                    break;
+                }
+                scope = iv[sc].scope_above;
+            }
+        }
         let container = match scope {
             None => Some(0),
             Some(sc) if is_py && iv[sc].class_like => iv[sc].def.map(|d| sym_of_def[d]),
@@ -744,6 +885,9 @@ fn build(lang: Lang, module: &str, src: &[u8], caps: Captures, facts: &mut FileF
         // A parameter: its scope is the `def` it belongs to.
         let func_node = iv[scope].def.map(|d| caps.defs[d].1).filter(|f| is_py && f.kind() == "function_definition");
         let param = func_node.and_then(|f| python::parameter_of(f, *node).map(|(index, splat)| (f, index, splat)));
+        // A constructor parameter property is the class's property, in the constructor too.
+        let def =
+            def.or_else(|| node.parent().filter(|p| p.kind() == "required_parameter").and_then(|p| def_by_node.get(&p.id()).copied()));
         let local = match (def, param) {
             (Some(sym), _) => Local::Def(sym),
             (None, Some((func_node, index, splat))) if def_by_node.contains_key(&func_node.id()) => {
@@ -761,7 +905,27 @@ fn build(lang: Lang, module: &str, src: &[u8], caps: Captures, facts: &mut FileF
             }
             (None, _) => Local::Var(value_source(lang, *node, src)),
         };
-        locals.entry((scope, name)).or_default().push((node.start_byte(), local));
+        let parameter = matches!(local, Local::Param { .. }) || (lang.is_script() && typescript::is_parameter(*node));
+        let bindings = locals.entry((scope, name.clone())).or_default();
+        // `x += 1` uses the binding before it (it only makes `x` local when there is none).
+        let augmented = node.parent().is_some_and(|p| p.kind() == "augmented_assignment");
+        if !(augmented && !bindings.is_empty()) {
+            bindings.push(Binding { effective: effective_position(*node), site: node.start_byte(), local });
+            if container.is_none() && !matches!(bindings.last().map(|b| &b.local), Some(Local::Def(_))) && Probe::covers(probe, *node) {
+                let (line, col) = position(*node);
+                Probe::set(probe, PositionFact::Local { name, line, col, parameter });
+            }
+        }
+    }
+    // `global x` / `nonlocal x`: the name there is the outer one.
+    for (n, p) in caps.globals.iter().zip(global_points) {
+        if Probe::covers(probe, *n) {
+            let scope = nesting.scope_of(p.2).and_then(|s| iv[s].scope_above);
+            let fact = probe_use(lang, *n, n.start_byte(), src, scope, sym_at(p.2), &nesting, &locals, facts);
+            if let Some(f) = fact {
+                Probe::set(probe, f);
+            }
+        }
     }
     // Value symbols, in source order; the last assignment gives the value (what code that
     // runs later sees). A name that is already a definition (a function, a class) stays one.
@@ -811,11 +975,14 @@ fn build(lang: Lang, module: &str, src: &[u8], caps: Captures, facts: &mut FileF
         if b.container == 0 {
             module_values.insert(b.name.clone());
         }
+        if Probe::covers(probe, b.node) {
+            Probe::set(probe, PositionFact::Definition(facts.symbols[sym as usize].qname.clone()));
+        }
         // In a class or namespace body, the name stands for the symbol.
         if let (Some(scope), true) = (b.scope, b.container != 0) {
             if let Some(bindings) = locals.get_mut(&(scope, b.name.clone())) {
-                for (_, l) in bindings.iter_mut() {
-                    *l = Local::Def(sym);
+                for b in bindings.iter_mut() {
+                    b.local = Local::Def(sym);
                 }
             }
         }
@@ -839,7 +1006,9 @@ fn build(lang: Lang, module: &str, src: &[u8], caps: Captures, facts: &mut FileF
         let Some(right) = node.child_by_field_name("right").filter(|r| r.kind() == "identifier") else { continue };
         let name = text(right, src).into_owned();
         let scope = interval_of_def[d].and_then(|i| iv[i].scope_above);
-        let Some(local) = scope.and_then(|s| locals.get(&(s, name.clone()))).map(|b| binding_at(b, node.start_byte())) else { continue };
+        let Some(local) = scope.and_then(|s| locals.get(&(s, name.clone()))).map(|b| &binding_at(b, node.start_byte()).local) else {
+            continue;
+        };
         let attr = sym_of_def[d];
         if let Local::Param { func, index, splat: 0, .. } = *local {
             attr_params.insert(facts.symbols[attr as usize].qname.clone(), (func, index, name));
@@ -856,7 +1025,8 @@ fn build(lang: Lang, module: &str, src: &[u8], caps: Captures, facts: &mut FileF
         }
         if let Some(scope) = iv[i].scope_above {
             // A nested definition binds its name for the whole scope.
-            locals.insert((scope, sym.name.clone()), vec![(0, Local::Def(sym_of_def[d]))]);
+            let site = caps.defs[d].2.unwrap_or(caps.defs[d].1).start_byte();
+            locals.insert((scope, sym.name.clone()), vec![Binding { effective: 0, site, local: Local::Def(sym_of_def[d]) }]);
         }
     }
 
@@ -915,6 +1085,12 @@ fn build(lang: Lang, module: &str, src: &[u8], caps: Captures, facts: &mut FileF
                     src_sym = iv[i].def_above.and_then(|p| sym_of_interval.get(&p).copied()).unwrap_or(0);
                     inner = iv[i].scope_above;
                 }
+            }
+        }
+        if kind != RefKind::Patch && Probe::covers(probe, name_node) {
+            let at = probe.as_ref().map_or(0, |p| p.at);
+            if let Some(fact) = probe_use(lang, name_node, at, src, inner, src_sym, &nesting, &locals, facts) {
+                Probe::set(probe, fact);
             }
         }
         let (path, anchor) = match path_of(name_node, src) {
@@ -1104,17 +1280,36 @@ fn build(lang: Lang, module: &str, src: &[u8], caps: Captures, facts: &mut FileF
     // --- imports and exports (language modules) ------------------------------------------
     for ((role, node), point) in caps.imports.iter().zip(import_points) {
         let scope = sym_at(point.2);
+        let first = facts.imports.len();
         if lang.is_script() {
             typescript::imports(*role, *node, src, scope, &mut facts.imports);
         } else {
             python::imports(*node, src, scope, &mut facts.imports);
         }
+        // `const { a } = require('m')`: the names are in the declarator around the call.
+        let statement = match role {
+            Capture::ImportRequire => node.parent().filter(|p| p.kind() == "variable_declarator").unwrap_or(*node),
+            _ => *node,
+        };
+        if Probe::covers(probe, statement) {
+            let fact = probe_import(lang, statement, probe.as_ref().map_or(0, |p| p.at), src, facts, first);
+            if let Some(f) = fact {
+                Probe::set(probe, f);
+            }
+        }
     }
     for node in &caps.exports {
+        let first = facts.imports.len();
         if lang.is_script() {
             typescript::exports(*node, src, facts);
         } else {
             python::exports(*node, src, facts);
+        }
+        if lang.is_script() && Probe::covers(probe, *node) {
+            let fact = probe_import(lang, *node, probe.as_ref().map_or(0, |p| p.at), src, facts, first);
+            if let Some(f) = fact {
+                Probe::set(probe, f);
+            }
         }
     }
     // --- decorators of definitions ---------------------------------------------------------------
@@ -1200,6 +1395,144 @@ fn build(lang: Lang, module: &str, src: &[u8], caps: Captures, facts: &mut FileF
     facts.refs.sort_by(|a, b| (a.line, a.col, a.kind).cmp(&(b.line, b.col, b.kind)));
     facts.refs.dedup_by(|b, a| a.line == b.line && a.col == b.col && a.kind == b.kind && a.path == b.path);
     facts.imports.sort_by(|a, b| (a.line, a.col, &a.local).cmp(&(b.line, b.col, &b.local)));
+}
+
+/// The name or member under a position inside a reference's expression: the expression up to
+/// it (`a.b` for the `b` of `a.b.c()`), or `None` when the position is not on a name.
+fn segment_at<'t>(top: Node<'t>, at: usize) -> Option<Node<'t>> {
+    let leaf = top.descendant_for_byte_range(at, at)?;
+    if !matches!(
+        leaf.kind(),
+        "identifier" | "property_identifier" | "type_identifier" | "private_property_identifier" | "shorthand_property_identifier"
+    ) {
+        return None;
+    }
+    let mut node = leaf;
+    while node.id() != top.id() {
+        let Some(parent) = node.parent() else { break };
+        let member_name = match parent.kind() {
+            "member_expression" => parent.child_by_field_name("property") == Some(node),
+            "attribute" => parent.child_by_field_name("attribute") == Some(node),
+            "nested_type_identifier" | "nested_identifier" => {
+                parent.named_child(parent.named_child_count().saturating_sub(1)) == Some(node)
+            }
+            _ => false,
+        };
+        if !member_name {
+            break;
+        }
+        node = parent;
+    }
+    Some(node)
+}
+
+/// What a position inside a reference is: a local's binding, a nested definition, or a use
+/// of the path written up to it.
+#[allow(clippy::too_many_arguments)]
+fn probe_use(
+    lang: Lang,
+    top: Node,
+    at: usize,
+    src: &[u8],
+    inner: Option<usize>,
+    src_sym: u32,
+    nesting: &Nesting,
+    locals: &HashMap<(usize, String), Bindings>,
+    facts: &FileFacts,
+) -> Option<PositionFact> {
+    let prefix = segment_at(top, at)?;
+    // `ns.Type` in a type is one node: cut it at the segment under the position.
+    let (path, _) = path_of(prefix, src)?;
+    let path = match prefix.kind() {
+        "nested_type_identifier" | "nested_identifier" => {
+            let upto = &text(prefix, src)[..(at - prefix.start_byte() + 1).min(prefix.byte_range().len())];
+            let end = text(prefix, src)[upto.len()..].find('.').map_or(path.len(), |i| upto.len() + i);
+            path[..end.min(path.len())].to_string()
+        }
+        _ => path,
+    };
+    if !path.contains('.') {
+        let bare = path.strip_suffix("()").unwrap_or(&path);
+        if let Some(b) = lookup_binding(bare, at, inner, nesting, locals) {
+            return Some(match &b.local {
+                Local::Def(sym) => PositionFact::Definition(facts.symbols[*sym as usize].qname.clone()),
+                Local::Param { .. } | Local::Var(_) => {
+                    let (line, col) = line_col(src, b.site);
+                    PositionFact::Local { name: bare.to_string(), line, col, parameter: matches!(b.local, Local::Param { .. }) }
+                }
+            });
+        }
+    }
+    let binding = bind(lang, &path, at, inner, src_sym, nesting, locals, facts);
+    Some(PositionFact::Use { src: facts.symbols[src_sym as usize].qname.clone(), path, binding })
+}
+
+/// What a position inside an import (or a TS export) statement is: a name it binds (the
+/// imported name or its alias), a module it names, or (`export { a as b }` without `from`) a
+/// use of a local name.
+fn probe_import(lang: Lang, statement: Node, at: usize, src: &[u8], facts: &FileFacts, first: usize) -> Option<PositionFact> {
+    let leaf = statement.descendant_for_byte_range(at, at)?;
+    let name = text(leaf, src).trim_matches(|c| c == '"' || c == '\'').to_string();
+    // Python: inside the module of `from pkg.mod import x` (or `import pkg.mod`), a segment is
+    // a module, whatever the names imported are called.
+    let in_module = statement.child_by_field_name("module_name").is_some_and(|m| m.byte_range().contains(&at))
+        || (statement.kind() == "import_statement" && leaf.parent().is_some_and(|p| p.kind() == "dotted_name") && {
+            let dotted = leaf.parent().unwrap();
+            // `import a.b.c` (or `import a.b.c as m`, off the alias): each segment is a module.
+            dotted.parent().is_some_and(|d| d.kind() == "import_statement" || d.kind() == "aliased_import")
+                && dotted.parent().and_then(|d| d.child_by_field_name("alias")).is_none_or(|a| !a.byte_range().contains(&at))
+        });
+    if !in_module {
+        if leaf.parent().is_some_and(|p| p.kind() == "namespace_export") {
+            // `export * as ns from './m'`: `ns` is the module.
+            if let Some(i) = (first..facts.imports.len()).find(|&i| facts.imports[i].kind == crate::facts::ImportKind::Namespace) {
+                return Some(PositionFact::Import(i));
+            }
+        }
+    }
+    let by_name = (!in_module)
+        .then(|| {
+            (first..facts.imports.len())
+                .find(|&i| facts.imports[i].local.as_deref() == Some(&name) || facts.imports[i].imported.as_deref() == Some(&name))
+        })
+        .flatten();
+    if let Some(i) =
+        by_name.filter(|_| matches!(leaf.kind(), "identifier" | "property_identifier" | "shorthand_property_identifier_pattern"))
+    {
+        return Some(PositionFact::Import(i));
+    }
+    // `export { a as b } from './m'`: the alias stands for the name it re-exports.
+    if let Some(spec) = leaf.parent().filter(|p| p.kind() == "export_specifier") {
+        let target = spec.child_by_field_name("name").map(|n| text(n, src).into_owned()).unwrap_or_default();
+        if let Some(i) = (first..facts.imports.len()).find(|&i| facts.imports[i].imported.as_deref() == Some(&target)) {
+            return Some(PositionFact::Import(i));
+        }
+        // `export { a as b }`: a use of the module's own `a`.
+        return Some(PositionFact::Use { src: facts.symbols[0].qname.clone(), path: target, binding: LocalBinding::Free });
+    }
+    if lang.is_script() {
+        // The module specifier string.
+        let string = if leaf.kind() == "string" { Some(leaf) } else { leaf.parent().filter(|p| p.kind() == "string") };
+        return string.map(|s| PositionFact::Module(text(s, src).trim_matches(|c| c == '"' || c == '\'' || c == '`').to_string()));
+    }
+    // Python: `pkg.mod` in `import pkg.mod` / `from pkg.mod import x`, `..util` in
+    // `from ..util import x`: the module written up to the segment under the position.
+    let mut dotted = leaf;
+    while !matches!(dotted.kind(), "dotted_name" | "relative_import") {
+        dotted = dotted.parent().filter(|p| p.id() != statement.id())?;
+    }
+    let outer = dotted.parent().filter(|p| p.kind() == "relative_import").unwrap_or(dotted);
+    let upto = &src[outer.start_byte()..leaf.end_byte().max(outer.start_byte())];
+    let module: String = String::from_utf8_lossy(upto).chars().filter(|c| !c.is_whitespace()).collect();
+    Some(PositionFact::Module(module))
+}
+
+/// The 1-based line and column of a byte offset.
+fn line_col(src: &[u8], at: usize) -> (u32, u32) {
+    let before = &src[..at.min(src.len())];
+    let line = before.iter().filter(|&&b| b == b'\n').count() as u32 + 1;
+    let col = before.iter().rev().take_while(|&&b| b != b'\n').count() as u32 + 1;
+    (line, col)
 }
 
 /// The values a Python call passes, by position or keyword, as far as they can be followed:
@@ -1325,6 +1658,17 @@ fn lookup_local<'l>(
     nesting: &Nesting,
     locals: &'l HashMap<(usize, String), Bindings>,
 ) -> Option<&'l Local> {
+    lookup_binding(name, pos, inner, nesting, locals).map(|b| &b.local)
+}
+
+/// [`lookup_local`], with where the binding is written.
+fn lookup_binding<'l>(
+    name: &str,
+    pos: usize,
+    inner: Option<usize>,
+    nesting: &Nesting,
+    locals: &'l HashMap<(usize, String), Bindings>,
+) -> Option<&'l Binding> {
     let mut scope = nesting.scope_of(inner);
     let mut first = true;
     let mut steps = 0;
@@ -1334,8 +1678,8 @@ fn lookup_local<'l>(
         // Python: names in a class body are not visible from the functions inside it.
         if first || !interval.class_like {
             key.0 = s;
-            if let Some(local) = locals.get(&key).map(|b| binding_at(b, pos)) {
-                return Some(local);
+            if let Some(b) = locals.get(&key).map(|b| binding_at(b, pos)) {
+                return Some(b);
             }
         }
         first = false;

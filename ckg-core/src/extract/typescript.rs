@@ -285,6 +285,11 @@ pub(super) fn bound_by_require(node: Node, src: &[u8]) -> bool {
     false
 }
 
+/// True when a binding is declared with `var` (function-scoped, hoisted).
+pub(super) fn declared_var(node: Node) -> bool {
+    declaration_of(node).is_some_and(|d| d.kind() == "variable_declaration")
+}
+
 /// True when a binding is declared in an exported declaration (`export const { a } = …`).
 pub(super) fn binding_exported(node: Node) -> bool {
     declaration_of(node).and_then(|d| d.parent()).is_some_and(|p| p.kind() == "export_statement")

@@ -1,0 +1,226 @@
+//! `def FILE:LINE:COL`: what a position defines or uses, on any name.
+//!
+//! Two paths. A position the graph already names (a definition's name, or the last name of a
+//! use whose edge starts there) is answered from the index alone. Anything else (a local
+//! variable or parameter, an intermediate member `a` or `b` of `a.b.c()`, an import
+//! specifier, a module segment) is answered by reading the file as it is now: extraction
+//! finds what the position is from the file's own scopes ([`PositionFact`]), and, when the
+//! name leaves the file, the same resolver that built the index binds it, on the index's
+//! stored facts (loaded once per query, or kept by the service per generation). Locals never
+//! become graph rows: their binding site comes from the file.
+
+use std::sync::Arc;
+
+use ckg_core::extract::{Extractor, PositionFact};
+use ckg_core::lang::Lang;
+use ckg_core::resolve::{Found, Resolver};
+use ckg_core::store::ResolveInput;
+use rusqlite::OptionalExtension;
+
+use crate::graph::{DefAnswer, Definition, Site};
+use crate::{Error, Index, Node, Result};
+
+/// The indexed file a position is in.
+struct FileRow {
+    id: i64,
+    lang: Lang,
+    module: String,
+    hash: String,
+}
+
+/// The identifier under a column of a line: (start column, text).
+fn identifier_at(line: &str, col: u32) -> Option<(u32, &str)> {
+    let bytes = line.as_bytes();
+    let at = col as usize - 1;
+    let is_ident = |b: u8| b.is_ascii_alphanumeric() || b == b'_' || b == b'$' || b >= 0x80;
+    if at >= bytes.len() || !is_ident(bytes[at]) {
+        return None;
+    }
+    let start = (0..=at).rev().take_while(|&i| is_ident(bytes[i])).last()?;
+    let end = (at..bytes.len()).take_while(|&i| is_ident(bytes[i])).last()? + 1;
+    Some((start as u32 + 1, line.get(start..end)?))
+}
+
+impl Index {
+    /// The definition at (or used at) a 1-based line and column (UTF-8 bytes) of a file.
+    pub fn def_at(&self, file: &str, line: u32, col: u32) -> Result<DefAnswer> {
+        if line == 0 || col == 0 {
+            return Err(Error::Invalid("line and column are 1-based".into()));
+        }
+        let row = self.file_row(file)?;
+        let source = self.source_of(file);
+        let answer =
+            |definition: Option<Definition>, file_changed: bool| Ok(DefAnswer { generation: self.generation, definition, file_changed });
+        let Some(bytes) = source else {
+            // The file is not readable (moved, deleted): only what the graph names.
+            return answer(self.graph_definition(&row, line, col, None)?, true);
+        };
+        let changed = format!("{:016x}", xxhash_rust::xxh3::xxh3_64(&bytes)) != row.hash;
+        let text = String::from_utf8_lossy(&bytes);
+        let Some(line_text) = text.lines().nth(line as usize - 1) else { return answer(None, changed) };
+        let Some(ident) = identifier_at(line_text, col) else { return answer(None, changed) };
+        if !changed {
+            if let Some(d) = self.graph_definition(&row, line, ident.0, Some(ident.1))? {
+                return answer(Some(d), false);
+            }
+        }
+        let (facts, fact) = Extractor::new().position(row.lang, &row.module, &bytes, line, col);
+        let Some(fact) = fact else { return answer(None, changed) };
+        let definition = match fact {
+            PositionFact::Definition(q) => self.node_by_qname(&q)?.map(|node| Definition { node, via: None, hops: Vec::new() }),
+            PositionFact::Local { name, line, col, parameter } => Some(Definition {
+                node: Node {
+                    qname: name,
+                    kind: if parameter { "parameter" } else { "local" }.into(),
+                    file: Some(file.to_string()),
+                    line,
+                    col,
+                },
+                via: None,
+                hops: Vec::new(),
+            }),
+            fact => {
+                let names = self.names()?;
+                let resolver = Resolver::new(&names);
+                match resolver.answer(row.id, &fact, &facts.imports) {
+                    None => None,
+                    Some(a) => {
+                        let node = match a.found {
+                            Found::Symbol(id) => self.node(id)?,
+                            Found::External(q) => Some(self.node_by_qname(&q)?.unwrap_or(Node {
+                                qname: q,
+                                kind: "external".into(),
+                                file: None,
+                                line: 0,
+                                col: 0,
+                            })),
+                            Found::Package(p) => Some(Node { qname: p, kind: "package".into(), file: None, line: 0, col: 0 }),
+                        };
+                        let mut hops = Vec::new();
+                        for h in a.hops {
+                            if let Some(path) = self.file_path(h.file)? {
+                                hops.push(Site { file: path, line: h.line, col: h.col });
+                            }
+                        }
+                        node.map(|node| Definition { node, via: None, hops })
+                    }
+                }
+            }
+        };
+        answer(definition, changed)
+    }
+
+    /// The stored facts resolution binds names with: the service's (per generation), or
+    /// loaded now.
+    fn names(&self) -> Result<Arc<ResolveInput>> {
+        if let Some(n) = &self.names {
+            return Ok(Arc::clone(n));
+        }
+        ckg_core::store::load_names(&self.conn).map(Arc::new).map_err(|e| self.db_err(e))
+    }
+
+    /// A position the graph names: a definition's name there, or the last name of a use whose
+    /// edge starts there (`ident` is the identifier written at the position, when known).
+    fn graph_definition(&self, row: &FileRow, line: u32, col: u32, ident: Option<&str>) -> Result<Option<Definition>> {
+        let mut s = self
+            .conn
+            .prepare_cached(
+                "SELECT s.qname, s.kind, f.path, s.line, s.col, s.name FROM symbols s JOIN files f ON f.id = s.file_id
+                 WHERE s.file_id = ?1 AND s.line = ?2 AND s.col <= ?3 AND s.kind != 'module' ORDER BY s.col DESC",
+            )
+            .map_err(|e| self.db_err(e))?;
+        let rows = s
+            .query_map(rusqlite::params![row.id, line, col], |r| Ok((crate::row_node(r)?, r.get::<_, String>(5)?)))
+            .map_err(|e| self.db_err(e))?;
+        for r in rows {
+            let (node, name) = r.map_err(|e| self.db_err(e))?;
+            let covers = match ident {
+                Some(i) => node.col == col && name == i,
+                None => col < node.col + name.len().max(1) as u32,
+            };
+            if covers {
+                return Ok(Some(Definition { node, via: None, hops: Vec::new() }));
+            }
+        }
+        let (lo, hi) = ckg_core::store::edge_ids(row.id);
+        let mut s = self
+            .conn
+            .prepare_cached(&format!(
+                "{} WHERE e.id BETWEEN ?1 AND ?2 AND e.line = ?3 AND e.col <= ?4 AND e.dst_id IS NOT NULL ORDER BY e.col DESC, e.kind",
+                crate::graph::EDGE_SELECT
+            ))
+            .map_err(|e| self.db_err(e))?;
+        let rows = s.query_map(rusqlite::params![lo, hi, line, col], crate::graph::row_edge).map_err(|e| self.db_err(e))?;
+        for r in rows {
+            let (_, dst, edge) = r.map_err(|e| self.db_err(e))?;
+            let token = ckg_core::store::last_name(&edge.dst);
+            let covers = match ident {
+                Some(i) => edge.col == col && token == i,
+                None => col < edge.col + token.len().max(1) as u32,
+            };
+            // Import positions are answered from the statement (an edge there may name the
+            // module, not the imported name).
+            if covers && edge.kind != "exports" && edge.kind != "imports" {
+                if let Some(node) = self.node(dst.unwrap_or(0))? {
+                    return Ok(Some(Definition { node, via: Some(edge), hops: Vec::new() }));
+                }
+            }
+        }
+        Ok(None)
+    }
+
+    fn file_row(&self, path: &str) -> Result<FileRow> {
+        self.conn
+            .prepare_cached("SELECT id, lang, module, hash FROM files WHERE path = ?1")
+            .and_then(|mut s| {
+                s.query_row([path], |r| {
+                    Ok(FileRow {
+                        id: r.get(0)?,
+                        lang: Lang::parse(&r.get::<_, String>(1)?).unwrap_or(Lang::TypeScript),
+                        module: r.get(2)?,
+                        hash: r.get(3)?,
+                    })
+                })
+                .optional()
+            })
+            .map_err(|e| self.db_err(e))?
+            .ok_or_else(|| Error::NotFound(path.to_string()))
+    }
+
+    fn file_path(&self, id: i64) -> Result<Option<String>> {
+        self.conn
+            .prepare_cached("SELECT path FROM files WHERE id = ?1")
+            .and_then(|mut s| s.query_row([id], |r| r.get(0)).optional())
+            .map_err(|e| self.db_err(e))
+    }
+
+    fn node_by_qname(&self, qname: &str) -> Result<Option<Node>> {
+        self.conn
+            .prepare_cached(
+                "SELECT s.qname, s.kind, f.path, s.line, s.col FROM symbols s LEFT JOIN files f ON f.id = s.file_id WHERE s.qname = ?1",
+            )
+            .and_then(|mut s| s.query_row([qname], crate::row_node).optional())
+            .map_err(|e| self.db_err(e))
+    }
+
+    /// The file's content now, from the indexed root.
+    fn source_of(&self, path: &str) -> Option<Vec<u8>> {
+        let root: String = self.conn.query_row("SELECT value FROM meta WHERE key = 'root'", [], |r| r.get(0)).ok()?;
+        std::fs::read(std::path::Path::new(&root).join(path)).ok()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn identifiers_under_a_column() {
+        assert_eq!(identifier_at("  foo.bar(x)", 3), Some((3, "foo")));
+        assert_eq!(identifier_at("  foo.bar(x)", 5), Some((3, "foo")));
+        assert_eq!(identifier_at("  foo.bar(x)", 7), Some((7, "bar")));
+        assert_eq!(identifier_at("  foo.bar(x)", 6), None);
+        assert_eq!(identifier_at("x", 2), None);
+        assert_eq!(identifier_at("$el = 1", 1), Some((1, "$el")));
+    }
+}

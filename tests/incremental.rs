@@ -39,6 +39,12 @@ struct Func {
     /// Python: the function calls its first parameter, and callers pass themselves to it, so
     /// parameter flow across files is exercised.
     calls_param: bool,
+    /// Reads of module values: (module index or None for local, value name).
+    reads: Vec<(Option<usize>, String)>,
+    /// Assigns a value of its own module (`global x` / a module `let`).
+    writes: Option<String>,
+    /// Its first parameter is named like a module value (a local shadows it).
+    shadows: Option<String>,
 }
 
 #[derive(Clone, Debug)]
@@ -50,6 +56,10 @@ struct Module {
     broken: bool,
     /// Use a namespace import (`import pkg.m as x` / `import * as x`) for calls into these.
     namespace: Vec<usize>,
+    /// Module-level values: (name, the function it holds, if any: `handler = f3`).
+    values: Vec<(String, Option<String>)>,
+    /// Class attributes of the module's class.
+    attrs: Vec<String>,
 }
 
 #[derive(Clone, Copy, PartialEq)]
@@ -76,6 +86,7 @@ impl Model {
         }
         for _ in 0..n * 2 {
             m.add_call(rng);
+            m.add_read(rng);
         }
         m
     }
@@ -93,11 +104,48 @@ impl Model {
         let name = self.fresh_name("m");
         let python = self.lang == Lang::Python;
         let funcs = (0..2 + rng.below(3))
-            .map(|_| Func { name: self.fresh_name("f"), params: rng.below(3), calls: Vec::new(), calls_param: python && rng.chance(50) })
+            .map(|_| Func {
+                name: self.fresh_name("f"),
+                params: rng.below(3),
+                calls: Vec::new(),
+                calls_param: python && rng.chance(50),
+                reads: Vec::new(),
+                writes: None,
+                shadows: None,
+            })
             .collect();
         let live = self.live();
         let base = if !live.is_empty() && rng.chance(40) { Some(live[rng.below(live.len())]) } else { None };
-        self.modules.push(Some(Module { name, funcs, base, broken: false, namespace: Vec::new() }));
+        self.modules.push(Some(Module { name, funcs, base, broken: false, namespace: Vec::new(), values: Vec::new(), attrs: Vec::new() }));
+        for _ in 0..rng.below(3) {
+            self.add_value(rng);
+        }
+    }
+
+    /// A module value in a random module, holding a number or one of its functions.
+    fn add_value(&mut self, rng: &mut Rng) {
+        let live = self.live();
+        let Some(&m) = live.get(rng.below(live.len().max(1))) else { return };
+        let name = self.fresh_name(if rng.chance(50) { "V" } else { "v" });
+        let module = self.modules[m].as_mut().unwrap();
+        let holds = if rng.chance(40) { module.funcs.first().map(|f| f.name.clone()) } else { None };
+        module.values.push((name, holds));
+    }
+
+    fn random_value(&self, rng: &mut Rng) -> Option<(usize, String)> {
+        let with: Vec<usize> = self.live().into_iter().filter(|&i| !self.modules[i].as_ref().unwrap().values.is_empty()).collect();
+        let m = *with.get(rng.below(with.len().max(1)))?;
+        let values = &self.modules[m].as_ref()?.values;
+        Some((m, values[rng.below(values.len())].0.clone()))
+    }
+
+    /// A read of a random value from a random function (through an import when the value is
+    /// in another module).
+    fn add_read(&mut self, rng: &mut Rng) {
+        let (Some((from, func)), Some((to, value))) = (self.random_func(rng), self.random_value(rng)) else { return };
+        let module = self.modules[from].as_mut().unwrap();
+        let f = module.funcs.iter_mut().find(|f| f.name == func).unwrap();
+        f.reads.push((if from == to { None } else { Some(to) }, value));
     }
 
     fn random_func(&self, rng: &mut Rng) -> Option<(usize, String)> {
@@ -141,9 +189,9 @@ impl Model {
             // Imports: calls into other modules, by name or through a namespace.
             let mut targets: BTreeMap<usize, Vec<String>> = BTreeMap::new();
             for f in &m.funcs {
-                for (t, callee) in &f.calls {
+                for (t, name) in f.calls.iter().chain(&f.reads) {
                     if let Some(t) = t {
-                        targets.entry(*t).or_default().push(callee.clone());
+                        targets.entry(*t).or_default().push(name.clone());
                     }
                 }
             }
@@ -175,8 +223,28 @@ impl Model {
                 }
             }
             out.push('\n');
+            // Module values: a number, or a function of the module (`handler = f3`).
+            for (v, holds) in &m.values {
+                let init = holds.clone().unwrap_or_else(|| v.len().to_string());
+                match self.lang {
+                    Lang::Python => out.push_str(&format!("{v} = {init}\n")),
+                    Lang::TypeScript => out.push_str(&format!("export let {v}: any = {init};\n")),
+                }
+            }
+            out.push('\n');
             for f in &m.funcs {
-                let params: Vec<String> = (0..f.params).map(|p| format!("a{p}")).collect();
+                let mut params: Vec<String> = (0..f.params).map(|p| format!("a{p}")).collect();
+                if let (Some(shadow), Some(first)) = (&f.shadows, params.first_mut()) {
+                    *first = shadow.clone();
+                }
+                let reads: Vec<String> = f
+                    .reads
+                    .iter()
+                    .map(|(t, v)| match t {
+                        Some(t) if m.namespace.contains(t) => format!("ns_{}.{v}", target_name(*t)),
+                        _ => v.clone(),
+                    })
+                    .collect();
                 let calls: Vec<String> = f
                     .calls
                     .iter()
@@ -192,8 +260,14 @@ impl Model {
                 match self.lang {
                     Lang::Python => {
                         out.push_str(&format!("def {}({}):\n", f.name, params.join(", ")));
+                        if let Some(w) = &f.writes {
+                            out.push_str(&format!("    global {w}\n    {w} = 2\n"));
+                        }
                         for c in &calls {
                             out.push_str(&format!("    {c}\n"));
+                        }
+                        for r in &reads {
+                            out.push_str(&format!("    _r = {r}\n"));
                         }
                         if f.calls_param && f.params > 0 {
                             out.push_str("    a0()\n");
@@ -203,8 +277,14 @@ impl Model {
                     Lang::TypeScript => {
                         let params: Vec<String> = params.iter().map(|p| format!("{p}: number")).collect();
                         out.push_str(&format!("export function {}({}) {{\n", f.name, params.join(", ")));
+                        if let Some(w) = &f.writes {
+                            out.push_str(&format!("  {w} = 2;\n"));
+                        }
                         for c in &calls {
                             out.push_str(&format!("  {c};\n"));
+                        }
+                        for r in &reads {
+                            out.push_str(&format!("  void {r};\n"));
                         }
                         out.push_str("  return 1;\n}\n\n");
                     }
@@ -214,7 +294,14 @@ impl Model {
             match self.lang {
                 Lang::Python => {
                     let base = m.base.map(|b| format!("(C{b})")).unwrap_or_default();
-                    out.push_str(&format!("class C{i}{base}:\n    def run(self):\n        return self.step()\n\n    def step(self):\n"));
+                    out.push_str(&format!("class C{i}{base}:\n"));
+                    for a in &m.attrs {
+                        out.push_str(&format!("    {a} = 0\n"));
+                    }
+                    out.push_str("    def run(self):\n        return self.step()\n\n    def step(self):\n");
+                    for a in &m.attrs {
+                        out.push_str(&format!("        self.{a} += 1\n"));
+                    }
                     match &first {
                         Some(f) => out.push_str(&format!("        return {f}()\n")),
                         None => out.push_str("        return 0\n"),
@@ -225,7 +312,15 @@ impl Model {
                 }
                 Lang::TypeScript => {
                     let base = m.base.map(|b| format!(" extends C{b}")).unwrap_or_default();
-                    out.push_str(&format!("export class C{i}{base} {{\n  run() {{ return this.step(); }}\n  step() {{ return "));
+                    out.push_str(&format!("export class C{i}{base} {{\n"));
+                    for a in &m.attrs {
+                        out.push_str(&format!("  static {a} = 0;\n"));
+                    }
+                    out.push_str("  run() { return this.step(); }\n  step() { ");
+                    for a in &m.attrs {
+                        out.push_str(&format!("C{i}.{a} += 1; "));
+                    }
+                    out.push_str("return ");
                     match &first {
                         Some(f) => out.push_str(&format!("{f}(); }}\n}}\n")),
                         None => out.push_str("0; }\n}\n"),
@@ -289,7 +384,7 @@ impl Model {
     /// Applies one random edit; returns its name.
     fn edit(&mut self, rng: &mut Rng) -> &'static str {
         let live = self.live();
-        match rng.below(12) {
+        match rng.below(17) {
             0 => {
                 // Body change: a call added or removed.
                 if rng.chance(50) {
@@ -404,6 +499,82 @@ impl Model {
                     "__init__ re-export"
                 }
             }
+            12 => {
+                if rng.chance(60) {
+                    self.add_value(rng);
+                } else if let Some((m, v)) = self.random_value(rng) {
+                    // Readers elsewhere keep the name (their import no longer binds).
+                    self.modules[m].as_mut().unwrap().values.retain(|(n, _)| *n != v);
+                }
+                "add/remove value"
+            }
+            13 => {
+                // Rename a value; readers follow or not.
+                if let Some((m, v)) = self.random_value(rng) {
+                    let new = self.fresh_name("V");
+                    let follow = rng.chance(50);
+                    for (i, module) in self.modules.iter_mut().enumerate() {
+                        let Some(module) = module else { continue };
+                        if i == m {
+                            for (n, _) in &mut module.values {
+                                if *n == v {
+                                    *n = new.clone();
+                                }
+                            }
+                        }
+                        for f in &mut module.funcs {
+                            for (t, r) in &mut f.reads {
+                                if *r == v && t.unwrap_or(i) == m && (follow || i == m) {
+                                    *r = new.clone();
+                                }
+                            }
+                            if f.writes.as_deref() == Some(v.as_str()) && i == m {
+                                f.writes = Some(new.clone());
+                            }
+                        }
+                    }
+                }
+                "rename value"
+            }
+            14 => {
+                // A read added or removed (imports of values change).
+                if rng.chance(60) {
+                    self.add_read(rng);
+                } else if let Some((m, f)) = self.random_func(rng) {
+                    self.modules[m].as_mut().unwrap().funcs.iter_mut().find(|x| x.name == f).unwrap().reads.pop();
+                }
+                "read value"
+            }
+            15 => {
+                // A function writes one of its module's values, or shadows one with a parameter.
+                if let Some((m, f)) = self.random_func(rng) {
+                    let module = self.modules[m].as_mut().unwrap();
+                    let value = module.values.first().map(|(n, _)| n.clone());
+                    let func = module.funcs.iter_mut().find(|x| x.name == f).unwrap();
+                    if rng.chance(50) {
+                        func.writes = if func.writes.is_some() { None } else { value };
+                    } else {
+                        func.shadows = if func.shadows.is_some() { None } else { value };
+                        if func.shadows.is_some() && func.params == 0 {
+                            func.params = 1;
+                        }
+                    }
+                }
+                "write/shadow value"
+            }
+            16 => {
+                // A class attribute added or removed (its class's methods write it).
+                if let Some(&m) = live.get(rng.below(live.len().max(1))) {
+                    let name = self.fresh_name("attr");
+                    let module = self.modules[m].as_mut().unwrap();
+                    if module.attrs.is_empty() || rng.chance(50) {
+                        module.attrs.push(name);
+                    } else {
+                        module.attrs.pop();
+                    }
+                }
+                "class attribute"
+            }
             _ => {
                 // A base class changes (hierarchy edit).
                 if let Some(&m) = live.get(rng.below(live.len().max(1))) {
@@ -489,7 +660,16 @@ fn differential(lang: Lang, seed: u64) {
         }
     }
     eprintln!("{steps} steps, edits {kinds:?}; {partial} updates re-resolved only part of the tree");
-    assert!(kinds.len() >= 12, "every kind of edit was exercised: {kinds:?}");
+    // The model exercises values: the final graph has value symbols, reads, writes and
+    // imports of single names.
+    let last = export(&fresh_db);
+    for needle in ["\"kind\":\"writes\"", "\"kind\":\"variable\"", "\"kind\":\"attribute\"", "\"kind\":\"references\""] {
+        if lang == Lang::TypeScript && needle.contains("attribute") {
+            continue; // TS class fields are properties
+        }
+        assert!(last.contains(needle), "no {needle} in the final graph");
+    }
+    assert!(kinds.len() >= 17, "every kind of edit was exercised: {kinds:?}");
     assert!(partial > steps / 2, "incremental updates should not re-resolve everything ({partial}/{steps})");
 }
 

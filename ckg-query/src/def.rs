@@ -113,10 +113,12 @@ impl Index {
     /// The stored facts resolution binds names with: the service's (per generation), or
     /// loaded now.
     fn names(&self) -> Result<Arc<ResolveInput>> {
-        if let Some(n) = &self.names {
+        if let Some(n) = self.names.borrow().as_ref() {
             return Ok(Arc::clone(n));
         }
-        ckg_core::store::load_names(&self.conn).map(Arc::new).map_err(|e| self.db_err(e))
+        let names = Arc::new(ckg_core::store::load_names(&self.conn).map_err(|e| self.db_err(e))?);
+        self.names.replace(Some(Arc::clone(&names)));
+        Ok(names)
     }
 
     /// A position the graph names: a definition's name there, or the last name of a use whose

@@ -174,8 +174,9 @@ pub struct Index {
     deadline: Arc<Deadline>,
     /// The in-memory reverse graph of this snapshot's generation, when the caller has one.
     pub(crate) graph: Option<Arc<ReverseGraph>>,
-    /// The stored facts resolution binds names with, when the caller keeps them (`def`).
-    pub(crate) names: Option<Arc<ckg_core::store::ResolveInput>>,
+    /// The stored facts resolution binds names with (`def`), loaded by the first query that
+    /// needs them in this snapshot or given by a caller that keeps them ([`Index::provide_names`]).
+    pub(crate) names: std::cell::RefCell<Option<Arc<ckg_core::store::ResolveInput>>>,
 }
 
 impl Index {
@@ -185,7 +186,7 @@ impl Index {
         let deadline = Arc::new(Deadline::default());
         let d = Arc::clone(&deadline);
         conn.progress_handler(1000, Some(move || d.passed()));
-        Ok(Index { conn, path: path.to_path_buf(), generation, deadline, graph: None, names: None })
+        Ok(Index { conn, path: path.to_path_buf(), generation, deadline, graph: None, names: Default::default() })
     }
 
     /// Runs `f` in one read transaction (one committed generation, which `self.generation`
@@ -204,7 +205,7 @@ impl Index {
         }
         self.deadline.set(None);
         self.graph = None;
-        self.names = None;
+        self.names.replace(None);
         result
     }
 
@@ -222,6 +223,17 @@ impl Index {
     /// Puts back the limit that was left before [`Index::tighten_deadline`].
     pub(crate) fn restore_deadline(&self, left: Option<Duration>) {
         self.deadline.set(left);
+    }
+
+    /// Gives this snapshot the stored names of its generation (a long-lived caller keeps them
+    /// between queries; see `http::Service`).
+    pub fn provide_names(&self, names: Arc<ckg_core::store::ResolveInput>) {
+        self.names.replace(Some(names));
+    }
+
+    /// The names this snapshot loaded or was given, if any.
+    pub fn loaded_names(&self) -> Option<Arc<ckg_core::store::ResolveInput>> {
+        self.names.borrow().clone()
     }
 
     /// Fails with [`Error::Timeout`] once the current snapshot's time limit has passed.

@@ -123,6 +123,9 @@ pub struct Service {
     loading: Mutex<()>,
     /// Set while a background load started by a query runs.
     loading_in_background: std::sync::atomic::AtomicBool,
+    /// The stored names `def` resolves with, of one generation (loaded by the first `def`
+    /// that needs them).
+    names: Mutex<Option<(i64, Arc<ckg_core::store::ResolveInput>)>>,
 }
 
 impl Service {
@@ -140,6 +143,7 @@ impl Service {
             graph: Mutex::new(None),
             loading: Mutex::new(()),
             loading_in_background: std::sync::atomic::AtomicBool::new(false),
+            names: Mutex::new(None),
         }
     }
 
@@ -257,10 +261,22 @@ impl Service {
             let out = ix.snapshot(Some(timeout), |ix| {
                 let graph = service.graph_for(ix);
                 ix.use_graph(graph);
-                query(ix).map_err(|p| {
+                let names = service.names.lock().unwrap_or_else(|p| p.into_inner()).clone();
+                if let Some((_, n)) = names.filter(|(g, _)| *g == ix.generation) {
+                    ix.provide_names(n);
+                }
+                let out = query(ix).map_err(|p| {
                     failure = Some(p);
                     crate::Error::Invalid(String::new())
-                })
+                });
+                // Keep names a query loaded for the next ones of this generation.
+                if let Some(n) = ix.loaded_names() {
+                    let mut slot = service.names.lock().unwrap_or_else(|p| p.into_inner());
+                    if slot.as_ref().is_none_or(|(g, _)| *g < ix.generation) {
+                        *slot = Some((ix.generation, n));
+                    }
+                }
+                out
             });
             service.checkin(ix);
             match (out, failure) {

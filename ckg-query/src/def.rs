@@ -58,8 +58,9 @@ impl Index {
         let changed = format!("{:016x}", xxhash_rust::xxh3::xxh3_64(&bytes)) != row.hash;
         let text = String::from_utf8_lossy(&bytes);
         let Some(line_text) = text.lines().nth(line as usize - 1) else { return answer(None, changed) };
-        let Some(ident) = identifier_at(line_text, col) else { return answer(None, changed) };
-        if !changed {
+        // A name the graph has (the fast path); anything else, a module specifier's string
+        // included, is read from the file.
+        if let (Some(ident), false) = (identifier_at(line_text, col), changed) {
             if let Some(d) = self.graph_definition(&row, line, ident.0, Some(ident.1))? {
                 return answer(Some(d), false);
             }

@@ -102,10 +102,27 @@ impl Extractor {
         let Some(tree) = self.parse(lang, src) else { return (facts, None) };
         let config = LanguageConfig::get(lang.grammar());
         let captures = collect(&mut self.cursor, config, tree.root_node(), src);
+        // A JSX closing tag names what its opening tag names.
+        let at = jsx_opening_position(tree.root_node(), at).unwrap_or(at);
         let mut probe = Some(Probe { at, found: None });
         build(lang, module, src, captures, &mut facts, &mut probe);
         (facts, probe.and_then(|p| p.found))
     }
+}
+
+/// For a position on the name of a JSX closing tag (`</List>`), the same position on its
+/// opening tag's name.
+fn jsx_opening_position(root: Node, at: usize) -> Option<usize> {
+    let mut node = root.descendant_for_byte_range(at, at)?;
+    for _ in 0..4 {
+        if node.kind() == "jsx_closing_element" {
+            let name = node.child_by_field_name("name")?;
+            let open = node.parent()?.child_by_field_name("open_tag")?.child_by_field_name("name")?;
+            return Some(open.start_byte() + (at.checked_sub(name.start_byte())?).min(open.byte_range().len().saturating_sub(1)));
+        }
+        node = node.parent()?;
+    }
+    None
 }
 
 /// The byte offset of a 1-based line and column (the column counts bytes).
@@ -936,7 +953,17 @@ fn build(lang: Lang, module: &str, src: &[u8], caps: Captures, facts: &mut FileF
         let qname = if b.container == 0 { format!("{module_q}{sep}{}", b.name) } else { format!("{parent_q}.{}", b.name) };
         let sym = match qindex.get(&qname) {
             Some(&existing) if facts.symbols[existing as usize].kind.is_value() => {
-                facts.symbols[existing as usize].ty = b.value.clone();
+                let s = &mut facts.symbols[existing as usize];
+                s.ty = b.value.clone();
+                // A class-body attribute written before the method that assigns `self.x`
+                // is where the attribute is defined.
+                let (line, col) = position(b.node);
+                if (line, col) < (s.line, s.col) {
+                    (s.line, s.col, s.end_line) = (line, col, b.node.end_position().row as u32 + 1);
+                    if b.container != 0 && is_py {
+                        s.kind = SymbolKind::Attribute;
+                    }
+                }
                 existing
             }
             Some(_) => continue,

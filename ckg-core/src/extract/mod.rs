@@ -478,13 +478,39 @@ struct Binding {
 /// (straight-line rebinding), or the first one when all come later (hoisting, closures).
 type Bindings = Vec<Binding>;
 
+/// The bindings of each name per scope. Keyed by name first, so a lookup walking the
+/// enclosing scopes hashes the name once and borrows it (no key is allocated).
+#[derive(Default)]
+struct Locals(HashMap<String, HashMap<usize, Bindings>>);
+
+impl Locals {
+    fn get(&self, scope: usize, name: &str) -> Option<&Bindings> {
+        self.0.get(name)?.get(&scope)
+    }
+
+    fn get_mut(&mut self, scope: usize, name: &str) -> Option<&mut Bindings> {
+        self.0.get_mut(name)?.get_mut(&scope)
+    }
+
+    fn entry(&mut self, scope: usize, name: &str) -> &mut Bindings {
+        if !self.0.contains_key(name) {
+            self.0.insert(name.to_owned(), HashMap::new());
+        }
+        self.0.get_mut(name).expect("inserted above").entry(scope).or_default()
+    }
+
+    fn insert(&mut self, scope: usize, name: &str, bindings: Bindings) {
+        *self.entry(scope, name) = bindings;
+    }
+}
+
 fn binding_at(bindings: &Bindings, pos: usize) -> &Binding {
     bindings.iter().rev().find(|b| b.effective <= pos).or(bindings.first()).expect("non-empty")
 }
 
 /// Where a binding written at `ident` takes effect: after the statement that assigns it.
-fn effective_position(ident: Node) -> usize {
-    let mut cur = ident.parent();
+fn effective_position(ident: Node, parent: Option<Node>) -> usize {
+    let mut cur = parent;
     for _ in 0..4 {
         match cur {
             Some(p) if matches!(p.kind(), "assignment" | "variable_declarator" | "named_expression" | "augmented_assignment") => {
@@ -840,11 +866,11 @@ fn build(lang: Lang, module: &str, src: &[u8], caps: Captures, facts: &mut FileF
     };
 
     // --- local names per scope ----------------------------------------------------------
-    let mut locals: HashMap<(usize, String), Bindings> = HashMap::new();
+    let mut locals = Locals::default();
     // Definitions by node, so `f = lambda: ...` binds `f` to the lambda.
     let def_by_node: HashMap<usize, u32> = caps.defs.iter().enumerate().map(|(d, (_, node, _))| (node.id(), sym_of_def[d])).collect();
-    let assigned_def = |ident: Node| -> Option<u32> {
-        let parent = ident.parent()?;
+    let assigned_def = |parent: Option<Node>| -> Option<u32> {
+        let parent = parent?;
         let right = match parent.kind() {
             "assignment" => parent.child_by_field_name("right")?,
             _ => return None,
@@ -864,10 +890,12 @@ fn build(lang: Lang, module: &str, src: &[u8], caps: Captures, facts: &mut FileF
     let mut static_def: HashMap<u32, bool> = HashMap::new();
     for (node, point) in caps.local_defs.iter().zip(local_points) {
         let name = text(*node, src).into_owned();
-        let def = assigned_def(*node);
+        // `Node::parent` walks down from the root: look it up once per binding.
+        let parent = node.parent();
+        let def = assigned_def(parent);
         let mut scope = nesting.scope_of(point.2);
         // Python's `:=` in a comprehension and TS's `var` bind in the enclosing function.
-        let hoisted = if is_py { node.parent().is_some_and(|p| p.kind() == "named_expression") } else { typescript::declared_var(*node) };
+        let hoisted = if is_py { parent.is_some_and(|p| p.kind() == "named_expression") } else { typescript::declared_var(*node) };
         if hoisted {
             // Up to the scope of the function the binding is in (none: the module).
             let func = function_ancestor(*node);
@@ -903,8 +931,7 @@ fn build(lang: Lang, module: &str, src: &[u8], caps: Captures, facts: &mut FileF
         let func_node = iv[scope].def.map(|d| caps.defs[d].1).filter(|f| is_py && f.kind() == "function_definition");
         let param = func_node.and_then(|f| python::parameter_of(f, *node).map(|(index, splat)| (f, index, splat)));
         // A constructor parameter property is the class's property, in the constructor too.
-        let def =
-            def.or_else(|| node.parent().filter(|p| p.kind() == "required_parameter").and_then(|p| def_by_node.get(&p.id()).copied()));
+        let def = def.or_else(|| parent.filter(|p| p.kind() == "required_parameter").and_then(|p| def_by_node.get(&p.id()).copied()));
         let local = match (def, param) {
             (Some(sym), _) => Local::Def(sym),
             (None, Some((func_node, index, splat))) if def_by_node.contains_key(&func_node.id()) => {
@@ -923,11 +950,11 @@ fn build(lang: Lang, module: &str, src: &[u8], caps: Captures, facts: &mut FileF
             (None, _) => Local::Var(value_source(lang, *node, src)),
         };
         let parameter = matches!(local, Local::Param { .. }) || (lang.is_script() && typescript::is_parameter(*node));
-        let bindings = locals.entry((scope, name.clone())).or_default();
+        let bindings = locals.entry(scope, &name);
         // `x += 1` uses the binding before it (it only makes `x` local when there is none).
-        let augmented = node.parent().is_some_and(|p| p.kind() == "augmented_assignment");
+        let augmented = parent.is_some_and(|p| p.kind() == "augmented_assignment");
         if !(augmented && !bindings.is_empty()) {
-            bindings.push(Binding { effective: effective_position(*node), site: node.start_byte(), local });
+            bindings.push(Binding { effective: effective_position(*node, parent), site: node.start_byte(), local });
             if container.is_none() && !matches!(bindings.last().map(|b| &b.local), Some(Local::Def(_))) && Probe::covers(probe, *node) {
                 let (line, col) = position(*node);
                 Probe::set(probe, PositionFact::Local { name, line, col, parameter });
@@ -1007,7 +1034,7 @@ fn build(lang: Lang, module: &str, src: &[u8], caps: Captures, facts: &mut FileF
         }
         // In a class or namespace body, the name stands for the symbol.
         if let (Some(scope), true) = (b.scope, b.container != 0) {
-            if let Some(bindings) = locals.get_mut(&(scope, b.name.clone())) {
+            if let Some(bindings) = locals.get_mut(scope, &b.name) {
                 for b in bindings.iter_mut() {
                     b.local = Local::Def(sym);
                 }
@@ -1033,7 +1060,7 @@ fn build(lang: Lang, module: &str, src: &[u8], caps: Captures, facts: &mut FileF
         let Some(right) = node.child_by_field_name("right").filter(|r| r.kind() == "identifier") else { continue };
         let name = text(right, src).into_owned();
         let scope = interval_of_def[d].and_then(|i| iv[i].scope_above);
-        let Some(local) = scope.and_then(|s| locals.get(&(s, name.clone()))).map(|b| &binding_at(b, node.start_byte()).local) else {
+        let Some(local) = scope.and_then(|s| locals.get(s, &name)).map(|b| &binding_at(b, node.start_byte()).local) else {
             continue;
         };
         let attr = sym_of_def[d];
@@ -1053,7 +1080,7 @@ fn build(lang: Lang, module: &str, src: &[u8], caps: Captures, facts: &mut FileF
         if let Some(scope) = iv[i].scope_above {
             // A nested definition binds its name for the whole scope.
             let site = caps.defs[d].2.unwrap_or(caps.defs[d].1).start_byte();
-            locals.insert((scope, sym.name.clone()), vec![Binding { effective: 0, site, local: Local::Def(sym_of_def[d]) }]);
+            locals.insert(scope, &sym.name, vec![Binding { effective: 0, site, local: Local::Def(sym_of_def[d]) }]);
         }
     }
 
@@ -1464,7 +1491,7 @@ fn probe_use(
     inner: Option<usize>,
     src_sym: u32,
     nesting: &Nesting,
-    locals: &HashMap<(usize, String), Bindings>,
+    locals: &Locals,
     facts: &FileFacts,
 ) -> Option<PositionFact> {
     let prefix = segment_at(top, at)?;
@@ -1572,7 +1599,7 @@ fn call_args(
     inner: Option<usize>,
     src_sym: u32,
     nesting: &Nesting,
-    locals: &HashMap<(usize, String), Bindings>,
+    locals: &Locals,
     def_by_node: &HashMap<usize, u32>,
     facts: &FileFacts,
 ) -> Vec<(String, ValueSource)> {
@@ -1632,7 +1659,7 @@ fn bind(
     inner: Option<usize>,
     src_sym: u32,
     nesting: &Nesting,
-    locals: &HashMap<(usize, String), Bindings>,
+    locals: &Locals,
     facts: &FileFacts,
 ) -> LocalBinding {
     let root = path.split('.').next().unwrap_or(path);
@@ -1678,34 +1705,21 @@ fn bind(
 }
 
 /// The local binding of a name seen at `pos`, searching the enclosing scopes outwards.
-fn lookup_local<'l>(
-    name: &str,
-    pos: usize,
-    inner: Option<usize>,
-    nesting: &Nesting,
-    locals: &'l HashMap<(usize, String), Bindings>,
-) -> Option<&'l Local> {
+fn lookup_local<'l>(name: &str, pos: usize, inner: Option<usize>, nesting: &Nesting, locals: &'l Locals) -> Option<&'l Local> {
     lookup_binding(name, pos, inner, nesting, locals).map(|b| &b.local)
 }
 
 /// [`lookup_local`], with where the binding is written.
-fn lookup_binding<'l>(
-    name: &str,
-    pos: usize,
-    inner: Option<usize>,
-    nesting: &Nesting,
-    locals: &'l HashMap<(usize, String), Bindings>,
-) -> Option<&'l Binding> {
+fn lookup_binding<'l>(name: &str, pos: usize, inner: Option<usize>, nesting: &Nesting, locals: &'l Locals) -> Option<&'l Binding> {
     let mut scope = nesting.scope_of(inner);
     let mut first = true;
     let mut steps = 0;
-    let mut key = (0, name.to_string());
+    let scopes = locals.0.get(name)?;
     while let Some(s) = scope {
         let interval = &nesting.intervals[s];
         // Python: names in a class body are not visible from the functions inside it.
         if first || !interval.class_like {
-            key.0 = s;
-            if let Some(b) = locals.get(&key).map(|b| binding_at(b, pos)) {
+            if let Some(b) = scopes.get(&s).map(|b| binding_at(b, pos)) {
                 return Some(b);
             }
         }

@@ -35,6 +35,10 @@ enum Command {
     Watch(WatchArgs),
     /// Serve queries over HTTP (JSON under /v1/..., OpenAPI at /openapi.json) for agents.
     Serve(crate::serve::ServeArgs),
+    /// Check constraint rules (CSE) against the graph: forbidden imports and uses, layering,
+    /// signatures of framework roles, unregistered look-alikes, migration packs. Exit 1 when
+    /// anything is violated, 2 on a bad rule file.
+    Check(crate::agent::CheckArgs),
     /// Show the index: generation, last update and its latency, totals, staleness.
     Status {
         /// Database file (default: found by walking up from the current directory).
@@ -128,6 +132,7 @@ pub fn run() -> Result<ExitCode> {
         Command::Query(args) => crate::query::run(args),
         Command::Watch(args) => watch(args),
         Command::Serve(args) => crate::serve::run(args),
+        Command::Check(args) => crate::agent::check(args),
         Command::Status { db, json } => status(db, json),
         Command::ParseOnly { root, jobs } => {
             let t = std::time::Instant::now();

@@ -2,6 +2,7 @@
 //!
 //! Exit codes: 0 success (or a closed pipe), 1 a query found nothing, 2 an error.
 
+mod agent;
 mod cli;
 mod progress;
 mod query;

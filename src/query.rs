@@ -103,6 +103,19 @@ enum Query {
         #[arg(long = "entry")]
         entry: Vec<String>,
     },
+    /// Framework roles: each application, router, middleware, route handler, error handler,
+    /// static-file setup (Express), app factory, blueprint, route, request hook, error handler,
+    /// CLI command, extension (Flask), and API uses, each with its registration and the edges
+    /// that prove it; then look-alikes that nothing registers ("candidates").
+    Roles {
+        /// A shipped pack (express, flask) or a pack file (repeatable; default: every shipped
+        /// framework pack).
+        #[arg(long = "pack")]
+        packs: Vec<String>,
+        /// Only this role (repeatable).
+        #[arg(long = "role")]
+        roles: Vec<String>,
+    },
     /// Run one read-only SQL statement against the index (tables: files, symbols, edges,
     /// refs, imports, exports, vars, diagnostics, meta).
     Sql {
@@ -360,6 +373,16 @@ pub fn run(args: QueryArgs) -> Result<ExitCode> {
                 }
             }
             Ok(code(!a.symbols.is_empty()))
+        }
+        Query::Roles { packs, roles } => {
+            out.no_graph("roles")?;
+            let a = crate::agent::roles(&index, &packs, roles)?;
+            if format == Format::Json {
+                out.json(&a)?;
+            } else {
+                crate::agent::print_roles(&mut out.w, &a)?;
+            }
+            Ok(code(!a.roles.is_empty()))
         }
         Query::Sql { query, limit, timeout_ms } => {
             out.no_graph("sql")?;

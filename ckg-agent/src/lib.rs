@@ -1,8 +1,34 @@
-//! ckg-agent: constraint checks (CSE) and linear migration plans on top of ckg-query.
+//! ckg-agent: framework roles and constraint checks (CSE) on top of ckg-query.
 //!
-//! Its place in the layout is reserved; nothing is implemented yet. The design (see
-//! `DESIGN.md`): declarative rules (TOML) evaluated against the graph — forbidden imports,
-//! forbidden calls, layering, signature conventions for functions that play a role, "no new
-//! callers" of deprecated symbols — each violation with file:line and the edges that prove
-//! it; and plans for migrations (Express -> Fastify, Flask -> FastAPI) that order the impact
-//! set so that what is depended on comes first. It will depend only on `ckg-query`.
+//! Everything here is deterministic and driven by the graph; no model is called. Framework
+//! knowledge is data: rule packs in `packs/*.toml` ([`pack`]) say how a framework's roles
+//! are recognised (objects, registrations, factories, extensions, API uses) and which rules a
+//! migration must satisfy. [`roles`] finds the role occurrences, each with the registration
+//! that makes it one and the edges that prove it; [`rules`] evaluates constraint rules
+//! (forbidden imports and uses, layering, signatures of role functions, unregistered
+//! look-alikes, roles a migration removes, new callers of deprecated symbols).
+//!
+//! It depends only on `ckg-query`, whose answers (edges with their evidence) it builds on.
+
+pub mod pack;
+pub mod roles;
+pub mod rules;
+
+pub use pack::{FormatError, Pack};
+pub use roles::{Candidate, RoleOccurrence, RolesAnswer, RolesOptions, roles};
+pub use rules::{Baseline, CheckAnswer, CheckOptions, RuleKind, RuleSet, RuleSpec, Severity, Violation};
+
+/// What can go wrong in the agent layer.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// A bad pack or rule file.
+    #[error(transparent)]
+    Format(#[from] FormatError),
+    /// A bad argument (unknown pack, unreadable file).
+    #[error("{0}")]
+    Usage(String),
+    #[error(transparent)]
+    Query(#[from] ckg_query::Error),
+}
+
+pub type Result<T> = std::result::Result<T, Error>;

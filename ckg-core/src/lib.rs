@@ -25,6 +25,7 @@ pub mod index;
 pub mod lang;
 pub mod refblob;
 pub mod resolve;
+pub mod shapes;
 pub mod store;
 pub mod watch;
 

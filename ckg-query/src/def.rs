@@ -208,8 +208,7 @@ impl Index {
 
     /// The file's content now, from the indexed root.
     fn source_of(&self, path: &str) -> Option<Vec<u8>> {
-        let root: String = self.conn.query_row("SELECT value FROM meta WHERE key = 'root'", [], |r| r.get(0)).ok()?;
-        std::fs::read(std::path::Path::new(&root).join(path)).ok()
+        std::fs::read(std::path::Path::new(&self.root()?).join(path)).ok()
     }
 }
 

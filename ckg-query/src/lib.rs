@@ -18,6 +18,7 @@ pub mod http;
 mod impact;
 mod memgraph;
 mod page;
+mod sites;
 mod sql;
 mod stale;
 
@@ -30,6 +31,8 @@ use rusqlite::{Connection, OptionalExtension};
 use schemars::JsonSchema;
 use serde::Serialize;
 
+pub use ckg_core::lang::Lang;
+pub use ckg_core::shapes;
 pub use graph::{
     CALL_KINDS, CyclesAnswer, DefAnswer, Definition, Dep, DepsAnswer, DepthEdge, EDGE_KINDS, EdgesAnswer, MAX_DEPTH, MAX_RESULTS,
     PathAnswer, Site, SymbolsAnswer, UnusedAnswer, UnusedOptions, package_of,
@@ -37,6 +40,7 @@ pub use graph::{
 pub use impact::{Completeness, EVIDENCE_TIERS, Gap, ImpactAnswer, ImpactFile, ImpactOptions};
 pub use memgraph::ReverseGraph;
 pub use page::{MAX_PAGE_SIZE, PageRequest, Paged, paginate};
+pub use sites::{SiteEdge, SourceFile};
 pub use sql::SqlAnswer;
 pub use stale::Staleness;
 

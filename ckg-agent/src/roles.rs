@@ -1,0 +1,923 @@
+//! Framework roles, recognised from the graph by a pack's rules.
+//!
+//! The graph says which call sites call a framework object's methods (`express().use`,
+//! `flask.Blueprint().route`: value flow through variables, imports, settings objects and
+//! return values is the resolver's work). The file's shapes ([`ckg_query::shapes`]) say
+//! what each such call passes: a path, a name, an inline function, the result of another
+//! call, another object. Names are followed through the graph's edges at their sites (or,
+//! for locals and parameters, the file's own scopes through `def`), so a role is given only
+//! to what a framework object really receives. Calls on a parameter the graph could not type
+//! are followed to the callers that pass a framework object.
+//!
+//! Functions that look like a role but that nothing registers are reported apart as
+//! candidates.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::rc::Rc;
+
+use ckg_query::shapes::{CallShape, FunctionKind, FunctionShape, Pos, Shapes, Value};
+use ckg_query::{Edge, Index, Lang, Site, SiteEdge};
+use schemars::JsonSchema;
+use serde::Serialize;
+
+use crate::Result;
+use crate::pack::{ByParams, Pack, RegisterRule};
+
+/// One occurrence of a role.
+#[derive(Clone, Debug, Serialize, JsonSchema, PartialEq, Eq)]
+pub struct RoleOccurrence {
+    pub pack: String,
+    pub role: String,
+    pub file: String,
+    pub line: u32,
+    /// The function, object or member (`res.json`, `request`); `-` for an anonymous function.
+    pub name: String,
+    /// The graph's node for it, when it has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub symbol: Option<String>,
+    /// Where it is registered (the registration call's site).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub registered_at: Option<Site>,
+    /// The pack rule that recognised it (`express/use`).
+    pub rule: String,
+    /// What the registration says: `path`, `methods`, `mounted_at`, `params`.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub detail: BTreeMap<String, String>,
+    /// The edges that prove it, with their evidence.
+    pub evidence: Vec<Edge>,
+    /// The weakest evidence tier among them.
+    pub tier: String,
+}
+
+/// A look-alike: something shaped or named like a role that no rule recognised.
+#[derive(Clone, Debug, Serialize, JsonSchema, PartialEq, Eq)]
+pub struct Candidate {
+    pub pack: String,
+    /// The role it looks like.
+    pub role: String,
+    pub file: String,
+    pub line: u32,
+    pub name: String,
+    pub reason: String,
+}
+
+/// The answer of `roles`.
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+pub struct RolesAnswer {
+    pub generation: i64,
+    pub packs: Vec<String>,
+    pub roles: Vec<RoleOccurrence>,
+    pub candidates: Vec<Candidate>,
+    /// Files read to learn call and function shapes.
+    pub files_read: usize,
+}
+
+/// What to look at.
+#[derive(Clone, Debug, Default)]
+pub struct RolesOptions {
+    /// Only these roles (all when empty).
+    pub roles: Vec<String>,
+    /// Only occurrences in these files, and candidates among them (all when `None`).
+    pub files: Option<Vec<String>>,
+}
+
+const CALL_EDGES: &[&str] = &["calls", "instantiates"];
+const USE_EDGES: &[&str] = &["calls", "references", "writes", "instantiates"];
+const TIERS: &[&str] = &["exact", "inferred", "heuristic", "unresolved"];
+
+/// A file read for its shapes, with its edges by site.
+struct FileCtx {
+    lang: Lang,
+    shapes: Shapes,
+    edges: HashMap<Pos, Vec<SiteEdge>>,
+    lines: Vec<String>,
+}
+
+/// Where an object is created: the call and the name it is bound to.
+#[derive(Clone, Debug)]
+struct ObjectSite {
+    object: String,
+    file: String,
+    call: usize,
+    bound: Option<(String, Pos)>,
+    edge: SiteEdge,
+}
+
+/// What a name or argument turned out to be.
+#[derive(Clone, Debug)]
+enum Target {
+    /// A function or class of a file (index into that file's shapes).
+    Function {
+        file: String,
+        index: usize,
+        via: Vec<Edge>,
+    },
+    /// A framework object.
+    Object {
+        id: String,
+        site: usize,
+        via: Vec<Edge>,
+    },
+    /// What a call returns (a name bound to `createRateLimiter(…)` or `cors()`).
+    Produced {
+        file: String,
+        call: usize,
+    },
+    Unknown,
+}
+
+/// Finds the role occurrences the packs describe.
+pub fn roles(index: &Index, packs: &[Pack], opts: &RolesOptions) -> Result<RolesAnswer> {
+    let mut finder = Finder { index, files: HashMap::new(), objects: Vec::new(), out: Vec::new(), functions_seen: HashSet::new() };
+    let mut candidates = Vec::new();
+    for pack in packs {
+        finder.pack(pack)?;
+    }
+    for pack in packs {
+        candidates.extend(finder.candidates(pack, opts)?);
+    }
+    let mut roles = std::mem::take(&mut finder.out);
+    roles.retain(|r| opts.roles.is_empty() || opts.roles.contains(&r.role));
+    if let Some(files) = &opts.files {
+        roles.retain(|r| files.contains(&r.file));
+    }
+    roles.sort_by(|a, b| (&a.file, a.line, &a.role, &a.name).cmp(&(&b.file, b.line, &b.role, &b.name)));
+    roles.dedup_by(|a, b| a.file == b.file && a.line == b.line && a.role == b.role && a.name == b.name && a.pack == b.pack);
+    candidates.sort_by(|a, b| (&a.file, a.line, &a.role).cmp(&(&b.file, b.line, &b.role)));
+    candidates.dedup_by(|a, b| a.file == b.file && a.line == b.line && a.pack == b.pack);
+    Ok(RolesAnswer {
+        generation: index.generation,
+        packs: packs.iter().map(|p| p.pack.name.clone()).collect(),
+        roles,
+        candidates,
+        files_read: finder.files.len(),
+    })
+}
+
+struct Finder<'i> {
+    index: &'i Index,
+    files: HashMap<String, Option<Rc<FileCtx>>>,
+    objects: Vec<ObjectSite>,
+    out: Vec<RoleOccurrence>,
+    /// (file, function index) of every function given a role (candidates leave them out).
+    functions_seen: HashSet<(String, usize)>,
+}
+
+fn weakest(edges: &[Edge]) -> String {
+    edges.iter().map(|e| TIERS.iter().position(|t| *t == e.evidence).unwrap_or(3)).max().map_or("exact", |i| TIERS[i]).to_string()
+}
+
+impl<'i> Finder<'i> {
+    fn file(&mut self, path: &str) -> Result<Option<Rc<FileCtx>>> {
+        if let Some(f) = self.files.get(path) {
+            return Ok(f.clone());
+        }
+        let ctx = match self.index.shapes_of(path)? {
+            Some((file, shapes)) => {
+                let edges = self.index.edges_in_file(path)?;
+                let lines = String::from_utf8_lossy(&file.source).lines().map(str::to_string).collect();
+                Some(Rc::new(FileCtx { lang: file.lang, shapes, edges, lines }))
+            }
+            None => None,
+        };
+        self.files.insert(path.to_string(), ctx.clone());
+        Ok(ctx)
+    }
+
+    fn pack(&mut self, pack: &Pack) -> Result<()> {
+        let name = &pack.pack.name;
+        let first_object = self.objects.len();
+        // Objects: where each is created.
+        for rule in &pack.object {
+            for creator in &rule.created_by {
+                for e in self.index.edges_to_prefix(creator, CALL_EDGES)? {
+                    if e.edge.dst != *creator {
+                        continue;
+                    }
+                    let Some(f) = self.file(&e.edge.file)? else { continue };
+                    let Some(call) = f.shapes.call_named_at(Pos { line: e.edge.line, col: e.edge.col }) else { continue };
+                    let bound = f.shapes.calls[call].bound_to.clone();
+                    let line = bound.as_ref().map_or(f.shapes.calls[call].start.line, |b| b.1.line);
+                    let label = bound.as_ref().map_or("-".to_string(), |b| b.0.rsplit('.').next().unwrap_or(&b.0).to_string());
+                    self.out.push(RoleOccurrence {
+                        pack: name.clone(),
+                        role: rule.role.clone(),
+                        file: e.edge.file.clone(),
+                        line,
+                        name: label,
+                        symbol: None,
+                        registered_at: None,
+                        rule: format!("{name}/object/{}", rule.id),
+                        detail: BTreeMap::new(),
+                        evidence: vec![e.edge.clone()],
+                        tier: e.edge.evidence.clone(),
+                    });
+                    self.objects.push(ObjectSite { object: rule.id.clone(), file: e.edge.file.clone(), call, bound, edge: e });
+                }
+            }
+        }
+        for rule in &pack.register {
+            self.registrations(pack, rule, first_object)?;
+        }
+        self.factories(pack, first_object)?;
+        self.extensions(pack, first_object)?;
+        self.param_uses(pack);
+        self.typed_uses(pack)?;
+        self.global_uses(pack)?;
+        Ok(())
+    }
+
+    /// The receiver prefixes of an object: `express().`, `express.Application.`.
+    fn prefixes(pack: &Pack, object: &str) -> Vec<String> {
+        let Some(o) = pack.object.iter().find(|o| o.id == object) else { return Vec::new() };
+        o.created_by.iter().map(|c| format!("{c}().")).chain(o.types.iter().map(|t| format!("{t}."))).collect()
+    }
+
+    fn registrations(&mut self, pack: &Pack, rule: &RegisterRule, first_object: usize) -> Result<()> {
+        let mut sites: Vec<(SiteEdge, String)> = Vec::new();
+        for object in &rule.on {
+            for prefix in Self::prefixes(pack, object) {
+                let wanted: HashSet<String> = rule.methods.iter().map(|m| format!("{prefix}{m}")).collect();
+                for e in self.index.edges_to_prefix(&prefix, CALL_EDGES)? {
+                    if wanted.contains(&e.edge.dst) {
+                        sites.push((e, object.clone()));
+                    }
+                }
+            }
+        }
+        // Calls the graph left unresolved on a parameter: follow the callers' arguments.
+        let mut lasts: Vec<&str> = rule.methods.iter().map(|m| m.rsplit('.').next().unwrap_or(m)).collect();
+        lasts.sort();
+        lasts.dedup();
+        for last in lasts {
+            for e in self.index.unresolved_named(last, CALL_EDGES)? {
+                let Some(receiver) = rule.methods.iter().find_map(|m| e.edge.dst.strip_suffix(&format!(".{m}"))) else { continue };
+                let Some(f) = self.file(&e.edge.file)? else { continue };
+                let Some(call) = f.shapes.call_named_at(Pos { line: e.edge.line, col: e.edge.col }) else { continue };
+                let target = self.receiver_object(&e.edge.file, &f, call, receiver, 0)?;
+                if let Target::Object { id, via, .. } = target {
+                    if rule.on.contains(&id) && self.objects[first_object..].iter().any(|o| o.object == id) {
+                        let mut e = e;
+                        let mut all = via;
+                        all.push(e.edge.clone());
+                        e.edge.evidence = weakest(&all);
+                        sites.push((e, id));
+                    }
+                }
+            }
+        }
+        sites.sort_by(|a, b| (&a.0.edge.file, a.0.edge.line, a.0.edge.col).cmp(&(&b.0.edge.file, b.0.edge.line, b.0.edge.col)));
+        sites.dedup_by(|a, b| a.0.edge.file == b.0.edge.file && a.0.edge.line == b.0.edge.line && a.0.edge.col == b.0.edge.col);
+        for (site, object) in sites {
+            self.registration(pack, rule, &site, &object)?;
+        }
+        Ok(())
+    }
+
+    /// What object the receiver `path` of a call is: a parameter filled by callers, or a name
+    /// bound to an object's creation.
+    fn receiver_object(&mut self, file: &str, f: &Rc<FileCtx>, call: usize, path: &str, depth: u32) -> Result<Target> {
+        if depth > 3 || path.contains('.') || path.contains('(') {
+            return Ok(Target::Unknown);
+        }
+        let mut func = f.shapes.calls[call].in_function;
+        while let Some(fi) = func {
+            let shape = &f.shapes.functions[fi];
+            if let Some(param) = shape.params.iter().position(|p| p.name == path) {
+                return self.parameter_object(file, fi, param, depth);
+            }
+            func = shape.parent;
+        }
+        Ok(Target::Unknown)
+    }
+
+    /// The object the callers of a function pass as its `param`-th parameter (the first one
+    /// found that is an object).
+    fn parameter_object(&mut self, file: &str, function: usize, param: usize, depth: u32) -> Result<Target> {
+        let Some(f) = self.file(file)? else { return Ok(Target::Unknown) };
+        let Some(name_pos) = f.shapes.functions[function].name_pos else { return Ok(Target::Unknown) };
+        let Some(qname) = self.symbol_at(file, name_pos)? else { return Ok(Target::Unknown) };
+        // Python methods take `self` first; callers pass one argument fewer.
+        let shift = usize::from(f.lang == Lang::Python && f.shapes.functions[function].kind == FunctionKind::Method);
+        let Some(index) = param.checked_sub(shift) else { return Ok(Target::Unknown) };
+        for e in self.index.edges_to_prefix(&qname, CALL_EDGES)? {
+            if e.edge.dst != qname {
+                continue;
+            }
+            let Some(cf) = self.file(&e.edge.file)? else { continue };
+            let Some(call) = cf.shapes.call_named_at(Pos { line: e.edge.line, col: e.edge.col }) else { continue };
+            let Some(arg) = cf.shapes.calls[call].args.iter().filter(|a| a.keyword.is_none()).nth(index) else { continue };
+            let value = arg.value.clone();
+            if let Target::Object { id, site, mut via } = self.value_target(&e.edge.file.clone(), &cf, &value, depth + 1)? {
+                via.insert(0, e.edge.clone());
+                return Ok(Target::Object { id, site, via });
+            }
+        }
+        Ok(Target::Unknown)
+    }
+
+    /// The graph's qname for the definition whose name is at `pos`.
+    fn symbol_at(&self, file: &str, pos: Pos) -> Result<Option<String>> {
+        let answer = self.index.def_at(file, pos.line, pos.col)?;
+        Ok(answer.definition.filter(|d| d.node.kind != "local" && d.node.kind != "parameter").map(|d| d.node.qname))
+    }
+
+    /// What a value passed somewhere is: an inline function, a name of a function or object,
+    /// or the result of creating an object.
+    fn value_target(&mut self, file: &str, f: &Rc<FileCtx>, value: &Value, depth: u32) -> Result<Target> {
+        match value {
+            Value::Function { index } => Ok(Target::Function { file: file.to_string(), index: *index, via: Vec::new() }),
+            Value::Path { path, pos } => self.path_target(file, f, path, *pos, depth),
+            Value::Call { index } => {
+                let site = f.shapes.calls[*index].name_pos;
+                Ok(match self.object_created_at(file, site) {
+                    Some(o) => Target::Object { id: self.objects[o].object.clone(), site: o, via: vec![self.objects[o].edge.edge.clone()] },
+                    None => Target::Unknown,
+                })
+            }
+            _ => Ok(Target::Unknown),
+        }
+    }
+
+    fn object_created_at(&self, file: &str, name_pos: Pos) -> Option<usize> {
+        self.objects.iter().position(|o| o.file == file && o.edge.edge.line == name_pos.line && o.edge.edge.col == name_pos.col)
+    }
+
+    fn object_bound_at(&self, file: &str, pos: Pos) -> Option<usize> {
+        self.objects.iter().position(|o| o.file == file && o.bound.as_ref().is_some_and(|b| b.1 == pos))
+    }
+
+    /// A name at `pos`: through the edge the graph has there, else through `def` (locals).
+    fn path_target(&mut self, file: &str, f: &Rc<FileCtx>, path: &str, pos: Pos, depth: u32) -> Result<Target> {
+        let edge = f.edges.get(&pos).and_then(|es| es.iter().find(|e| e.dst_file.is_some() && e.edge.kind != "imports")).cloned();
+        if let Some(e) = edge {
+            let (dfile, dpos) = (e.dst_file.clone().expect("filtered"), Pos { line: e.dst_line.unwrap_or(0), col: e.dst_col.unwrap_or(0) });
+            return self.definition_target(&dfile, dpos, vec![e.edge.clone()]);
+        }
+        if path.contains('.') {
+            return Ok(Target::Unknown);
+        }
+        // A local or parameter of this file.
+        let def = self.index.def_at(file, pos.line, pos.col)?;
+        let Some(d) = def.definition else { return Ok(Target::Unknown) };
+        let Some(dfile) = d.node.file.clone() else { return Ok(Target::Unknown) };
+        let dpos = Pos { line: d.node.line, col: d.node.col };
+        if d.node.kind == "parameter" && depth < 3 {
+            // A parameter: what the callers pass.
+            let Some(df) = self.file(&dfile)? else { return Ok(Target::Unknown) };
+            let owner = df.shapes.functions.iter().enumerate().filter(|(_, s)| s.start.line <= dpos.line && dpos.line <= s.end_line).last();
+            if let Some((fi, shape)) = owner {
+                if let Some(param) = shape.params.iter().position(|p| p.name == d.node.qname) {
+                    return self.parameter_object(&dfile, fi, param, depth + 1);
+                }
+            }
+            return Ok(Target::Unknown);
+        }
+        self.definition_target(&dfile, dpos, d.via.into_iter().collect())
+    }
+
+    /// The definition at a name position: a function or class, an object's binding, or a
+    /// name bound to a function or to another name.
+    fn definition_target(&mut self, file: &str, pos: Pos, via: Vec<Edge>) -> Result<Target> {
+        if let Some(o) = self.object_bound_at(file, pos) {
+            let mut via = via;
+            via.push(self.objects[o].edge.edge.clone());
+            return Ok(Target::Object { id: self.objects[o].object.clone(), site: o, via });
+        }
+        let Some(f) = self.file(file)? else { return Ok(Target::Unknown) };
+        if let Some(index) = f.shapes.functions.iter().position(|s| s.name_pos == Some(pos)) {
+            return Ok(Target::Function { file: file.to_string(), index, via });
+        }
+        if let Some(call) = f.shapes.calls.iter().position(|c| c.bound_to.as_ref().is_some_and(|b| b.1 == pos)) {
+            return Ok(Target::Produced { file: file.to_string(), call });
+        }
+        Ok(Target::Unknown)
+    }
+
+    fn registration(&mut self, pack: &Pack, rule: &RegisterRule, site: &SiteEdge, object: &str) -> Result<()> {
+        let file = site.edge.file.clone();
+        let Some(f) = self.file(&file)? else { return Ok(()) };
+        let pos = Pos { line: site.edge.line, col: site.edge.col };
+        let rule_id = format!("{}/{}", pack.pack.name, rule.id);
+        let registered_at = Some(Site { file: file.clone(), line: site.edge.line, col: site.edge.col });
+        let mut detail = BTreeMap::new();
+        detail.insert("on".to_string(), object.to_string());
+        let method = site.edge.dst.rsplit('.').next().unwrap_or_default().to_string();
+        let call = f.shapes.call_named_at(pos);
+        if let Some(c) = call {
+            let shape = &f.shapes.calls[c];
+            if let Some(Value::Str { text }) = shape.args.iter().find(|a| a.keyword.is_none()).map(|a| &a.value) {
+                detail.insert("path".into(), text.clone());
+            }
+            if let Some(methods) = shape.args.iter().find(|a| a.keyword.as_deref() == Some("methods")) {
+                if let Value::List { items } = &methods.value {
+                    let m: Vec<&str> =
+                        items.iter().filter_map(|v| if let Value::Str { text } = v { Some(text.as_str()) } else { None }).collect();
+                    detail.insert("methods".into(), m.join(","));
+                }
+            }
+        }
+        if ["get", "post", "put", "patch", "delete"].contains(&method.as_str()) && !detail.contains_key("methods") {
+            detail.insert("methods".into(), method.to_uppercase());
+        }
+        // The decorated definition.
+        if let Some(role) = &rule.decorated {
+            let decorated = f.shapes.functions.iter().position(|s| s.decorators.iter().any(|d| d.pos == pos));
+            if let Some(fi) = decorated {
+                self.function_role(
+                    pack,
+                    role,
+                    &file,
+                    fi,
+                    &rule_id,
+                    registered_at.clone(),
+                    detail.clone(),
+                    vec![site.edge.clone()],
+                    &rule.by_params,
+                )?;
+            }
+        }
+        let Some(c) = call else { return Ok(()) };
+        let args: Vec<(usize, Value)> = f.shapes.calls[c]
+            .args
+            .iter()
+            .enumerate()
+            .filter(|(i, a)| match (&rule.keyword, rule.positional) {
+                (Some(k), Some(p)) => a.keyword.as_deref() == Some(k.as_str()) || (a.keyword.is_none() && *i == p),
+                (Some(k), None) => a.keyword.as_deref() == Some(k.as_str()),
+                (None, Some(p)) => a.keyword.is_none() && *i == p,
+                (None, None) => a.keyword.is_none(),
+            })
+            .map(|(i, a)| (i, a.value.clone()))
+            .collect();
+        // Resolve each argument, then give roles: the last function its own role.
+        let mut functions: Vec<(String, usize, Vec<Edge>)> = Vec::new();
+        for (_, value) in &args {
+            let value = self.unwrap_view(&f, value, &rule.view_wrappers);
+            match &value {
+                Value::Call { index } if self.object_created_at(&file, f.shapes.calls[*index].name_pos).is_none() => {
+                    // A wrapper's inline function takes the argument's place.
+                    if let Some(wrapped) = self.call_argument(pack, rule, &file, &f, *index, &rule_id, &registered_at, &detail)? {
+                        functions.push(wrapped);
+                    }
+                    continue;
+                }
+                _ => {}
+            }
+            match self.value_target(&file, &f, &value, 0)? {
+                Target::Function { file: ff, index, via } => functions.push((ff, index, via)),
+                Target::Produced { file: pfile, call, .. } => {
+                    let Some(pf) = self.file(&pfile)? else { continue };
+                    if let Some(wrapped) = self.call_argument(pack, rule, &pfile, &pf, call, &rule_id, &registered_at, &detail)? {
+                        functions.push(wrapped);
+                    }
+                }
+                Target::Object { site: o, mut via, .. } if rule.mounts => {
+                    via.insert(0, site.edge.clone());
+                    self.mount(pack, o, &site.edge, &detail, via);
+                }
+                _ => {}
+            }
+        }
+        let count = functions.len();
+        for (i, (ff, index, via)) in functions.into_iter().enumerate() {
+            let role = if i + 1 == count { rule.last_function.as_ref().or(rule.functions.as_ref()) } else { rule.functions.as_ref() };
+            let Some(role) = role else { continue };
+            let mut evidence = vec![site.edge.clone()];
+            evidence.extend(via);
+            self.function_role(pack, role, &ff, index, &rule_id, registered_at.clone(), detail.clone(), evidence, &rule.by_params)?;
+        }
+        Ok(())
+    }
+
+    /// Records on an object's occurrence that it is mounted by the registration `at`.
+    fn mount(&mut self, pack: &Pack, object: usize, at: &Edge, detail: &BTreeMap<String, String>, via: Vec<Edge>) {
+        let mounted = &self.objects[object];
+        let (mfile, mline) = (mounted.file.clone(), mounted.bound.as_ref().map_or(mounted.edge.edge.line, |b| b.1.line));
+        let Some(occ) = self.out.iter_mut().find(|r| r.file == mfile && r.line == mline && r.pack == pack.pack.name) else { return };
+        let place = format!("{}:{}{}", at.file, at.line, detail.get("path").map(|p| format!(" {p}")).unwrap_or_default());
+        let entry = occ.detail.entry("mounted_at".into()).or_default();
+        if !entry.is_empty() {
+            entry.push_str("; ");
+        }
+        entry.push_str(&place);
+        occ.evidence.extend(via);
+        occ.tier = weakest(&occ.evidence);
+    }
+
+    /// The object a function creates and returns, if it does.
+    fn returned_object(&mut self, file: &str, function: usize) -> Result<Option<usize>> {
+        let Some(f) = self.file(file)? else { return Ok(None) };
+        let returns = &f.shapes.functions[function].returns;
+        Ok(self.objects.iter().position(|o| {
+            o.file == file
+                && f.shapes.calls[o.call].in_function == Some(function)
+                && returns.iter().any(|v| match v {
+                    Value::Path { path, .. } => o.bound.as_ref().is_some_and(|b| &b.0 == path),
+                    Value::Call { index } => *index == o.call,
+                    _ => false,
+                })
+        }))
+    }
+
+    /// `X.as_view(…)` stands for `X`.
+    fn unwrap_view(&self, f: &FileCtx, value: &Value, wrappers: &[String]) -> Value {
+        if let Value::Call { index } = value {
+            let call: &CallShape = &f.shapes.calls[*index];
+            if let Some((recv, method)) = call.callee.rsplit_once('.') {
+                if wrappers.iter().any(|w| w == method) {
+                    let pos = Pos {
+                        line: call.name_pos.line,
+                        col: call.name_pos.col.saturating_sub(recv.rsplit('.').next().unwrap_or(recv).len() as u32 + 1),
+                    };
+                    return Value::Path { path: recv.to_string(), pos };
+                }
+            }
+        }
+        value.clone()
+    }
+
+    /// A call passed to a registration: a third-party middleware, a special external (static
+    /// files), a repository factory, or a wrapper around an inline function (whose inline
+    /// function is returned: it is what the registration receives).
+    #[allow(clippy::too_many_arguments)]
+    fn call_argument(
+        &mut self,
+        pack: &Pack,
+        rule: &RegisterRule,
+        file: &str,
+        f: &Rc<FileCtx>,
+        call: usize,
+        rule_id: &str,
+        registered_at: &Option<Site>,
+        detail: &BTreeMap<String, String>,
+    ) -> Result<Option<(String, usize, Vec<Edge>)>> {
+        let shape = &f.shapes.calls[call];
+        let Some(edge) =
+            f.edges.get(&shape.name_pos).and_then(|es| es.iter().find(|e| CALL_EDGES.contains(&e.edge.kind.as_str()))).cloned()
+        else {
+            return Ok(None);
+        };
+        let evidence = |site: &SiteEdge| vec![site.edge.clone()];
+        if let Some(special) = rule.special_calls.iter().find(|s| s.callee == edge.edge.dst) {
+            self.push(
+                pack,
+                &special.role,
+                file,
+                shape.start.line,
+                shape.callee.clone(),
+                None,
+                rule_id,
+                registered_at,
+                detail,
+                evidence(&edge),
+            );
+            return Ok(None);
+        }
+        match (&edge.dst_file, edge.dst_kind.as_deref()) {
+            (None, _) => {
+                if let Some(role) = &rule.external_calls {
+                    if edge.edge.evidence != "unresolved" {
+                        self.push(
+                            pack,
+                            role,
+                            file,
+                            shape.start.line,
+                            shape.callee.clone(),
+                            None,
+                            rule_id,
+                            registered_at,
+                            detail,
+                            evidence(&edge),
+                        );
+                    }
+                }
+            }
+            (Some(dfile), Some("function" | "method" | "variable" | "constant")) => {
+                let dpos = Pos { line: edge.dst_line.unwrap_or(0), col: edge.dst_col.unwrap_or(0) };
+                let dfile = dfile.clone();
+                // A wrapper (`asyncHandler(async (req, res) => …)`): the inline function is the
+                // registered one; the wrapper is a factory.
+                let inline: Vec<usize> =
+                    shape.args.iter().filter_map(|a| if let Value::Function { index } = a.value { Some(index) } else { None }).collect();
+                let Target::Function { file: ff, index, via } = self.definition_target(&dfile, dpos, vec![edge.edge.clone()])? else {
+                    return Ok(None);
+                };
+                // A factory of an object (a function that creates a router and returns it).
+                if let Some(o) = self.returned_object(&ff, index)? {
+                    if rule.mounts {
+                        self.mount(pack, o, &site_of(registered_at), detail, via);
+                    }
+                    return Ok(None);
+                }
+                if let Some(role) = &rule.repo_calls {
+                    self.function_role(pack, role, &ff, index, rule_id, registered_at.clone(), detail.clone(), via.clone(), &[])?;
+                }
+                if let Some(&fi) = inline.last() {
+                    return Ok(Some((file.to_string(), fi, evidence(&edge))));
+                }
+                // A factory: what it returns is what the registration receives.
+                let Some(ffile) = self.file(&ff)? else { return Ok(None) };
+                let product = ffile.shapes.functions[index].returns.iter().find_map(|v| match v {
+                    Value::Function { index } => Some(*index),
+                    _ => None,
+                });
+                if let Some(p) = product {
+                    return Ok(Some((ff, p, via)));
+                }
+            }
+            _ => {}
+        }
+        Ok(None)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn function_role(
+        &mut self,
+        pack: &Pack,
+        role: &str,
+        file: &str,
+        index: usize,
+        rule_id: &str,
+        registered_at: Option<Site>,
+        mut detail: BTreeMap<String, String>,
+        evidence: Vec<Edge>,
+        by_params: &[ByParams],
+    ) -> Result<()> {
+        let Some(f) = self.file(file)? else { return Ok(()) };
+        let shape: &FunctionShape = &f.shapes.functions[index];
+        let role = by_params.iter().find(|b| b.count == shape.params.len()).map_or(role, |b| b.role.as_str()).to_string();
+        detail.insert("params".into(), shape.params.iter().map(|p| p.name.as_str()).collect::<Vec<_>>().join(","));
+        let name = shape.name.clone().unwrap_or_else(|| "-".into());
+        let symbol = match shape.name_pos {
+            Some(p) => self.symbol_at(file, p)?,
+            None => None,
+        };
+        let line = shape.start.line;
+        self.functions_seen.insert((file.to_string(), index));
+        self.push(pack, &role, file, line, name, symbol, rule_id, &registered_at, &detail, evidence);
+        Ok(())
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn push(
+        &mut self,
+        pack: &Pack,
+        role: &str,
+        file: &str,
+        line: u32,
+        name: String,
+        symbol: Option<String>,
+        rule_id: &str,
+        registered_at: &Option<Site>,
+        detail: &BTreeMap<String, String>,
+        evidence: Vec<Edge>,
+    ) {
+        let tier = weakest(&evidence);
+        self.out.push(RoleOccurrence {
+            pack: pack.pack.name.clone(),
+            role: role.to_string(),
+            file: file.to_string(),
+            line,
+            name,
+            symbol,
+            registered_at: registered_at.clone(),
+            rule: rule_id.to_string(),
+            detail: detail.clone(),
+            evidence,
+            tier,
+        });
+    }
+
+    /// Functions that create an object and return it.
+    fn factories(&mut self, pack: &Pack, first_object: usize) -> Result<()> {
+        for rule in &pack.factory {
+            let sites: Vec<ObjectSite> = self.objects[first_object..].iter().filter(|o| o.object == rule.returns).cloned().collect();
+            for o in sites {
+                let Some(f) = self.file(&o.file)? else { continue };
+                let call = &f.shapes.calls[o.call];
+                let Some(fi) = call.in_function else { continue };
+                let returned = f.shapes.functions[fi].returns.iter().any(|v| match v {
+                    Value::Path { path, .. } => o.bound.as_ref().is_some_and(|b| &b.0 == path),
+                    Value::Call { index } => *index == o.call,
+                    _ => false,
+                });
+                if returned {
+                    let detail = BTreeMap::new();
+                    let rule_id = format!("{}/factory", pack.pack.name);
+                    self.function_role(pack, &rule.role, &o.file, fi, &rule_id, None, detail, vec![o.edge.edge.clone()], &[])?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Objects initialised with an application: `db.init_app(app)`.
+    fn extensions(&mut self, pack: &Pack, first_object: usize) -> Result<()> {
+        for rule in &pack.extension {
+            let mut sites = self.index.edges_to_named(&rule.method, CALL_EDGES)?;
+            sites.extend(self.index.unresolved_named(&rule.method, CALL_EDGES)?);
+            for e in sites {
+                let Some(f) = self.file(&e.edge.file)? else { continue };
+                let Some(call) = f.shapes.call_named_at(Pos { line: e.edge.line, col: e.edge.col }) else { continue };
+                let shape = f.shapes.calls[call].clone();
+                let mut proof = None;
+                for a in &shape.args {
+                    if let Target::Object { id, site, via } = self.value_target(&e.edge.file, &f, &a.value, 0)? {
+                        if id == rule.argument && site >= first_object {
+                            proof = Some(via);
+                        }
+                    }
+                }
+                let Some(via) = proof else { continue };
+                // The extension object: the receiver's definition.
+                let Some((recv, _)) = shape.callee.rsplit_once('.') else { continue };
+                let recv_pos =
+                    Pos { line: e.edge.line, col: e.edge.col.saturating_sub(recv.rsplit('.').next().unwrap_or(recv).len() as u32 + 1) };
+                let def = self.index.def_at(&e.edge.file, recv_pos.line, recv_pos.col)?;
+                let Some(d) = def.definition else { continue };
+                let Some(dfile) = d.node.file.clone() else { continue };
+                let mut evidence = vec![e.edge.clone()];
+                evidence.extend(via);
+                evidence.extend(d.via.clone());
+                let symbol = (d.node.kind != "local" && d.node.kind != "parameter").then(|| d.node.qname.clone());
+                let name = d.node.qname.rsplit(['.', '#']).next().unwrap_or(&d.node.qname).to_string();
+                let registered_at = Some(Site { file: e.edge.file.clone(), line: e.edge.line, col: e.edge.col });
+                self.push(
+                    pack,
+                    &rule.role,
+                    &dfile,
+                    d.node.line,
+                    name,
+                    symbol,
+                    &format!("{}/extension", pack.pack.name),
+                    &registered_at,
+                    &BTreeMap::new(),
+                    evidence,
+                );
+            }
+        }
+        Ok(())
+    }
+
+    /// Member uses of role functions' parameters.
+    fn param_uses(&mut self, pack: &Pack) {
+        let mut found = Vec::new();
+        for occ in self.out.iter().filter(|o| o.pack == pack.pack.name) {
+            for rule in pack.param_use.iter().filter(|r| r.for_roles.contains(&occ.role)) {
+                let Some(Some(f)) = self.files.get(&occ.file) else { continue };
+                let Some(shape) = f
+                    .shapes
+                    .functions
+                    .iter()
+                    .find(|s| s.start.line == occ.line && s.name.clone().unwrap_or_else(|| "-".into()) == occ.name)
+                else {
+                    continue;
+                };
+                let Some(param) = shape.params.get(rule.param) else { continue };
+                for u in shape.param_uses.iter().filter(|u| u.param == rule.param && rule.members.contains(&u.member)) {
+                    let mut detail = BTreeMap::new();
+                    detail.insert("in".into(), format!("{}:{}", occ.file, occ.line));
+                    found.push(RoleOccurrence {
+                        pack: pack.pack.name.clone(),
+                        role: rule.role.clone(),
+                        file: occ.file.clone(),
+                        line: u.pos.line,
+                        name: format!("{}.{}", param.name, u.member),
+                        symbol: None,
+                        registered_at: occ.registered_at.clone(),
+                        rule: format!("{}/param_use", pack.pack.name),
+                        detail,
+                        evidence: occ.evidence.clone(),
+                        tier: occ.tier.clone(),
+                    });
+                }
+            }
+        }
+        self.out.extend(found);
+    }
+
+    /// Uses of members of the framework's types.
+    fn typed_uses(&mut self, pack: &Pack) -> Result<()> {
+        for rule in &pack.typed_use {
+            for prefix in &rule.prefixes {
+                for e in self.index.edges_to_prefix(prefix, USE_EDGES)? {
+                    let Some(f) = self.file(&e.edge.file)? else { continue };
+                    // A member of a call's result (`res.status(404).json`) is the same statement's
+                    // use of the first member, which is reported.
+                    let Some(name) = written_member(&f.lines, e.edge.line, e.edge.col) else { continue };
+                    let rule_id = format!("{}/typed_use", pack.pack.name);
+                    self.push(
+                        pack,
+                        &rule.role,
+                        &e.edge.file.clone(),
+                        e.edge.line,
+                        name,
+                        None,
+                        &rule_id,
+                        &None,
+                        &BTreeMap::new(),
+                        vec![e.edge],
+                    );
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Uses of the framework's globals.
+    fn global_uses(&mut self, pack: &Pack) -> Result<()> {
+        for rule in &pack.global_use {
+            for target in &rule.targets {
+                let name = target.rsplit('.').next().unwrap_or(target).to_string();
+                for e in self.index.edges_to_prefix(target, USE_EDGES)? {
+                    if !(e.edge.dst == *target
+                        || e.edge.dst.starts_with(&format!("{target}."))
+                        || e.edge.dst.starts_with(&format!("{target}(")))
+                    {
+                        continue;
+                    }
+                    let rule_id = format!("{}/global_use", pack.pack.name);
+                    self.push(
+                        pack,
+                        &rule.role,
+                        &e.edge.file.clone(),
+                        e.edge.line,
+                        name.clone(),
+                        Some(target.clone()),
+                        &rule_id,
+                        &None,
+                        &BTreeMap::new(),
+                        vec![e.edge],
+                    );
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Look-alikes among the pack's languages' files (or the files asked about).
+    fn candidates(&mut self, pack: &Pack, opts: &RolesOptions) -> Result<Vec<Candidate>> {
+        if pack.candidate.is_empty() {
+            return Ok(Vec::new());
+        }
+        let langs: Vec<Lang> = pack.pack.languages.iter().filter_map(|l| Lang::parse(l)).collect();
+        let files = match &opts.files {
+            Some(f) => f.clone(),
+            None => self.index.files_in(&langs)?,
+        };
+        let registered: BTreeSet<(String, u32)> = self.out.iter().map(|o| (o.file.clone(), o.line)).collect();
+        let mut out = Vec::new();
+        for path in files {
+            let Some(f) = self.file(&path)? else { continue };
+            for (i, shape) in f.shapes.functions.iter().enumerate() {
+                if self.functions_seen.contains(&(path.clone(), i)) || registered.contains(&(path.clone(), shape.start.line)) {
+                    continue;
+                }
+                for rule in &pack.candidate {
+                    let by_params = !rule.params.is_empty()
+                        && rule.params.len() == shape.params.len()
+                        && rule
+                            .params
+                            .iter()
+                            .zip(&shape.params)
+                            .all(|(names, p)| names.iter().any(|n| n == p.name.trim_start_matches('_')));
+                    let by_decorator = shape.decorators.iter().any(|d| {
+                        d.path.contains('.') && rule.decorator_methods.iter().any(|m| d.path.rsplit('.').next() == Some(m.as_str()))
+                    });
+                    if by_params || by_decorator {
+                        out.push(Candidate {
+                            pack: pack.pack.name.clone(),
+                            role: rule.role.clone(),
+                            file: path.clone(),
+                            line: shape.start.line,
+                            name: shape.name.clone().unwrap_or_else(|| "-".into()),
+                            reason: rule.reason.clone(),
+                        });
+                        break;
+                    }
+                }
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// The edge a registration site stands for.
+fn site_of(registered_at: &Option<Site>) -> Edge {
+    let s = registered_at.clone().unwrap_or(Site { file: String::new(), line: 0, col: 0 });
+    Edge { file: s.file, line: s.line, col: s.col, ..Edge::default() }
+}
+
+/// The member path as written at a use site: `res.status` for the `status` at `col`.
+fn written_member(lines: &[String], line: u32, col: u32) -> Option<String> {
+    let text = lines.get(line as usize - 1)?;
+    let bytes = text.as_bytes();
+    let start = col as usize - 1;
+    let is_ident = |b: u8| b.is_ascii_alphanumeric() || b == b'_' || b == b'$';
+    let end = (start..bytes.len()).find(|&i| !is_ident(bytes[i])).unwrap_or(bytes.len());
+    let member = text.get(start..end)?;
+    let dot = start.checked_sub(1).filter(|&d| bytes[d] == b'.')?;
+    let obj_start = (0..dot).rev().take_while(|&i| is_ident(bytes[i])).last()?;
+    Some(format!("{}.{member}", text.get(obj_start..dot)?))
+}

@@ -1,0 +1,148 @@
+//! `ckg query roles` and `ckg check`: the agent layer's roles and constraint checks, in text
+//! for people and JSON for machines (the answer types of ckg-agent, serialized as they are).
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{Context, Result};
+use clap::Args;
+
+use ckg_agent::{Baseline, CheckOptions, Pack, RoleOccurrence, RolesAnswer, RolesOptions, RuleSet};
+use ckg_query::Index;
+
+/// The framework packs `roles` reads when none is named.
+const FRAMEWORK_PACKS: &[&str] = &["express", "flask"];
+
+fn load_packs(names: &[String]) -> Result<Vec<Pack>> {
+    let names: Vec<String> = if names.is_empty() { FRAMEWORK_PACKS.iter().map(|s| s.to_string()).collect() } else { names.to_vec() };
+    let mut packs: Vec<Pack> = Vec::new();
+    for n in &names {
+        for p in Pack::load(n)?.with_requirements()? {
+            if !packs.iter().any(|q| q.pack.name == p.pack.name) {
+                packs.push(p);
+            }
+        }
+    }
+    Ok(packs)
+}
+
+pub fn roles(index: &Index, packs: &[String], roles: Vec<String>) -> Result<RolesAnswer> {
+    let packs = load_packs(packs)?;
+    Ok(ckg_agent::roles(index, &packs, &RolesOptions { roles, files: None })?)
+}
+
+pub fn print_roles(w: &mut dyn Write, a: &RolesAnswer) -> Result<()> {
+    let mut by_file: BTreeMap<&str, Vec<&RoleOccurrence>> = BTreeMap::new();
+    for r in &a.roles {
+        by_file.entry(r.file.as_str()).or_default().push(r);
+    }
+    let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+    for r in &a.roles {
+        *counts.entry(r.role.as_str()).or_default() += 1;
+    }
+    let summary: Vec<String> = counts.iter().map(|(k, v)| format!("{k} {v}")).collect();
+    writeln!(w, "roles ({}; generation {}): {}", a.packs.join(", "), a.generation, summary.join(", "))?;
+    for (file, rs) in by_file {
+        writeln!(w, "{file}")?;
+        for r in rs {
+            let at = r.registered_at.as_ref().map(|s| format!("  registered at {}:{}", s.file, s.line)).unwrap_or_default();
+            let detail: Vec<String> = r.detail.iter().filter(|(k, _)| *k != "on").map(|(k, v)| format!("{k}={v}")).collect();
+            let detail = if detail.is_empty() { String::new() } else { format!("  {}", detail.join(" ")) };
+            writeln!(w, "  {:>4}  {:<22} {}{at}{detail}  [{}]", r.line, r.role, r.name, r.tier)?;
+        }
+    }
+    if !a.candidates.is_empty() {
+        writeln!(w, "candidates (look like a role; nothing registers them): {}", a.candidates.len())?;
+        for c in &a.candidates {
+            writeln!(w, "  {}:{}  {} looks like {}: {}", c.file, c.line, c.name, c.role, c.reason)?;
+        }
+    }
+    Ok(())
+}
+
+#[derive(Args, Debug)]
+pub struct CheckArgs {
+    /// A rule file (TOML; repeatable). See README "Constraint rules".
+    #[arg(long = "rules")]
+    rules: Vec<PathBuf>,
+    /// A shipped pack (express-to-fastify, flask-to-fastapi, …) or a pack file (repeatable).
+    #[arg(long = "pack")]
+    packs: Vec<String>,
+    /// Check only what these files affect (the files, what they depend on and what depends
+    /// on them): the agent loop after an edit.
+    #[arg(long = "files", num_args = 1..)]
+    files: Vec<String>,
+    /// Compare `no_new_callers` rules with this baseline.
+    #[arg(long)]
+    baseline: Option<PathBuf>,
+    /// Write the current callers of every `no_new_callers` rule's symbols to FILE and exit.
+    #[arg(long, value_name = "FILE")]
+    save_baseline: Option<PathBuf>,
+    /// Database file (default: found by walking up from the current directory).
+    #[arg(long)]
+    db: Option<PathBuf>,
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn check(args: CheckArgs) -> Result<ExitCode> {
+    let mut packs: Vec<Pack> = Vec::new();
+    for p in &args.packs {
+        for pack in Pack::load(p)?.with_requirements()? {
+            if !packs.iter().any(|q| q.pack.name == pack.pack.name) {
+                packs.push(pack);
+            }
+        }
+    }
+    for path in &args.rules {
+        let src = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+        let pack = RuleSet::parse_rules_file(&path.display().to_string(), &src)?;
+        for p in pack.with_requirements()? {
+            if !packs.iter().any(|q| q.pack.name == p.pack.name) {
+                packs.push(p);
+            }
+        }
+    }
+    if packs.iter().all(|p| p.rule.is_empty()) {
+        anyhow::bail!("no rules: give --rules FILE or --pack NAME (express-to-fastify, flask-to-fastapi)");
+    }
+    let db = ckg_query::locate_db(args.db.as_deref())?;
+    let index = Index::open(&db)?;
+    let set = RuleSet { packs };
+    if let Some(path) = &args.save_baseline {
+        let b = set.baseline(&index)?;
+        std::fs::write(path, serde_json::to_string_pretty(&b)? + "\n").with_context(|| format!("writing {}", path.display()))?;
+        let n: usize = b.rules.values().map(|v| v.len()).sum();
+        eprintln!("ckg: baseline of {} rule(s), {n} caller(s), written to {}", b.rules.len(), path.display());
+        return Ok(ExitCode::SUCCESS);
+    }
+    let baseline = match &args.baseline {
+        Some(path) => {
+            let text = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+            Some(serde_json::from_str::<Baseline>(&text).with_context(|| format!("{}: not a ckg baseline", path.display()))?)
+        }
+        None => None,
+    };
+    let files = (!args.files.is_empty()).then(|| args.files.clone());
+    let a = set.check(&index, &CheckOptions { files, baseline })?;
+    let mut w = std::io::stdout().lock();
+    if args.json {
+        serde_json::to_writer_pretty(&mut w, &a)?;
+        writeln!(w)?;
+    } else {
+        for v in &a.violations {
+            writeln!(w, "{}:{}: {:?} [{}] {}", v.file, v.line, v.severity, v.rule, v.message)?;
+            if let Some(h) = &v.hint {
+                writeln!(w, "    fix: {h}")?;
+            }
+            for e in v.evidence.iter().take(3) {
+                writeln!(w, "    because {}:{}:{} {} {} -> {} [{}]", e.file, e.line, e.col, e.src, e.kind, e.dst, e.evidence)?;
+            }
+        }
+        let scope = a.scope.as_ref().map(|s| format!(" in {} file(s)", s.len())).unwrap_or_default();
+        writeln!(w, "{} violation(s) of {} rule(s){scope} (generation {})", a.violations.len(), a.rules.len(), a.generation)?;
+    }
+    Ok(if a.violations.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(1) })
+}

@@ -271,25 +271,21 @@ fn run_indexer(service: &Service, config: IndexConfig, watch: Option<Duration>, 
     let mut watch_config = ckg_core::watch::WatchConfig::new(config);
     watch_config.debounce = debounce;
     while !stop.load(Ordering::Relaxed) {
-        let mut first = true;
         let result = ckg_core::watch::watch(&watch_config, stop, &mut |u| {
-            // One event per committed generation (and one for the state at start).
-            if !u.summary.changed && !std::mem::take(&mut first) {
+            service.set_state(IndexState::Ready);
+            // One event per committed generation: a run that changed nothing commits none.
+            if !u.summary.changed {
                 return;
             }
-            first = false;
             let event = GenerationEvent::from_summary(&u.summary, u.latency, u.rescan);
-            if u.summary.changed && !quiet {
+            if !quiet {
                 eprintln!(
                     "ckg serve: generation {}: {} parsed, {} removed, {} re-resolved in {:.1} ms",
                     event.generation, event.files_parsed, event.files_removed, event.files_re_resolved, event.latency_ms
                 );
             }
             service.publish(event);
-            service.set_state(IndexState::Ready);
-            if u.summary.changed {
-                service.update_graph(u.summary.edge_files.as_deref(), Some(u.summary.generation));
-            }
+            service.update_graph(u.summary.edge_files.as_deref(), Some(u.summary.generation));
         });
         match result {
             Ok(()) => break,

@@ -958,6 +958,15 @@ impl<'a> Resolver<'a> {
                     }
                     continue;
                 }
+                // A read of an external package's value (`request.args`, `settings.DEBUG` of an
+                // installed package, `req.body` on an `express.Request`): the migration's
+                // impact must see it.
+                // (A member of a call's result, `path.join(a).length`, is data; so is a
+                // builtin such as `__name__`.)
+                (RefKind::Read, Some((Target::External(q), e))) if *e != UNRESOLVED && !q.contains('(') && !q.starts_with("<builtin>.") => {
+                    out.push(site_edge(r, "references", r.src, Dst::External(q.clone()), e, 0));
+                    continue;
+                }
                 (RefKind::Read, _) => continue,
                 (RefKind::Write, Some((Target::Sym(id), e))) if *e != UNRESOLVED => {
                     let sym = self.sym(*id);
@@ -988,9 +997,13 @@ impl<'a> Resolver<'a> {
             }
             let value_use = matches!(r.kind, RefKind::Argument | RefKind::Type);
             match resolved {
-                // A member of an external value passed along (`f(req.body.id)`) is data, not
-                // a dependency worth a node of its own.
-                Some((Target::External(_), _)) if r.kind == RefKind::Argument && r.path.contains('.') => {}
+                // A member of an external value passed along (`f(request.args)`,
+                // `f(req.body.id)`) is read there, like any other read of it.
+                Some((Target::External(ref e), evidence)) if r.kind == RefKind::Argument && r.path.contains('.') => {
+                    if evidence != UNRESOLVED && !e.contains('(') {
+                        out.push(site_edge(r, "references", r.src, Dst::External(e.clone()), evidence, 0));
+                    }
+                }
                 // A variable holding an instance or a call result, passed along, is data flow.
                 Some((Target::Instance(_), _))
                     if value_use && matches!(r.binding, LocalBinding::Var(_) | LocalBinding::Free) && !r.path.contains('.') => {}

@@ -180,7 +180,10 @@ pub struct ParamUseRule {
 #[serde(deny_unknown_fields)]
 pub struct TypedUseRule {
     pub role: String,
-    pub prefixes: Vec<String>,
+    /// The type's qname and a dot: `express.Response.`.
+    pub prefix: String,
+    /// The members that count.
+    pub members: Vec<String>,
 }
 
 /// Uses of the framework's globals (`flask.request`).

@@ -118,6 +118,8 @@ enum Target {
         site: usize,
         via: Vec<Edge>,
     },
+    /// What the callers of a function pass for one of its parameters.
+    Several(Vec<Target>),
     /// What a call returns (a name bound to `createRateLimiter(…)` or `cors()`).
     Produced {
         file: String,
@@ -250,19 +252,31 @@ impl<'i> Finder<'i> {
         lasts.sort();
         lasts.dedup();
         for last in lasts {
-            for e in self.index.unresolved_named(last, CALL_EDGES)? {
-                let Some(receiver) = rule.methods.iter().find_map(|m| e.edge.dst.strip_suffix(&format!(".{m}"))) else { continue };
+            let mut guesses = self.index.unresolved_named(last, CALL_EDGES)?;
+            // The heuristic tier binds a call on an unknown receiver to the only repository
+            // method of that name; whether the receiver is a framework object is decided here.
+            guesses.extend(self.index.edges_to_named(last, CALL_EDGES)?.into_iter().filter(|e| e.edge.evidence == "heuristic"));
+            for mut e in guesses {
                 let Some(f) = self.file(&e.edge.file)? else { continue };
-                let Some(call) = f.shapes.call_named_at(Pos { line: e.edge.line, col: e.edge.col }) else { continue };
-                let target = self.receiver_object(&e.edge.file, &f, call, receiver, 0)?;
-                if let Target::Object { id, via, .. } = target {
-                    if rule.on.contains(&id) && self.objects[first_object..].iter().any(|o| o.object == id) {
-                        let mut e = e;
-                        let mut all = via;
-                        all.push(e.edge.clone());
-                        e.edge.evidence = weakest(&all);
-                        sites.push((e, id));
-                    }
+                let pos = Pos { line: e.edge.line, col: e.edge.col };
+                // The callee as written, and the function the site is in: a call's, or a bare
+                // decorator's (`@app.before_request`).
+                let (written, scope) = match f.shapes.call_named_at(pos) {
+                    Some(c) => (f.shapes.calls[c].callee.clone(), f.shapes.calls[c].in_function),
+                    None => match f.shapes.functions.iter().find_map(|s| s.decorators.iter().find(|d| d.pos == pos).map(|d| (d, s.parent)))
+                    {
+                        Some((d, parent)) => (d.path.clone(), parent),
+                        None => continue,
+                    },
+                };
+                let Some(receiver) = rule.methods.iter().find_map(|m| written.strip_suffix(&format!(".{m}"))) else { continue };
+                let Target::Object { id, mut via, .. } = self.receiver_object(&e.edge.file, &f, scope, receiver, 0)? else { continue };
+                if rule.on.contains(&id) && self.objects[first_object..].iter().any(|o| o.object == id) {
+                    e.edge.dst = written;
+                    e.edge.evidence = "inferred".into();
+                    via.push(e.edge.clone());
+                    e.edge.evidence = weakest(&via);
+                    sites.push((e, id));
                 }
             }
         }
@@ -276,11 +290,11 @@ impl<'i> Finder<'i> {
 
     /// What object the receiver `path` of a call is: a parameter filled by callers, or a name
     /// bound to an object's creation.
-    fn receiver_object(&mut self, file: &str, f: &Rc<FileCtx>, call: usize, path: &str, depth: u32) -> Result<Target> {
+    fn receiver_object(&mut self, file: &str, f: &Rc<FileCtx>, scope: Option<usize>, path: &str, depth: u32) -> Result<Target> {
         if depth > 3 || path.contains('.') || path.contains('(') {
             return Ok(Target::Unknown);
         }
-        let mut func = f.shapes.calls[call].in_function;
+        let mut func = scope;
         while let Some(fi) = func {
             let shape = &f.shapes.functions[fi];
             if let Some(param) = shape.params.iter().position(|p| p.name == path) {
@@ -294,12 +308,20 @@ impl<'i> Finder<'i> {
     /// The object the callers of a function pass as its `param`-th parameter (the first one
     /// found that is an object).
     fn parameter_object(&mut self, file: &str, function: usize, param: usize, depth: u32) -> Result<Target> {
-        let Some(f) = self.file(file)? else { return Ok(Target::Unknown) };
-        let Some(name_pos) = f.shapes.functions[function].name_pos else { return Ok(Target::Unknown) };
-        let Some(qname) = self.symbol_at(file, name_pos)? else { return Ok(Target::Unknown) };
+        let values = self.parameter_values(file, function, param, depth)?;
+        Ok(values.into_iter().find(|t| matches!(t, Target::Object { .. })).unwrap_or(Target::Unknown))
+    }
+
+    /// What the callers of a function pass as its `param`-th parameter, each with the call
+    /// that passes it first in its proof.
+    fn parameter_values(&mut self, file: &str, function: usize, param: usize, depth: u32) -> Result<Vec<Target>> {
+        let Some(f) = self.file(file)? else { return Ok(Vec::new()) };
+        let Some(name_pos) = f.shapes.functions[function].name_pos else { return Ok(Vec::new()) };
+        let Some(qname) = self.symbol_at(file, name_pos)? else { return Ok(Vec::new()) };
         // Python methods take `self` first; callers pass one argument fewer.
         let shift = usize::from(f.lang == Lang::Python && f.shapes.functions[function].kind == FunctionKind::Method);
-        let Some(index) = param.checked_sub(shift) else { return Ok(Target::Unknown) };
+        let Some(index) = param.checked_sub(shift) else { return Ok(Vec::new()) };
+        let mut out = Vec::new();
         for e in self.index.edges_to_prefix(&qname, CALL_EDGES)? {
             if e.edge.dst != qname {
                 continue;
@@ -308,12 +330,14 @@ impl<'i> Finder<'i> {
             let Some(call) = cf.shapes.call_named_at(Pos { line: e.edge.line, col: e.edge.col }) else { continue };
             let Some(arg) = cf.shapes.calls[call].args.iter().filter(|a| a.keyword.is_none()).nth(index) else { continue };
             let value = arg.value.clone();
-            if let Target::Object { id, site, mut via } = self.value_target(&e.edge.file.clone(), &cf, &value, depth + 1)? {
-                via.insert(0, e.edge.clone());
-                return Ok(Target::Object { id, site, via });
+            let mut target = self.value_target(&e.edge.file.clone(), &cf, &value, depth + 1)?;
+            match &mut target {
+                Target::Object { via, .. } | Target::Function { via, .. } => via.insert(0, e.edge.clone()),
+                _ => continue,
             }
+            out.push(target);
         }
-        Ok(Target::Unknown)
+        Ok(out)
     }
 
     /// The graph's qname for the definition whose name is at `pos`.
@@ -362,16 +386,20 @@ impl<'i> Finder<'i> {
         let Some(d) = def.definition else { return Ok(Target::Unknown) };
         let Some(dfile) = d.node.file.clone() else { return Ok(Target::Unknown) };
         let dpos = Pos { line: d.node.line, col: d.node.col };
-        if d.node.kind == "parameter" && depth < 3 {
-            // A parameter: what the callers pass.
+        if matches!(d.node.kind.as_str(), "parameter" | "local") && depth < 3 {
+            // A parameter (a local bound in a parameter list): what the callers pass.
             let Some(df) = self.file(&dfile)? else { return Ok(Target::Unknown) };
-            let owner = df.shapes.functions.iter().enumerate().filter(|(_, s)| s.start.line <= dpos.line && dpos.line <= s.end_line).last();
+            let owner = df.shapes.functions.iter().enumerate().find(|(_, s)| s.params.iter().any(|p| p.pos == dpos));
             if let Some((fi, shape)) = owner {
-                if let Some(param) = shape.params.iter().position(|p| p.name == d.node.qname) {
-                    return self.parameter_object(&dfile, fi, param, depth + 1);
+                if let Some(param) = shape.params.iter().position(|p| p.pos == dpos) {
+                    let mut values = self.parameter_values(&dfile, fi, param, depth + 1)?;
+                    return Ok(match values.len() {
+                        0 => Target::Unknown,
+                        1 => values.remove(0),
+                        _ => Target::Several(values),
+                    });
                 }
             }
-            return Ok(Target::Unknown);
         }
         self.definition_target(&dfile, dpos, d.via.into_iter().collect())
     }
@@ -464,19 +492,33 @@ impl<'i> Finder<'i> {
                 }
                 _ => {}
             }
-            match self.value_target(&file, &f, &value, 0)? {
-                Target::Function { file: ff, index, via } => functions.push((ff, index, via)),
-                Target::Produced { file: pfile, call, .. } => {
-                    let Some(pf) = self.file(&pfile)? else { continue };
-                    if let Some(wrapped) = self.call_argument(pack, rule, &pfile, &pf, call, &rule_id, &registered_at, &detail)? {
-                        functions.push(wrapped);
+            let targets = match self.value_target(&file, &f, &value, 0)? {
+                Target::Several(ts) => ts,
+                t => vec![t],
+            };
+            for target in targets {
+                match target {
+                    Target::Function { file: ff, index, via } => functions.push((ff, index, via)),
+                    Target::Produced { file: pfile, call, .. } => {
+                        let Some(pf) = self.file(&pfile)? else { continue };
+                        // `view = Resource.as_view("x")`: the class.
+                        let unwrapped = self.unwrap_view(&pf, &Value::Call { index: call }, &rule.view_wrappers);
+                        if matches!(unwrapped, Value::Path { .. }) {
+                            if let Target::Function { file: ff, index, via } = self.value_target(&pfile, &pf, &unwrapped, 0)? {
+                                functions.push((ff, index, via));
+                            }
+                            continue;
+                        }
+                        if let Some(wrapped) = self.call_argument(pack, rule, &pfile, &pf, call, &rule_id, &registered_at, &detail)? {
+                            functions.push(wrapped);
+                        }
                     }
+                    Target::Object { site: o, mut via, .. } if rule.mounts => {
+                        via.insert(0, site.edge.clone());
+                        self.mount(pack, o, &site.edge, &detail, via);
+                    }
+                    _ => {}
                 }
-                Target::Object { site: o, mut via, .. } if rule.mounts => {
-                    via.insert(0, site.edge.clone());
-                    self.mount(pack, o, &site.edge, &detail, via);
-                }
-                _ => {}
             }
         }
         let count = functions.len();
@@ -572,7 +614,6 @@ impl<'i> Finder<'i> {
                 detail,
                 evidence(&edge),
             );
-            return Ok(None);
         }
         match (&edge.dst_file, edge.dst_kind.as_deref()) {
             (None, _) => {
@@ -596,8 +637,6 @@ impl<'i> Finder<'i> {
             (Some(dfile), Some("function" | "method" | "variable" | "constant")) => {
                 let dpos = Pos { line: edge.dst_line.unwrap_or(0), col: edge.dst_col.unwrap_or(0) };
                 let dfile = dfile.clone();
-                // A wrapper (`asyncHandler(async (req, res) => …)`): the inline function is the
-                // registered one; the wrapper is a factory.
                 let inline: Vec<usize> =
                     shape.args.iter().filter_map(|a| if let Value::Function { index } = a.value { Some(index) } else { None }).collect();
                 let Target::Function { file: ff, index, via } = self.definition_target(&dfile, dpos, vec![edge.edge.clone()])? else {
@@ -610,11 +649,13 @@ impl<'i> Finder<'i> {
                     }
                     return Ok(None);
                 }
-                if let Some(role) = &rule.repo_calls {
-                    self.function_role(pack, role, &ff, index, rule_id, registered_at.clone(), detail.clone(), via.clone(), &[])?;
-                }
+                // A wrapper (`asyncHandler(async (req, res) => …)`) is transparent: the inline
+                // function is what is registered, and the wrapper plays no role of its own.
                 if let Some(&fi) = inline.last() {
                     return Ok(Some((file.to_string(), fi, evidence(&edge))));
+                }
+                if let Some(role) = &rule.repo_calls {
+                    self.function_role(pack, role, &ff, index, rule_id, registered_at.clone(), detail.clone(), via.clone(), &[])?;
                 }
                 // A factory: what it returns is what the registration receives.
                 let Some(ffile) = self.file(&ff)? else { return Ok(None) };
@@ -800,26 +841,15 @@ impl<'i> Finder<'i> {
     /// Uses of members of the framework's types.
     fn typed_uses(&mut self, pack: &Pack) -> Result<()> {
         for rule in &pack.typed_use {
-            for prefix in &rule.prefixes {
-                for e in self.index.edges_to_prefix(prefix, USE_EDGES)? {
-                    let Some(f) = self.file(&e.edge.file)? else { continue };
-                    // A member of a call's result (`res.status(404).json`) is the same statement's
-                    // use of the first member, which is reported.
-                    let Some(name) = written_member(&f.lines, e.edge.line, e.edge.col) else { continue };
-                    let rule_id = format!("{}/typed_use", pack.pack.name);
-                    self.push(
-                        pack,
-                        &rule.role,
-                        &e.edge.file.clone(),
-                        e.edge.line,
-                        name,
-                        None,
-                        &rule_id,
-                        &None,
-                        &BTreeMap::new(),
-                        vec![e.edge],
-                    );
+            for e in self.index.edges_to_prefix(&rule.prefix, USE_EDGES)? {
+                let member = e.edge.dst[rule.prefix.len()..].split(['.', '(']).next().unwrap_or_default();
+                if !rule.members.iter().any(|m| m == member) {
+                    continue;
                 }
+                let Some(f) = self.file(&e.edge.file)? else { continue };
+                let Some(name) = written_name(&f.lines, e.edge.line, e.edge.col) else { continue };
+                let rule_id = format!("{}/typed_use", pack.pack.name);
+                self.push(pack, &rule.role, &e.edge.file.clone(), e.edge.line, name, None, &rule_id, &None, &BTreeMap::new(), vec![e.edge]);
             }
         }
         Ok(())
@@ -831,10 +861,9 @@ impl<'i> Finder<'i> {
             for target in &rule.targets {
                 let name = target.rsplit('.').next().unwrap_or(target).to_string();
                 for e in self.index.edges_to_prefix(target, USE_EDGES)? {
-                    if !(e.edge.dst == *target
-                        || e.edge.dst.starts_with(&format!("{target}."))
-                        || e.edge.dst.starts_with(&format!("{target}(")))
-                    {
+                    // (Members of call results, `g.pop(k).clear`, come from values flowing on:
+                    // their use is where the call is.)
+                    if !(e.edge.dst == *target || e.edge.dst.starts_with(&format!("{target}."))) || e.edge.dst.contains('(') {
                         continue;
                     }
                     let rule_id = format!("{}/global_use", pack.pack.name);
@@ -909,15 +938,72 @@ fn site_of(registered_at: &Option<Site>) -> Edge {
     Edge { file: s.file, line: s.line, col: s.col, ..Edge::default() }
 }
 
-/// The member path as written at a use site: `res.status` for the `status` at `col`.
-fn written_member(lines: &[String], line: u32, col: u32) -> Option<String> {
+/// How a member use is named, from the line as written: the value the chain starts from and
+/// the member used on it (`req.query` for the `q` of `req.query.q`); after a call in the
+/// chain, the last member (`res.json` for the `json` of `res.status(404).json`); a chain that
+/// starts with a call of a function is written out (`run(err).statusCode`).
+fn written_name(lines: &[String], line: u32, col: u32) -> Option<String> {
     let text = lines.get(line as usize - 1)?;
-    let bytes = text.as_bytes();
+    let b = text.as_bytes();
+    let is_ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_' || c == b'$';
     let start = col as usize - 1;
-    let is_ident = |b: u8| b.is_ascii_alphanumeric() || b == b'_' || b == b'$';
-    let end = (start..bytes.len()).find(|&i| !is_ident(bytes[i])).unwrap_or(bytes.len());
-    let member = text.get(start..end)?;
-    let dot = start.checked_sub(1).filter(|&d| bytes[d] == b'.')?;
-    let obj_start = (0..dot).rev().take_while(|&i| is_ident(bytes[i])).last()?;
-    Some(format!("{}.{member}", text.get(obj_start..dot)?))
+    let end = (start..b.len()).find(|&i| !is_ident(b[i])).unwrap_or(b.len());
+    // The chain's segments, last first: (start, end, called).
+    let mut segments = vec![(start, end, false)];
+    let mut j = start;
+    loop {
+        let Some(dot) = j.checked_sub(1).filter(|&d| b[d] == b'.') else { break };
+        let k = if dot > 0 && b[dot - 1] == b'?' { dot - 1 } else { dot };
+        let Some(mut before) = k.checked_sub(1) else { break };
+        let called = b[before] == b')';
+        if called {
+            let mut depth = 0i32;
+            loop {
+                match b[before] {
+                    b')' => depth += 1,
+                    b'(' => depth -= 1,
+                    _ => {}
+                }
+                if depth == 0 {
+                    break;
+                }
+                before = before.checked_sub(1)?;
+            }
+            before = before.checked_sub(1)?;
+        }
+        if !is_ident(b[before]) {
+            break;
+        }
+        let s = (0..=before).rev().take_while(|&i| is_ident(b[i])).last()?;
+        segments.push((s, before + 1, called));
+        j = s;
+    }
+    if segments.len() < 2 {
+        return None;
+    }
+    segments.reverse();
+    let (root_start, root_end, root_called) = segments[0];
+    if root_called {
+        return text.get(root_start..end).map(str::to_string);
+    }
+    let after_call = segments[1..segments.len() - 1].iter().any(|s| s.2);
+    let (ms, me, _) = if after_call { segments[segments.len() - 1] } else { segments[1] };
+    Some(format!("{}.{}", text.get(root_start..root_end)?, text.get(ms..me)?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn written_names() {
+        let name = |line: &str, col: usize| written_name(&[line.to_string()], 1, col as u32);
+        assert_eq!(name("  res.json(x)", 7), Some("res.json".into()));
+        assert_eq!(name("  f(req.query.q)", 15), Some("req.query".into()));
+        assert_eq!(name("  res.status(404).json(x)", 19), Some("res.json".into()));
+        assert_eq!(name("  res.status(404).json(x)", 7), Some("res.status".into()));
+        assert_eq!(name("  expect(run(parseError).statusCode)", 26), Some("run(parseError).statusCode".into()));
+        assert_eq!(name("  req?.headers", 8), Some("req.headers".into()));
+        assert_eq!(name("  json(x)", 3), None);
+    }
 }

@@ -121,6 +121,8 @@ pub struct FunctionShape {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Param {
     pub name: String,
+    /// Where its name is.
+    pub pos: Pos,
     /// The type annotation as written.
     pub annotation: Option<String>,
     /// `*args` / `...rest` (1), `**kwargs` (2).
@@ -204,6 +206,19 @@ fn function_kind(node: Node) -> Option<FunctionKind> {
 
 fn is_call(node: Node) -> bool {
     matches!(node.kind(), "call" | "call_expression" | "new_expression")
+}
+
+/// The name a chain of member accesses and calls starts from (`res` in `res.status(404)`).
+fn chain_root(mut node: Node) -> Option<Node> {
+    for _ in 0..64 {
+        node = match node.kind() {
+            "call" | "call_expression" => node.child_by_field_name("function")?,
+            "member_expression" | "attribute" => node.child_by_field_name("object")?,
+            "identifier" => return Some(node),
+            _ => return None,
+        };
+    }
+    None
 }
 
 /// Reads the shapes of a parsed file.
@@ -407,39 +422,38 @@ impl Builder<'_> {
     fn params(&self, list: Node) -> Vec<Param> {
         if list.kind() == "identifier" {
             // `req => …`
-            return vec![Param { name: self.text(list), annotation: None, splat: 0, has_default: false }];
+            return vec![Param { name: self.text(list), pos: Pos::of(list), annotation: None, splat: 0, has_default: false }];
         }
         let mut out = Vec::new();
         let mut c = list.walk();
         for p in list.named_children(&mut c) {
             let annotation = p.child_by_field_name("type").map(|t| self.text(t).trim_start_matches(':').trim().to_string());
             let has_default = p.child_by_field_name("value").is_some();
-            let (name, splat) = match p.kind() {
-                "identifier" => (self.text(p), 0),
+            let (name_node, splat) = match p.kind() {
+                "identifier" => (p, 0),
                 "typed_parameter" => match p.named_child(0) {
-                    Some(n) if n.kind() == "list_splat_pattern" => (self.text(n).trim_start_matches('*').to_string(), 1),
-                    Some(n) if n.kind() == "dictionary_splat_pattern" => (self.text(n).trim_start_matches('*').to_string(), 2),
-                    Some(n) => (self.text(n), 0),
+                    Some(n) if n.kind() == "list_splat_pattern" => (n, 1),
+                    Some(n) if n.kind() == "dictionary_splat_pattern" => (n, 2),
+                    Some(n) => (n, 0),
                     None => continue,
                 },
                 "default_parameter" | "typed_default_parameter" => match p.child_by_field_name("name") {
-                    Some(n) => (self.text(n), 0),
+                    Some(n) => (n, 0),
                     None => continue,
                 },
-                "list_splat_pattern" => (self.text(p).trim_start_matches('*').to_string(), 1),
-                "dictionary_splat_pattern" => (self.text(p).trim_start_matches('*').to_string(), 2),
+                "list_splat_pattern" => (p, 1),
+                "dictionary_splat_pattern" => (p, 2),
                 "required_parameter" | "optional_parameter" => {
                     let Some(pattern) = p.child_by_field_name("pattern") else { continue };
-                    if pattern.kind() == "rest_pattern" {
-                        (self.text(pattern).trim_start_matches("...").to_string(), 1)
-                    } else {
-                        (self.text(pattern), 0)
-                    }
+                    (pattern, u8::from(pattern.kind() == "rest_pattern"))
                 }
                 "comment" | "keyword_separator" | "positional_separator" => continue,
-                _ => (self.text(p), 0),
+                _ => (p, 0),
             };
-            out.push(Param { name, annotation, splat, has_default });
+            // `*args`, `**kwargs`, `...rest`: the name without its marker.
+            let name_node = if splat > 0 { name_node.named_child(0).unwrap_or(name_node) } else { name_node };
+            let name = self.text(name_node).trim_start_matches(['*', '.']).to_string();
+            out.push(Param { name, pos: Pos::of(name_node), annotation, splat, has_default });
         }
         out
     }
@@ -512,7 +526,9 @@ impl Builder<'_> {
                 if matches!(n.kind(), "member_expression" | "attribute") {
                     let object = n.child_by_field_name("object");
                     let member = n.child_by_field_name("property").or_else(|| n.child_by_field_name("attribute"));
-                    if let (Some(o), Some(m)) = (object, member) {
+                    // `res.json` directly, or a member after a call on it (`res.status(404).json`).
+                    let root = object.and_then(|o| if is_call(o) { chain_root(o) } else { Some(o) });
+                    if let (Some(o), Some(m)) = (root, member) {
                         if o.kind() == "identifier" {
                             let name = text(o, self.src);
                             if let Some(owner) = self.owner_of(o, &name, i, fn_nodes, functions) {
@@ -587,7 +603,8 @@ mod tests {
         let on_error = &s.functions[s.function_at(Pos { line: 4, col: 10 }).unwrap()];
         assert_eq!(on_error.params.len(), 4);
         assert_eq!(on_error.params[0].annotation.as_deref(), Some("Error"));
-        assert_eq!(on_error.param_uses.iter().map(|u| u.member.as_str()).collect::<Vec<_>>(), ["status"]);
+        // `res.status(500).send(…)`: both members are uses of `res`.
+        assert_eq!(on_error.param_uses.iter().map(|u| u.member.as_str()).collect::<Vec<_>>(), ["status", "send"]);
     }
 
     #[test]

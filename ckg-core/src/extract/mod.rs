@@ -516,6 +516,9 @@ fn effective_position(ident: Node, parent: Option<Node>) -> usize {
             Some(p) if matches!(p.kind(), "assignment" | "variable_declarator" | "named_expression" | "augmented_assignment") => {
                 return p.end_byte();
             }
+            // A comprehension's variable is bound in the whole comprehension, the element
+            // written before its `for` included (`{g.strip() for g in parts}`).
+            Some(p) if p.kind() == "for_in_clause" => return p.parent().map_or(ident.start_byte(), |c| c.start_byte()),
             Some(p)
                 if matches!(
                     p.kind(),

@@ -30,7 +30,7 @@ fn load_packs(names: &[String]) -> Result<Vec<Pack>> {
 
 pub fn roles(index: &Index, packs: &[String], roles: Vec<String>) -> Result<RolesAnswer> {
     let packs = load_packs(packs)?;
-    Ok(ckg_agent::roles(index, &packs, &RolesOptions { roles, files: None })?)
+    Ok(ckg_agent::roles(index, &packs, &RolesOptions { roles, ..RolesOptions::default() })?)
 }
 
 pub fn print_roles(w: &mut dyn Write, a: &RolesAnswer) -> Result<()> {

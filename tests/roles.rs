@@ -15,7 +15,13 @@ type Row = (String, String, u32, String);
 
 fn tsv(corpus: &str, name: &str) -> Vec<Vec<String>> {
     let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpora").join(corpus).join("expected").join(name);
-    std::fs::read_to_string(p).unwrap().lines().skip(1).filter(|l| !l.is_empty()).map(|l| l.split('\t').map(String::from).collect()).collect()
+    std::fs::read_to_string(p)
+        .unwrap()
+        .lines()
+        .skip(1)
+        .filter(|l| !l.is_empty())
+        .map(|l| l.split('\t').map(String::from).collect())
+        .collect()
 }
 
 fn roles_of(corpus: &str, pack: &str) -> (Repo, serde_json::Value) {
@@ -34,11 +40,18 @@ fn check(corpus: &str, pack: &str, known_misses: &[(&str, &str, u32, &str)]) -> 
         .unwrap()
         .iter()
         .map(|r| {
-            (r["role"].as_str().unwrap().into(), r["file"].as_str().unwrap().into(), r["line"].as_u64().unwrap() as u32, r["name"].as_str().unwrap().into())
+            (
+                r["role"].as_str().unwrap().into(),
+                r["file"].as_str().unwrap().into(),
+                r["line"].as_u64().unwrap() as u32,
+                r["name"].as_str().unwrap().into(),
+            )
         })
         .collect();
-    let expected: BTreeSet<Row> = tsv(corpus, "roles.tsv").into_iter().map(|r| (r[0].clone(), r[1].clone(), r[2].parse().unwrap(), r[3].clone())).collect();
-    let lookalikes: BTreeSet<(String, u32, String)> = tsv(corpus, "lookalikes.tsv").into_iter().map(|r| (r[0].clone(), r[1].parse().unwrap(), r[2].clone())).collect();
+    let expected: BTreeSet<Row> =
+        tsv(corpus, "roles.tsv").into_iter().map(|r| (r[0].clone(), r[1].clone(), r[2].parse().unwrap(), r[3].clone())).collect();
+    let lookalikes: BTreeSet<(String, u32, String)> =
+        tsv(corpus, "lookalikes.tsv").into_iter().map(|r| (r[0].clone(), r[1].parse().unwrap(), r[2].clone())).collect();
 
     let mut table: BTreeMap<&str, (usize, usize, usize)> = BTreeMap::new();
     for r in &expected {

@@ -73,12 +73,24 @@ pub struct RolesAnswer {
 }
 
 /// What to look at.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct RolesOptions {
     /// Only these roles (all when empty).
     pub roles: Vec<String>,
     /// Only occurrences in these files, and candidates among them (all when `None`).
     pub files: Option<Vec<String>>,
+    /// Look for candidates (every function of the files is read).
+    pub candidates: bool,
+    /// With `files`: the files whose registrations are read (a role in `files` can be
+    /// registered from a file that depends on it, or that it passes a function to); `files`
+    /// when `None`.
+    pub reach: Option<Vec<String>>,
+}
+
+impl Default for RolesOptions {
+    fn default() -> Self {
+        RolesOptions { roles: Vec::new(), files: None, candidates: true, reach: None }
+    }
 }
 
 const CALL_EDGES: &[&str] = &["calls", "instantiates"];
@@ -96,6 +108,7 @@ struct FileCtx {
 /// Where an object is created: the call and the name it is bound to.
 #[derive(Clone, Debug)]
 struct ObjectSite {
+    pack: String,
     object: String,
     file: String,
     call: usize,
@@ -130,13 +143,25 @@ enum Target {
 
 /// Finds the role occurrences the packs describe.
 pub fn roles(index: &Index, packs: &[Pack], opts: &RolesOptions) -> Result<RolesAnswer> {
-    let mut finder = Finder { index, files: HashMap::new(), objects: Vec::new(), out: Vec::new(), functions_seen: HashSet::new() };
+    let sites: Option<Vec<String>> = opts.reach.as_ref().or(opts.files.as_ref()).cloned();
+    let mut finder = Finder {
+        index,
+        scope: sites.as_ref().map(|f| f.iter().cloned().collect()),
+        sites,
+        files: HashMap::new(),
+        pending: HashMap::new(),
+        objects: Vec::new(),
+        out: Vec::new(),
+        functions_seen: HashSet::new(),
+    };
     let mut candidates = Vec::new();
     for pack in packs {
         finder.pack(pack)?;
     }
-    for pack in packs {
-        candidates.extend(finder.candidates(pack, opts)?);
+    if opts.candidates {
+        for pack in packs {
+            candidates.extend(finder.candidates(pack, opts)?);
+        }
     }
     let mut roles = std::mem::take(&mut finder.out);
     roles.retain(|r| opts.roles.is_empty() || opts.roles.contains(&r.role));
@@ -158,7 +183,14 @@ pub fn roles(index: &Index, packs: &[Pack], opts: &RolesOptions) -> Result<Roles
 
 struct Finder<'i> {
     index: &'i Index,
+    /// Only registrations and uses in these files (what an edit affects); all when `None`.
+    scope: Option<HashSet<String>>,
+    /// The same, as a list for queries.
+    sites: Option<Vec<String>>,
     files: HashMap<String, Option<Rc<FileCtx>>>,
+    /// Object creations by file, read from a file's shapes when the file is first needed:
+    /// (pack, object id, role, the creating call's edge).
+    pending: HashMap<String, Vec<(String, String, String, SiteEdge)>>,
     objects: Vec<ObjectSite>,
     out: Vec<RoleOccurrence>,
     /// (file, function index) of every function given a role (candidates leave them out).
@@ -186,46 +218,61 @@ impl<'i> Finder<'i> {
         Ok(ctx)
     }
 
+    fn in_scope(&self, file: &str) -> bool {
+        self.scope.as_ref().is_none_or(|s| s.contains(file))
+    }
+
     fn pack(&mut self, pack: &Pack) -> Result<()> {
-        let name = &pack.pack.name;
-        let first_object = self.objects.len();
-        // Objects: where each is created.
+        // Objects: where each is created (read from a file's shapes when it is needed).
         for rule in &pack.object {
             for creator in &rule.created_by {
-                for e in self.index.edges_to_prefix(creator, CALL_EDGES)? {
-                    if e.edge.dst != *creator {
-                        continue;
+                for e in self.index.edges_to_prefix(creator, CALL_EDGES, None)? {
+                    if e.edge.dst == *creator {
+                        let entry = (pack.pack.name.clone(), rule.id.clone(), rule.role.clone(), e.clone());
+                        self.pending.entry(e.edge.file.clone()).or_default().push(entry);
                     }
-                    let Some(f) = self.file(&e.edge.file)? else { continue };
-                    let Some(call) = f.shapes.call_named_at(Pos { line: e.edge.line, col: e.edge.col }) else { continue };
-                    let bound = f.shapes.calls[call].bound_to.clone();
-                    let line = bound.as_ref().map_or(f.shapes.calls[call].start.line, |b| b.1.line);
-                    let label = bound.as_ref().map_or("-".to_string(), |b| b.0.rsplit('.').next().unwrap_or(&b.0).to_string());
-                    self.out.push(RoleOccurrence {
-                        pack: name.clone(),
-                        role: rule.role.clone(),
-                        file: e.edge.file.clone(),
-                        line,
-                        name: label,
-                        symbol: None,
-                        registered_at: None,
-                        rule: format!("{name}/object/{}", rule.id),
-                        detail: BTreeMap::new(),
-                        evidence: vec![e.edge.clone()],
-                        tier: e.edge.evidence.clone(),
-                    });
-                    self.objects.push(ObjectSite { object: rule.id.clone(), file: e.edge.file.clone(), call, bound, edge: e });
                 }
             }
         }
-        for rule in &pack.register {
-            self.registrations(pack, rule, first_object)?;
+        let files: Vec<String> = self.pending.keys().filter(|f| self.in_scope(f)).cloned().collect();
+        for f in files {
+            self.ensure_objects(&f)?;
         }
-        self.factories(pack, first_object)?;
-        self.extensions(pack, first_object)?;
+        for rule in &pack.register {
+            self.registrations(pack, rule)?;
+        }
+        self.factories(pack)?;
+        self.extensions(pack)?;
         self.param_uses(pack);
         self.typed_uses(pack)?;
         self.global_uses(pack)?;
+        Ok(())
+    }
+
+    /// Reads the object creations of a file (once), with their role occurrences.
+    fn ensure_objects(&mut self, file: &str) -> Result<()> {
+        let Some(creations) = self.pending.remove(file) else { return Ok(()) };
+        let Some(f) = self.file(file)? else { return Ok(()) };
+        for (pack, object, role, e) in creations {
+            let Some(call) = f.shapes.call_named_at(Pos { line: e.edge.line, col: e.edge.col }) else { continue };
+            let bound = f.shapes.calls[call].bound_to.clone();
+            let line = bound.as_ref().map_or(f.shapes.calls[call].start.line, |b| b.1.line);
+            let label = bound.as_ref().map_or("-".to_string(), |b| b.0.rsplit('.').next().unwrap_or(&b.0).to_string());
+            self.out.push(RoleOccurrence {
+                pack: pack.clone(),
+                role,
+                file: file.to_string(),
+                line,
+                name: label,
+                symbol: None,
+                registered_at: None,
+                rule: format!("{pack}/object/{object}"),
+                detail: BTreeMap::new(),
+                evidence: vec![e.edge.clone()],
+                tier: e.edge.evidence.clone(),
+            });
+            self.objects.push(ObjectSite { pack, object, file: file.to_string(), call, bound, edge: e });
+        }
         Ok(())
     }
 
@@ -235,13 +282,13 @@ impl<'i> Finder<'i> {
         o.created_by.iter().map(|c| format!("{c}().")).chain(o.types.iter().map(|t| format!("{t}."))).collect()
     }
 
-    fn registrations(&mut self, pack: &Pack, rule: &RegisterRule, first_object: usize) -> Result<()> {
+    fn registrations(&mut self, pack: &Pack, rule: &RegisterRule) -> Result<()> {
         let mut sites: Vec<(SiteEdge, String)> = Vec::new();
         for object in &rule.on {
             for prefix in Self::prefixes(pack, object) {
                 let wanted: HashSet<String> = rule.methods.iter().map(|m| format!("{prefix}{m}")).collect();
-                for e in self.index.edges_to_prefix(&prefix, CALL_EDGES)? {
-                    if wanted.contains(&e.edge.dst) {
+                for e in self.index.edges_to_prefix(&prefix, CALL_EDGES, self.sites.as_deref())? {
+                    if wanted.contains(&e.edge.dst) && self.in_scope(&e.edge.file) {
                         sites.push((e, object.clone()));
                     }
                 }
@@ -252,11 +299,14 @@ impl<'i> Finder<'i> {
         lasts.sort();
         lasts.dedup();
         for last in lasts {
-            let mut guesses = self.index.unresolved_named(last, CALL_EDGES)?;
+            let mut guesses = self.index.unresolved_named(last, CALL_EDGES, self.sites.as_deref())?;
             // The heuristic tier binds a call on an unknown receiver to the only repository
             // method of that name; whether the receiver is a framework object is decided here.
-            guesses.extend(self.index.edges_to_named(last, CALL_EDGES)?.into_iter().filter(|e| e.edge.evidence == "heuristic"));
+            guesses.extend(self.index.edges_to_named(last, CALL_EDGES, Some("heuristic"), self.sites.as_deref())?);
             for mut e in guesses {
+                if !self.in_scope(&e.edge.file) {
+                    continue;
+                }
                 let Some(f) = self.file(&e.edge.file)? else { continue };
                 let pos = Pos { line: e.edge.line, col: e.edge.col };
                 // The callee as written, and the function the site is in: a call's, or a bare
@@ -271,7 +321,7 @@ impl<'i> Finder<'i> {
                 };
                 let Some(receiver) = rule.methods.iter().find_map(|m| written.strip_suffix(&format!(".{m}"))) else { continue };
                 let Target::Object { id, mut via, .. } = self.receiver_object(&e.edge.file, &f, scope, receiver, 0)? else { continue };
-                if rule.on.contains(&id) && self.objects[first_object..].iter().any(|o| o.object == id) {
+                if rule.on.contains(&id) {
                     e.edge.dst = written;
                     e.edge.evidence = "inferred".into();
                     via.push(e.edge.clone());
@@ -322,7 +372,7 @@ impl<'i> Finder<'i> {
         let shift = usize::from(f.lang == Lang::Python && f.shapes.functions[function].kind == FunctionKind::Method);
         let Some(index) = param.checked_sub(shift) else { return Ok(Vec::new()) };
         let mut out = Vec::new();
-        for e in self.index.edges_to_prefix(&qname, CALL_EDGES)? {
+        for e in self.index.edges_to_prefix(&qname, CALL_EDGES, None)? {
             if e.edge.dst != qname {
                 continue;
             }
@@ -354,7 +404,7 @@ impl<'i> Finder<'i> {
             Value::Path { path, pos } => self.path_target(file, f, path, *pos, depth),
             Value::Call { index } => {
                 let site = f.shapes.calls[*index].name_pos;
-                Ok(match self.object_created_at(file, site) {
+                Ok(match self.object_created_at(file, site)? {
                     Some(o) => Target::Object { id: self.objects[o].object.clone(), site: o, via: vec![self.objects[o].edge.edge.clone()] },
                     None => Target::Unknown,
                 })
@@ -363,12 +413,14 @@ impl<'i> Finder<'i> {
         }
     }
 
-    fn object_created_at(&self, file: &str, name_pos: Pos) -> Option<usize> {
-        self.objects.iter().position(|o| o.file == file && o.edge.edge.line == name_pos.line && o.edge.edge.col == name_pos.col)
+    fn object_created_at(&mut self, file: &str, name_pos: Pos) -> Result<Option<usize>> {
+        self.ensure_objects(file)?;
+        Ok(self.objects.iter().position(|o| o.file == file && o.edge.edge.line == name_pos.line && o.edge.edge.col == name_pos.col))
     }
 
-    fn object_bound_at(&self, file: &str, pos: Pos) -> Option<usize> {
-        self.objects.iter().position(|o| o.file == file && o.bound.as_ref().is_some_and(|b| b.1 == pos))
+    fn object_bound_at(&mut self, file: &str, pos: Pos) -> Result<Option<usize>> {
+        self.ensure_objects(file)?;
+        Ok(self.objects.iter().position(|o| o.file == file && o.bound.as_ref().is_some_and(|b| b.1 == pos)))
     }
 
     /// A name at `pos`: through the edge the graph has there, else through `def` (locals).
@@ -407,7 +459,7 @@ impl<'i> Finder<'i> {
     /// The definition at a name position: a function or class, an object's binding, or a
     /// name bound to a function or to another name.
     fn definition_target(&mut self, file: &str, pos: Pos, via: Vec<Edge>) -> Result<Target> {
-        if let Some(o) = self.object_bound_at(file, pos) {
+        if let Some(o) = self.object_bound_at(file, pos)? {
             let mut via = via;
             via.push(self.objects[o].edge.edge.clone());
             return Ok(Target::Object { id: self.objects[o].object.clone(), site: o, via });
@@ -483,7 +535,7 @@ impl<'i> Finder<'i> {
         for (_, value) in &args {
             let value = self.unwrap_view(&f, value, &rule.view_wrappers);
             match &value {
-                Value::Call { index } if self.object_created_at(&file, f.shapes.calls[*index].name_pos).is_none() => {
+                Value::Call { index } if self.object_created_at(&file, f.shapes.calls[*index].name_pos)?.is_none() => {
                     // A wrapper's inline function takes the argument's place.
                     if let Some(wrapped) = self.call_argument(pack, rule, &file, &f, *index, &rule_id, &registered_at, &detail)? {
                         functions.push(wrapped);
@@ -543,12 +595,17 @@ impl<'i> Finder<'i> {
             entry.push_str("; ");
         }
         entry.push_str(&place);
-        occ.evidence.extend(via);
+        for e in via {
+            if !occ.evidence.contains(&e) {
+                occ.evidence.push(e);
+            }
+        }
         occ.tier = weakest(&occ.evidence);
     }
 
     /// The object a function creates and returns, if it does.
     fn returned_object(&mut self, file: &str, function: usize) -> Result<Option<usize>> {
+        self.ensure_objects(file)?;
         let Some(f) = self.file(file)? else { return Ok(None) };
         let returns = &f.shapes.functions[function].returns;
         Ok(self.objects.iter().position(|o| {
@@ -731,9 +788,14 @@ impl<'i> Finder<'i> {
     }
 
     /// Functions that create an object and return it.
-    fn factories(&mut self, pack: &Pack, first_object: usize) -> Result<()> {
+    fn factories(&mut self, pack: &Pack) -> Result<()> {
         for rule in &pack.factory {
-            let sites: Vec<ObjectSite> = self.objects[first_object..].iter().filter(|o| o.object == rule.returns).cloned().collect();
+            let sites: Vec<ObjectSite> = self
+                .objects
+                .iter()
+                .filter(|o| o.pack == pack.pack.name && o.object == rule.returns && self.in_scope(&o.file))
+                .cloned()
+                .collect();
             for o in sites {
                 let Some(f) = self.file(&o.file)? else { continue };
                 let call = &f.shapes.calls[o.call];
@@ -754,18 +816,21 @@ impl<'i> Finder<'i> {
     }
 
     /// Objects initialised with an application: `db.init_app(app)`.
-    fn extensions(&mut self, pack: &Pack, first_object: usize) -> Result<()> {
+    fn extensions(&mut self, pack: &Pack) -> Result<()> {
         for rule in &pack.extension {
-            let mut sites = self.index.edges_to_named(&rule.method, CALL_EDGES)?;
-            sites.extend(self.index.unresolved_named(&rule.method, CALL_EDGES)?);
+            let mut sites = self.index.edges_to_named(&rule.method, CALL_EDGES, None, self.sites.as_deref())?;
+            sites.extend(self.index.unresolved_named(&rule.method, CALL_EDGES, self.sites.as_deref())?);
             for e in sites {
+                if !self.in_scope(&e.edge.file) {
+                    continue;
+                }
                 let Some(f) = self.file(&e.edge.file)? else { continue };
                 let Some(call) = f.shapes.call_named_at(Pos { line: e.edge.line, col: e.edge.col }) else { continue };
                 let shape = f.shapes.calls[call].clone();
                 let mut proof = None;
                 for a in &shape.args {
                     if let Target::Object { id, site, via } = self.value_target(&e.edge.file, &f, &a.value, 0)? {
-                        if id == rule.argument && site >= first_object {
+                        if id == rule.argument && self.objects[site].pack == pack.pack.name {
                             proof = Some(via);
                         }
                     }
@@ -841,7 +906,10 @@ impl<'i> Finder<'i> {
     /// Uses of members of the framework's types.
     fn typed_uses(&mut self, pack: &Pack) -> Result<()> {
         for rule in &pack.typed_use {
-            for e in self.index.edges_to_prefix(&rule.prefix, USE_EDGES)? {
+            for e in self.index.edges_to_prefix(&rule.prefix, USE_EDGES, self.sites.as_deref())? {
+                if !self.in_scope(&e.edge.file) {
+                    continue;
+                }
                 let member = e.edge.dst[rule.prefix.len()..].split(['.', '(']).next().unwrap_or_default();
                 if !rule.members.iter().any(|m| m == member) {
                     continue;
@@ -860,10 +928,13 @@ impl<'i> Finder<'i> {
         for rule in &pack.global_use {
             for target in &rule.targets {
                 let name = target.rsplit('.').next().unwrap_or(target).to_string();
-                for e in self.index.edges_to_prefix(target, USE_EDGES)? {
+                for e in self.index.edges_to_prefix(target, USE_EDGES, self.sites.as_deref())? {
                     // (Members of call results, `g.pop(k).clear`, come from values flowing on:
                     // their use is where the call is.)
-                    if !(e.edge.dst == *target || e.edge.dst.starts_with(&format!("{target}."))) || e.edge.dst.contains('(') {
+                    if !(e.edge.dst == *target || e.edge.dst.starts_with(&format!("{target}.")))
+                        || e.edge.dst.contains('(')
+                        || !self.in_scope(&e.edge.file)
+                    {
                         continue;
                     }
                     let rule_id = format!("{}/global_use", pack.pack.name);

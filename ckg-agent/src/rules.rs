@@ -203,13 +203,19 @@ impl RuleSet {
             Some(files) => Some(affected_files(index, files)?),
             None => None,
         };
+        // Registrations of the roles in scope are in the scope or one dependency away.
+        let reach: Option<Vec<String>> = match &scope {
+            Some(s) => Some(affected_files(index, &s.iter().cloned().collect::<Vec<_>>())?.into_iter().collect()),
+            None => None,
+        };
         let needs_roles = self
             .packs
             .iter()
             .any(|p| p.rule.iter().any(|r| matches!(r.kind, RuleKind::Signature | RuleKind::Registered | RuleKind::ForbidRole)));
         let role_packs: Vec<Pack> = self.packs.iter().filter(|p| !p.object.is_empty()).cloned().collect();
         let found: Option<RolesAnswer> = if needs_roles && !role_packs.is_empty() {
-            let ropts = RolesOptions { roles: Vec::new(), files: scope.as_ref().map(|s| s.iter().cloned().collect()) };
+            let candidates = self.packs.iter().any(|p| p.rule.iter().any(|r| r.kind == RuleKind::Registered));
+            let ropts = RolesOptions { roles: Vec::new(), files: scope.as_ref().map(|s| s.iter().cloned().collect()), candidates, reach };
             Some(roles(index, &role_packs, &ropts)?)
         } else {
             None
@@ -275,7 +281,7 @@ fn symbol_uses(index: &Index, patterns: &[String], kinds: &[&str]) -> Result<Vec
     for p in patterns {
         let prefix: String = p.chars().take_while(|c| !matches!(c, '*' | '?' | '[' | '{')).collect();
         let matcher = Glob::new(p).map_err(|e| crate::Error::Usage(e.to_string()))?.compile_matcher();
-        for e in index.edges_to_prefix(&prefix, kinds)? {
+        for e in index.edges_to_prefix(&prefix, kinds, None)? {
             if matcher.is_match(&e.edge.dst) || (prefix == *p && e.edge.dst == *p) {
                 out.push(e.edge);
             }
@@ -313,7 +319,7 @@ fn evaluate(index: &Index, pack: &Pack, rule: &RuleSpec, found: Option<&RolesAns
             // One violation per import statement (its specifiers are edges of their own).
             let mut by_line: BTreeMap<(String, u32), Violation> = BTreeMap::new();
             for p in &rule.packages {
-                for e in index.edges_to_prefix(p, &["imports"])? {
+                for e in index.edges_to_prefix(p, &["imports"], None)? {
                     let dst = e.edge.dst.clone();
                     if !(dst == *p || dst.starts_with(&format!("{p}.")) || dst.starts_with(&format!("{p}/"))) {
                         continue;

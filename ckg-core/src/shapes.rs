@@ -224,25 +224,38 @@ fn chain_root(mut node: Node) -> Option<Node> {
 /// Reads the shapes of a parsed file.
 pub fn shapes(lang: Lang, tree: &Tree, src: &[u8]) -> Shapes {
     let _ = lang;
-    // Pass 1: number calls and functions in document order.
+    // Pass 1: number calls and functions in document order, each with the function it is in
+    // (a stack of the functions open along the walk).
     let mut call_nodes: Vec<Node> = Vec::new();
     let mut fn_nodes: Vec<Node> = Vec::new();
+    let mut call_in: Vec<Option<usize>> = Vec::new();
+    let mut fn_in: Vec<Option<usize>> = Vec::new();
+    let mut open: Vec<(usize, usize)> = Vec::new();
     let mut cursor = tree.walk();
     loop {
         let node = cursor.node();
         if is_call(node) {
             call_nodes.push(node);
+            call_in.push(open.last().map(|o| o.1));
         } else if FUNCTION_KINDS.contains(&node.kind()) {
+            fn_in.push(open.last().map(|o| o.1));
             fn_nodes.push(node);
+            open.push((node.id(), fn_nodes.len() - 1));
         }
         if cursor.goto_first_child() {
             continue;
         }
-        while !cursor.goto_next_sibling() {
+        loop {
+            if open.last().is_some_and(|o| o.0 == cursor.node().id()) {
+                open.pop();
+            }
+            if cursor.goto_next_sibling() {
+                break;
+            }
             if !cursor.goto_parent() {
                 let call_of: HashMap<usize, usize> = call_nodes.iter().enumerate().map(|(i, n)| (n.id(), i)).collect();
                 let fn_of: HashMap<usize, usize> = fn_nodes.iter().enumerate().map(|(i, n)| (n.id(), i)).collect();
-                return Builder { src, call_of, fn_of }.build(&call_nodes, &fn_nodes);
+                return Builder { src, call_of, fn_of, call_in, fn_in }.build(&call_nodes, &fn_nodes);
             }
         }
     }
@@ -252,12 +265,15 @@ struct Builder<'s> {
     src: &'s [u8],
     call_of: HashMap<usize, usize>,
     fn_of: HashMap<usize, usize>,
+    /// The function each call / function is in.
+    call_in: Vec<Option<usize>>,
+    fn_in: Vec<Option<usize>>,
 }
 
 impl Builder<'_> {
     fn build(&self, call_nodes: &[Node], fn_nodes: &[Node]) -> Shapes {
-        let mut functions: Vec<FunctionShape> = fn_nodes.iter().map(|n| self.function(*n)).collect();
-        let calls = call_nodes.iter().map(|n| self.call(*n)).collect();
+        let mut functions: Vec<FunctionShape> = fn_nodes.iter().enumerate().map(|(i, n)| self.function(*n, self.fn_in[i])).collect();
+        let calls = call_nodes.iter().enumerate().map(|(i, n)| self.call(*n, self.call_in[i])).collect();
         self.param_uses(fn_nodes, &mut functions);
         Shapes { calls, functions }
     }
@@ -266,19 +282,7 @@ impl Builder<'_> {
         text(node, self.src).into_owned()
     }
 
-    /// The innermost function strictly enclosing `node`.
-    fn enclosing_function(&self, node: Node) -> Option<usize> {
-        let mut cur = node.parent();
-        while let Some(n) = cur {
-            if let Some(&i) = self.fn_of.get(&n.id()) {
-                return Some(i);
-            }
-            cur = n.parent();
-        }
-        None
-    }
-
-    fn call(&self, node: Node) -> CallShape {
+    fn call(&self, node: Node, in_function: Option<usize>) -> CallShape {
         let callee = node.child_by_field_name("function").or_else(|| node.child_by_field_name("constructor"));
         let (path, name_pos) = match callee.and_then(|c| self.path(c)) {
             Some((p, pos)) => (p, pos),
@@ -299,14 +303,7 @@ impl Builder<'_> {
                 }
             }
         }
-        CallShape {
-            callee: path,
-            name_pos,
-            start: Pos::of(node),
-            args,
-            bound_to: self.bound_name(node),
-            in_function: self.enclosing_function(node),
-        }
+        CallShape { callee: path, name_pos, start: Pos::of(node), args, bound_to: self.bound_name(node), in_function }
     }
 
     /// `x = <node>` / `const x = <node>` / `x: T = <node>` (through `await` and parentheses).
@@ -383,7 +380,7 @@ impl Builder<'_> {
         }
     }
 
-    fn function(&self, node: Node) -> FunctionShape {
+    fn function(&self, node: Node, parent: Option<usize>) -> FunctionShape {
         let kind = function_kind(node).unwrap_or(FunctionKind::Function);
         let declared = node.child_by_field_name("name").map(|n| (self.text(n), Pos::of(n)));
         let (name, name_pos) = match declared.or_else(|| self.bound_name(node)) {
@@ -414,7 +411,7 @@ impl Builder<'_> {
             decorators,
             returns: self.returns(node),
             param_uses: Vec::new(),
-            parent: self.enclosing_function(node),
+            parent,
             bases,
         }
     }
@@ -514,56 +511,47 @@ impl Builder<'_> {
     }
 
     /// For each member use `p.m` in a function's body, the nearest enclosing function with a
-    /// parameter named `p` gets the use.
+    /// parameter named `p` gets the use: a nested function that declares `p` again hides it.
     fn param_uses(&self, fn_nodes: &[Node], functions: &mut [FunctionShape]) {
         for (i, node) in fn_nodes.iter().enumerate() {
-            if functions[i].params.is_empty() {
+            let params: Vec<String> = functions[i].params.iter().map(|p| p.name.clone()).collect();
+            if params.is_empty() || params.len() > 64 {
                 continue;
             }
             let Some(body) = node.child_by_field_name("body") else { continue };
-            let mut stack = vec![body];
-            while let Some(n) = stack.pop() {
+            let mut uses = Vec::new();
+            // (node, the parameters hidden there, as bits)
+            let mut stack: Vec<(Node, u64)> = vec![(body, 0)];
+            while let Some((n, hidden)) = stack.pop() {
+                let hidden = match self.fn_of.get(&n.id()) {
+                    Some(&j) => {
+                        let mine = params.iter().enumerate().filter(|(_, p)| functions[j].params.iter().any(|q| &q.name == *p));
+                        mine.fold(hidden, |h, (k, _)| h | (1 << k))
+                    }
+                    None => hidden,
+                };
                 if matches!(n.kind(), "member_expression" | "attribute") {
                     let object = n.child_by_field_name("object");
                     let member = n.child_by_field_name("property").or_else(|| n.child_by_field_name("attribute"));
                     // `res.json` directly, or a member after a call on it (`res.status(404).json`).
                     let root = object.and_then(|o| if is_call(o) { chain_root(o) } else { Some(o) });
-                    if let (Some(o), Some(m)) = (root, member) {
-                        if o.kind() == "identifier" {
-                            let name = text(o, self.src);
-                            if let Some(owner) = self.owner_of(o, &name, i, fn_nodes, functions) {
-                                if owner == i {
-                                    let param = functions[i].params.iter().position(|p| p.name == name).expect("owner has it");
-                                    functions[i].param_uses.push(ParamUse { param, member: self.text(m), pos: Pos::of(m) });
-                                }
+                    if let (Some(o), Some(m)) = (root.filter(|o| o.kind() == "identifier"), member) {
+                        let name = text(o, self.src);
+                        if let Some(k) = params.iter().position(|p| *p == name) {
+                            if hidden & (1 << k) == 0 {
+                                uses.push(ParamUse { param: k, member: self.text(m), pos: Pos::of(m) });
                             }
                         }
                     }
                 }
                 let mut c = n.walk();
                 for child in n.named_children(&mut c) {
-                    stack.push(child);
+                    stack.push((child, hidden));
                 }
             }
-            functions[i].param_uses.sort_by_key(|u| u.pos);
+            uses.sort_by_key(|u| u.pos);
+            functions[i].param_uses = uses;
         }
-    }
-
-    /// The function (`i` or one nested in it) whose parameter `name` at `node` refers to.
-    fn owner_of(&self, node: Node, name: &str, i: usize, fn_nodes: &[Node], functions: &[FunctionShape]) -> Option<usize> {
-        let mut cur = node.parent();
-        while let Some(n) = cur {
-            if let Some(&j) = self.fn_of.get(&n.id()) {
-                if functions[j].params.iter().any(|p| p.name == name) {
-                    return Some(j);
-                }
-                if j == i || fn_nodes[i].id() == n.id() {
-                    return None;
-                }
-            }
-            cur = n.parent();
-        }
-        None
     }
 }
 

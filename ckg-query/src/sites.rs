@@ -82,54 +82,45 @@ impl Index {
         Ok(out)
     }
 
-    /// Edges of the given kinds to any node whose qname is `prefix` or starts with it.
-    pub fn edges_to_prefix(&self, prefix: &str, kinds: &[&str]) -> Result<Vec<SiteEdge>> {
-        self.check_deadline()?;
+    /// Edges of the given kinds to any node whose qname is `prefix` or starts with it
+    /// (with `files`, only edges whose site is in one of them).
+    pub fn edges_to_prefix(&self, prefix: &str, kinds: &[&str], files: Option<&[String]>) -> Result<Vec<SiteEdge>> {
         // A range on the qname index: [prefix, prefix + U+10FFFF).
         let hi = format!("{prefix}\u{10FFFF}");
-        let sql = format!("{SITE_EDGE_SELECT} WHERE e.dst_id IN (SELECT id FROM symbols WHERE qname >= ?1 AND qname < ?2)");
-        let mut stmt = self.conn.prepare_cached(&sql).map_err(|e| self.db_err(e))?;
-        let rows = stmt.query_map([prefix, hi.as_str()], row_site_edge).map_err(|e| self.db_err(e))?;
-        let mut out = Vec::new();
-        for row in rows {
-            let e = row.map_err(|e| self.db_err(e))?;
-            if kinds.contains(&e.edge.kind.as_str()) {
-                out.push(e);
-            }
-        }
-        Ok(out)
+        self.site_edges("e.dst_id IN (SELECT id FROM symbols WHERE qname >= ? AND qname < ?)", &[prefix, &hi], kinds, files)
     }
 
     /// Unresolved edges of the given kinds whose written name's last segment is `last`.
-    pub fn unresolved_named(&self, last: &str, kinds: &[&str]) -> Result<Vec<SiteEdge>> {
-        self.check_deadline()?;
-        let sql = format!("{SITE_EDGE_SELECT} WHERE e.dst_id IS NULL AND e.dst_last = ?1");
-        let mut stmt = self.conn.prepare_cached(&sql).map_err(|e| self.db_err(e))?;
-        let rows = stmt.query_map([last], row_site_edge).map_err(|e| self.db_err(e))?;
-        let mut out = Vec::new();
-        for row in rows {
-            let e = row.map_err(|e| self.db_err(e))?;
-            if kinds.contains(&e.edge.kind.as_str()) {
-                out.push(e);
-            }
-        }
-        Ok(out)
+    pub fn unresolved_named(&self, last: &str, kinds: &[&str], files: Option<&[String]>) -> Result<Vec<SiteEdge>> {
+        self.site_edges("e.dst_id IS NULL AND e.dst_last = ?", &[last], kinds, files)
     }
 
-    /// Edges of the given kinds to any node named `name` (its last name: `init_app`).
-    pub fn edges_to_named(&self, name: &str, kinds: &[&str]) -> Result<Vec<SiteEdge>> {
-        self.check_deadline()?;
-        let sql = format!("{SITE_EDGE_SELECT} WHERE e.dst_id IN (SELECT id FROM symbols WHERE name = ?1)");
-        let mut stmt = self.conn.prepare_cached(&sql).map_err(|e| self.db_err(e))?;
-        let rows = stmt.query_map([name], row_site_edge).map_err(|e| self.db_err(e))?;
-        let mut out = Vec::new();
-        for row in rows {
-            let e = row.map_err(|e| self.db_err(e))?;
-            if kinds.contains(&e.edge.kind.as_str()) {
-                out.push(e);
+    /// Edges of the given kinds and evidence to any node named `name` (its last name:
+    /// `init_app`); every tier when `evidence` is `None`.
+    pub fn edges_to_named(&self, name: &str, kinds: &[&str], evidence: Option<&str>, files: Option<&[String]>) -> Result<Vec<SiteEdge>> {
+        match evidence {
+            Some(ev) => {
+                self.site_edges("e.dst_id IN (SELECT id FROM symbols WHERE name = ?) AND e.evidence = ?", &[name, ev], kinds, files)
             }
+            None => self.site_edges("e.dst_id IN (SELECT id FROM symbols WHERE name = ?)", &[name], kinds, files),
         }
-        Ok(out)
+    }
+
+    /// The edges matching a condition, of the given kinds, at sites in `files` (all when
+    /// `None`).
+    fn site_edges(&self, condition: &str, params: &[&str], kinds: &[&str], files: Option<&[String]>) -> Result<Vec<SiteEdge>> {
+        self.check_deadline()?;
+        let marks = |n: usize| vec!["?"; n].join(", ");
+        let mut sql = format!("{SITE_EDGE_SELECT} WHERE {condition} AND e.kind IN ({})", marks(kinds.len()));
+        if let Some(files) = files {
+            sql.push_str(&format!(" AND f.path IN ({})", marks(files.len())));
+        }
+        let mut values: Vec<&str> = params.to_vec();
+        values.extend(kinds);
+        values.extend(files.unwrap_or_default().iter().map(String::as_str));
+        let mut stmt = self.conn.prepare(&sql).map_err(|e| self.db_err(e))?;
+        let rows = stmt.query_map(rusqlite::params_from_iter(values), row_site_edge).map_err(|e| self.db_err(e))?;
+        rows.collect::<rusqlite::Result<Vec<_>>>().map_err(|e| self.db_err(e))
     }
 
     /// The repository files a file depends on through edges of the given kinds, each with

@@ -54,7 +54,8 @@ impl Extractor {
         let grammar = lang.grammar();
         let parser = self.parsers.entry(grammar).or_insert_with(|| {
             let mut p = Parser::new();
-            p.set_language(&LanguageConfig::get(grammar).language).expect("grammar ABI matches tree-sitter");
+            // The grammar alone: parsing needs no compiled query.
+            p.set_language(&grammar.language()).expect("grammar ABI matches tree-sitter");
             p
         });
         parser.parse(src, None)

@@ -4,20 +4,20 @@
 //! Unchanged files (same size and mtime, or same content hash) are not parsed again. The
 //! whole run is one write transaction, so a killed run leaves the previous generation.
 
-use std::collections::{BTreeMap, HashSet};
-use std::path::PathBuf;
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
 use serde::Serialize;
 
-use crate::discover::{self, DiscoverConfig, SourceFile};
+use crate::discover::{self, DiscoverConfig, Discovery, SourceFile};
 use crate::error::{Error, Result};
 use crate::extract::Extractor;
 use crate::facts::{Diagnostic, DiagnosticKind, FileRecord};
 use crate::resolve;
-use crate::store::{FileState, Interface, Store};
+use crate::store::{FileState, Interface, Store, WriteTx};
 
 /// Files modified this close to the previous scan are re-hashed even when their size and
 /// mtime match (coarse filesystem timestamps; git's "racy clean" problem).
@@ -236,36 +236,182 @@ struct Cached {
     input: crate::store::ResolveInput,
 }
 
+impl Cached {
+    /// What resolution read, without what the next run reads again anyway (references and
+    /// configuration); the generation is set once the run commits.
+    fn new(db: PathBuf, build: Option<String>, mut input: crate::store::ResolveInput) -> Cached {
+        input.refs = Vec::new();
+        input.configs = Vec::new();
+        Cached { db, build, generation: 0, input }
+    }
+}
+
 /// Indexes (or updates the index of) a root.
 pub fn index(config: &IndexConfig, progress: &(dyn Fn(Progress) + Sync)) -> Result<Summary> {
     index_with(config, progress, &mut Session::default())
 }
 
 /// [`index`], keeping what the next run can reuse in `session`.
+///
+/// The stages, each timed under its name: discover the tree; open the index and decide which
+/// files to read; parse and extract them in parallel while this thread stores their facts;
+/// delete what is gone and record what was skipped (`store`); store the project configuration;
+/// load and resolve the files whose edges may have changed; write their edges; count the
+/// totals; commit (or roll back when nothing changed) and finish.
 pub fn index_with(config: &IndexConfig, progress: &(dyn Fn(Progress) + Sync), session: &mut Session) -> Result<Summary> {
     let mut timings = BTreeMap::new();
     let run_started = Instant::now();
     let t = Instant::now();
-    let root = config.root.canonicalize().map_err(|e| Error::Io { path: config.root.clone(), source: e })?;
-    let mut discover_config = config.discover.clone();
-    // Never index our own database folder.
-    discover_config.exclude.push(".ckg/**".into());
-    let discovery = discover::discover(&root, &discover_config)?;
+    let (root, discovery) = discover_tree(config)?;
     timings.insert("discover".to_string(), ms(t.elapsed()));
 
     let db = config.db.clone().unwrap_or_else(|| default_db_path(&root));
     let (mut store, report) = Store::open(&db, config.rebuild)?;
     let fresh = store.is_fresh();
-    let tx = store.begin()?;
+    let mut tx = store.begin()?;
     let build = tx.meta("build_id")?;
-    let mut cache = match session.cached.take() {
-        Some(c) if !fresh && c.db == db && c.build == build && c.generation == tx.generation()? => Some(c),
-        _ => None,
-    };
-    // Rows of the files written in this run, for the cache.
-    let mut cache_rows = crate::store::ResolveInput::default();
+    let mut cache = valid_cache(session, &tx, fresh, &db, &build)?;
+    let mut changes = Changes::new(fresh, cache.is_some(), &discovery);
     let states = tx.file_states()?;
     let scan_started = now_ns();
+    let (to_parse, unchanged) = files_to_parse(&tx, &discovery, &states)?;
+    progress(Progress::Discovered { files: discovery.files.len(), to_parse: to_parse.len() });
+
+    let (pool, jobs) = parse_pool(config.jobs)?;
+    let t = Instant::now();
+    let mut store_time = parse_and_store(&tx, &states, &to_parse, pool, config.minified_line_len, progress, &mut changes)?;
+    timings.insert("parse_extract".to_string(), ms(t.elapsed()));
+    let w = Instant::now();
+    remove_gone_and_record_skipped(&tx, &discovery, &states, &mut changes)?;
+    store_time += w.elapsed();
+    timings.insert("store".to_string(), ms(store_time));
+    let configs_changed = store_configs(&tx, &discovery, &mut changes)?;
+
+    let changed = !changes.changed_files.is_empty() || changes.removed > 0 || configs_changed || report.created || report.rebuilt.is_some();
+    let mut re_resolved = 0u64;
+    let mut edge_files: Option<Vec<i64>> = Some(Vec::new());
+    let generation = if changed {
+        progress(Progress::Resolving);
+        let t = Instant::now();
+        let affected = affected_files(&tx, &changes)?;
+        let input = resolve_input(&tx, &mut changes, cache.take(), affected.as_ref())?;
+        timings.insert("resolve_load".to_string(), ms(t.elapsed()));
+        let resolution = resolve::resolve(&input, affected.as_ref());
+        timings.insert("resolve".to_string(), ms(t.elapsed()));
+        cache = Some(Cached::new(db.clone(), build.clone(), input));
+        let t = Instant::now();
+        (re_resolved, edge_files) = write_edges(&mut tx, &resolution, &changes)?;
+        timings.insert("store_edges".to_string(), ms(t.elapsed()));
+        None
+    } else {
+        Some(tx.generation()?)
+    };
+    let t = Instant::now();
+    let counts = if config.totals { tx.counts()? } else { crate::store::Counts::default() };
+    timings.insert("totals".to_string(), ms(t.elapsed()));
+    let t = Instant::now();
+    let stats_json = serde_json::to_string(&timings).unwrap_or_default();
+    let generation = match generation {
+        Some(g) => {
+            drop(tx); // nothing changed: roll back, keep the generation
+            g
+        }
+        None => commit_run(tx, scan_started, run_started, &changes, re_resolved, &stats_json, &root)?,
+    };
+    timings.insert("commit".to_string(), ms(t.elapsed()));
+    let t = Instant::now();
+    store.finish()?;
+    timings.insert("finish".to_string(), ms(t.elapsed()));
+    session.cached = cache.map(|c| Cached { generation, ..c });
+    let mut skipped: Vec<SkippedFile> =
+        changes.skipped.into_iter().map(|(path, d)| SkippedFile { path, reason: d.kind.as_str(), message: d.message }).collect();
+    skipped.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok(Summary {
+        root: root.display().to_string(),
+        db: db.display().to_string(),
+        generation,
+        changed,
+        rebuilt: report.rebuilt,
+        files_by_lang: counts.files_by_lang,
+        lines: counts.lines,
+        bytes: counts.bytes,
+        symbols: counts.symbols,
+        externals: counts.externals,
+        edges_by_kind: counts.edges_by_kind,
+        edges_by_evidence: counts.edges_by_evidence,
+        parse_errors: counts.parse_errors,
+        files_with_parse_errors: counts.files_with_parse_errors,
+        parsed: changes.changed_files.len() as u64,
+        unchanged,
+        removed: changes.removed,
+        re_resolved,
+        edge_files,
+        skipped,
+        timings_ms: timings,
+        jobs,
+    })
+}
+
+/// What the stages of one run hand on to the next: what changed so far, and the facts kept
+/// in memory for resolution.
+struct Changes {
+    /// A fresh build: every file is new, and its facts are resolved from memory.
+    fresh: bool,
+    /// The previous run's facts are cached: the rows written are kept to update the cache.
+    keep_rows: bool,
+    /// The files written in this run.
+    changed_files: HashSet<i64>,
+    /// The files deleted in this run (gone from the tree, or now skipped).
+    gone_files: HashSet<i64>,
+    removed: u64,
+    /// Files not indexed: skipped by discovery or by the parser threads.
+    skipped: Vec<(String, Diagnostic)>,
+    /// Lookup keys whose answer may have changed: the files that looked one up are resolved
+    /// again.
+    changed_keys: Vec<String>,
+    /// A fresh build's facts, as written.
+    memory_input: crate::store::ResolveInput,
+    /// Rows of the files written in this run, for the cache.
+    cache_rows: crate::store::ResolveInput,
+}
+
+impl Changes {
+    fn new(fresh: bool, keep_rows: bool, discovery: &Discovery) -> Changes {
+        Changes {
+            fresh,
+            keep_rows,
+            changed_files: HashSet::new(),
+            gone_files: HashSet::new(),
+            removed: 0,
+            skipped: discovery.skipped.iter().map(|s| (s.path.clone(), s.diagnostic.clone())).collect(),
+            changed_keys: Vec::new(),
+            memory_input: crate::store::ResolveInput::default(),
+            cache_rows: crate::store::ResolveInput::default(),
+        }
+    }
+}
+
+/// The canonical root and the files under it (never our own database folder).
+fn discover_tree(config: &IndexConfig) -> Result<(PathBuf, Discovery)> {
+    let root = config.root.canonicalize().map_err(|e| Error::Io { path: config.root.clone(), source: e })?;
+    let mut discover_config = config.discover.clone();
+    // Never index our own database folder.
+    discover_config.exclude.push(".ckg/**".into());
+    let discovery = discover::discover(&root, &discover_config)?;
+    Ok((root, discovery))
+}
+
+/// The facts the session cached, if they are still those of this index: same file, same build
+/// and no other writer since (the generation they were cached at).
+fn valid_cache(session: &mut Session, tx: &WriteTx, fresh: bool, db: &Path, build: &Option<String>) -> Result<Option<Cached>> {
+    Ok(match session.cached.take() {
+        Some(c) if !fresh && c.db == db && c.build == *build && c.generation == tx.generation()? => Some(c),
+        _ => None,
+    })
+}
+
+/// The files to read again, and how many are unchanged.
+fn files_to_parse<'d>(tx: &WriteTx, discovery: &'d Discovery, states: &HashMap<String, FileState>) -> Result<(Vec<&'d SourceFile>, u64)> {
     // Timestamps are coarse: a file written in the same tick as the previous scan could have
     // changed again without a new mtime. Such "racily clean" files are always re-hashed.
     let racy_after = tx.meta("scan_started_ns")?.and_then(|v| v.parse::<i64>().ok()).unwrap_or(i64::MAX).saturating_sub(RACY_WINDOW_NS);
@@ -279,24 +425,24 @@ pub fn index_with(config: &IndexConfig, progress: &(dyn Fn(Progress) + Sync), se
             _ => to_parse.push(f),
         }
     }
-    progress(Progress::Discovered { files: discovery.files.len(), to_parse: to_parse.len() });
+    Ok((to_parse, unchanged))
+}
 
-    let (pool, jobs) = parse_pool(config.jobs)?;
-
-    let t = Instant::now();
+/// Reads, checks and extracts `to_parse` on the pool's threads while this thread stores each
+/// outcome as it arrives; returns the time spent storing.
+fn parse_and_store(
+    tx: &WriteTx,
+    states: &HashMap<String, FileState>,
+    to_parse: &[&SourceFile],
+    pool: rayon::ThreadPool,
+    minified_line_len: usize,
+    progress: &(dyn Fn(Progress) + Sync),
+    changes: &mut Changes,
+) -> Result<Duration> {
     let mut store_time = Duration::ZERO;
-    let mut changed_files: HashSet<i64> = HashSet::new();
-    let mut removed = 0u64;
-    let mut skipped: Vec<(String, Diagnostic)> = discovery.skipped.iter().map(|s| (s.path.clone(), s.diagnostic.clone())).collect();
     let total = to_parse.len();
-    let mut memory_input = crate::store::ResolveInput::default();
-    let mut gone_files: HashSet<i64> = HashSet::new();
-    let mut changed_keys: Vec<String> = Vec::new();
     let (sender, receiver) = mpsc::sync_channel::<Outcome>(256);
-    let minified_line_len = config.minified_line_len;
     let write_result: Result<()> = std::thread::scope(|scope| {
-        let states = &states;
-        let to_parse = &to_parse;
         scope.spawn(move || {
             pool.install(|| {
                 to_parse.par_iter().for_each_init(Extractor::new, |ex, f| {
@@ -311,45 +457,7 @@ pub fn index_with(config: &IndexConfig, progress: &(dyn Fn(Progress) + Sync), se
         let mut done = 0;
         for outcome in receiver {
             let w = Instant::now();
-            match outcome {
-                Outcome::Indexed(rec) => {
-                    if !fresh {
-                        let old = match states.get(&rec.path) {
-                            Some(s) => Some(tx.interface(s.id)?),
-                            None => None,
-                        };
-                        let old_module = states.get(&rec.path).map(|s| s.module.as_str());
-                        changed_keys.extend(interface_keys(
-                            &rec.path,
-                            rec.lang,
-                            old_module,
-                            old.as_ref(),
-                            Some((&rec.module, &Interface::of(&rec))),
-                        ));
-                    }
-                    let (id, ids) = tx.put_file(&rec)?;
-                    changed_files.insert(id);
-                    if fresh {
-                        memory_input.add_file(id, *rec, &ids);
-                    } else if cache.is_some() {
-                        let mut rec = *rec;
-                        rec.facts.refs.clear(); // loaded for the affected files below
-                        cache_rows.add_file(id, rec, &ids);
-                    }
-                }
-                Outcome::Touched { id, size, mtime_ns } => tx.touch_file(id, size, mtime_ns)?,
-                Outcome::Skipped { path, diagnostic } => {
-                    if let Some(s) = states.get(&path) {
-                        let old = tx.interface(s.id)?;
-                        let lang = crate::lang::Lang::from_path(&path).unwrap_or(crate::lang::Lang::TypeScript);
-                        changed_keys.extend(interface_keys(&path, lang, Some(&s.module), Some(&old), None));
-                        tx.delete_file(s.id)?;
-                        gone_files.insert(s.id);
-                        removed += 1;
-                    }
-                    skipped.push((path, diagnostic));
-                }
-            }
+            store_outcome(tx, states, outcome, changes)?;
             store_time += w.elapsed();
             done += 1;
             progress(Progress::Parsed { done, total });
@@ -357,37 +465,93 @@ pub fn index_with(config: &IndexConfig, progress: &(dyn Fn(Progress) + Sync), se
         Ok(())
     });
     write_result?;
-    timings.insert("parse_extract".to_string(), ms(t.elapsed()));
+    Ok(store_time)
+}
 
-    let w = Instant::now();
+/// Stores what the parser threads made of one file: its new facts, its new metadata, or (now
+/// skipped) its removal.
+fn store_outcome(tx: &WriteTx, states: &HashMap<String, FileState>, outcome: Outcome, changes: &mut Changes) -> Result<()> {
+    match outcome {
+        Outcome::Indexed(rec) => {
+            if !changes.fresh {
+                let old = match states.get(&rec.path) {
+                    Some(s) => Some(tx.interface(s.id)?),
+                    None => None,
+                };
+                let old_module = states.get(&rec.path).map(|s| s.module.as_str());
+                changes.changed_keys.extend(interface_keys(
+                    &rec.path,
+                    rec.lang,
+                    old_module,
+                    old.as_ref(),
+                    Some((&rec.module, &Interface::of(&rec))),
+                ));
+            }
+            let (id, ids) = tx.put_file(&rec)?;
+            changes.changed_files.insert(id);
+            if changes.fresh {
+                changes.memory_input.add_file(id, *rec, &ids);
+            } else if changes.keep_rows {
+                let mut rec = *rec;
+                rec.facts.refs.clear(); // loaded for the affected files below
+                changes.cache_rows.add_file(id, rec, &ids);
+            }
+        }
+        Outcome::Touched { id, size, mtime_ns } => tx.touch_file(id, size, mtime_ns)?,
+        Outcome::Skipped { path, diagnostic } => {
+            if let Some(s) = states.get(&path) {
+                remove_file(tx, &path, s, changes)?;
+            }
+            changes.skipped.push((path, diagnostic));
+        }
+    }
+    Ok(())
+}
+
+/// Deletes a stored file, noting the lookup keys its interface answered.
+fn remove_file(tx: &WriteTx, path: &str, state: &FileState, changes: &mut Changes) -> Result<()> {
+    let old = tx.interface(state.id)?;
+    let lang = crate::lang::Lang::from_path(path).unwrap_or(crate::lang::Lang::TypeScript);
+    changes.changed_keys.extend(interface_keys(path, lang, Some(&state.module), Some(&old), None));
+    tx.delete_file(state.id)?;
+    changes.gone_files.insert(state.id);
+    changes.removed += 1;
+    Ok(())
+}
+
+/// Deletes the files that are gone from the tree (deleted, now ignored, or now skipped) and
+/// records the diagnostics of the skipped ones.
+fn remove_gone_and_record_skipped(
+    tx: &WriteTx,
+    discovery: &Discovery,
+    states: &HashMap<String, FileState>,
+    changes: &mut Changes,
+) -> Result<()> {
     // Files that are gone from the tree (deleted, now ignored, or now skipped).
     let live: HashSet<&str> = discovery.files.iter().map(|f| f.path.as_str()).collect();
-    for (path, state) in &states {
+    for (path, state) in states {
         if !live.contains(path.as_str()) {
-            let old = tx.interface(state.id)?;
-            let lang = crate::lang::Lang::from_path(path).unwrap_or(crate::lang::Lang::TypeScript);
-            changed_keys.extend(interface_keys(path, lang, Some(&state.module), Some(&old), None));
-            tx.delete_file(state.id)?;
-            gone_files.insert(state.id);
-            removed += 1;
+            remove_file(tx, path, state, changes)?;
         }
     }
     // Python packages that appeared or disappeared change how dotted imports resolve.
-    if !fresh {
+    if !changes.fresh {
         let is_py = |p: &str| p.ends_with(".py") || p.ends_with(".pyi");
         let old_pkgs = resolve::python_packages(states.iter().filter(|(p, _)| is_py(p)).map(|(_, s)| s.module.as_str()));
         let new_pkgs = resolve::python_packages(discovery.files.iter().filter(|f| is_py(&f.path)).map(|f| f.module.as_str()));
-        changed_keys.extend(old_pkgs.symmetric_difference(&new_pkgs).map(|p| format!("py:{p}")));
+        changes.changed_keys.extend(old_pkgs.symmetric_difference(&new_pkgs).map(|p| format!("py:{p}")));
     }
-    for (path, diag) in &skipped {
+    for (path, diag) in &changes.skipped {
         tx.put_diagnostics(path, std::slice::from_ref(diag))?;
     }
     let mut live_paths: HashSet<&str> = live.clone();
-    live_paths.extend(skipped.iter().map(|(p, _)| p.as_str()));
+    live_paths.extend(changes.skipped.iter().map(|(p, _)| p.as_str()));
     tx.retain_diagnostics(&live_paths)?;
-    store_time += w.elapsed();
-    timings.insert("store".to_string(), ms(store_time));
+    Ok(())
+}
 
+/// Stores the project configuration when it changed; returns whether it did.
+fn store_configs(tx: &WriteTx, discovery: &Discovery, changes: &mut Changes) -> Result<bool> {
     // Project configuration: any change re-resolves the files that resolved bare specifiers.
     let mut configs = std::collections::BTreeMap::new();
     for (rel, abs) in &discovery.configs {
@@ -397,124 +561,93 @@ pub fn index_with(config: &IndexConfig, progress: &(dyn Fn(Progress) + Sync), se
             }
         }
     }
-    let configs_changed = fresh || tx.configs()? != configs;
+    let configs_changed = changes.fresh || tx.configs()? != configs;
     if configs_changed {
         tx.put_configs(&configs)?;
-        changed_keys.push("config".to_string());
+        changes.changed_keys.push("config".to_string());
     }
-    memory_input.configs = configs.into_iter().collect();
+    changes.memory_input.configs = configs.into_iter().collect();
+    Ok(configs_changed)
+}
 
-    let changed = !changed_files.is_empty() || removed > 0 || configs_changed || report.created || report.rebuilt.is_some();
-    let mut tx = tx;
-    let mut re_resolved = 0u64;
-    let mut edge_files: Option<Vec<i64>> = Some(Vec::new());
-    let generation = if changed {
-        progress(Progress::Resolving);
-        let t = Instant::now();
-        // Re-resolve the changed files and every file whose last resolution looked up
-        // something that changed; nothing else can have different edges.
-        let affected: Option<HashSet<i64>> = if fresh {
-            None
-        } else {
-            let keys: HashSet<i64> = changed_keys.iter().map(|k| resolve::lookup_key(k)).collect();
-            let mut affected = tx.files_looking_up(&keys)?;
-            affected.extend(changed_files.iter().copied());
-            Some(affected)
-        };
-        let input = if fresh {
-            memory_input.files.sort_by(|a, b| a.path.cmp(&b.path));
-            std::mem::take(&mut memory_input)
-        } else if let Some(mut c) = cache.take() {
-            // The cached facts, with this run's files replaced, and the references of the
-            // files to resolve read back.
-            let mut replaced = gone_files.clone();
-            replaced.extend(changed_files.iter().copied());
-            c.input.remove_files(&replaced);
-            c.input.extend(std::mem::take(&mut cache_rows));
-            c.input.refs = tx.load_refs(affected.as_ref())?;
-            c.input.configs = std::mem::take(&mut memory_input.configs);
-            c.input
-        } else {
-            tx.load_resolve_input(affected.as_ref())?
-        };
-        timings.insert("resolve_load".to_string(), ms(t.elapsed()));
-        let resolution = resolve::resolve(&input, affected.as_ref());
-        timings.insert("resolve".to_string(), ms(t.elapsed()));
-        let mut input = input;
-        input.refs = Vec::new();
-        input.configs = Vec::new();
-        cache = Some(Cached { db: db.clone(), build: build.clone(), generation: 0, input });
-        let t = Instant::now();
-        let resolved: Vec<i64> = resolution.lookups.iter().map(|(f, _)| *f).collect();
-        re_resolved = resolved.len() as u64;
-        edge_files = (!fresh).then(|| {
-            let mut files: Vec<i64> = resolved.iter().chain(&gone_files).copied().collect();
-            files.sort_unstable();
-            files.dedup();
-            files
-        });
-        tx.delete_edges_of(&resolved)?;
-        tx.insert_edges(&resolution.edges)?;
-        for (file, keys) in &resolution.lookups {
-            tx.put_lookups(*file, keys)?;
-        }
-        tx.collect_garbage()?;
-        timings.insert("store_edges".to_string(), ms(t.elapsed()));
-        None
+/// The files to resolve again (`None`: all of them, in a fresh build).
+fn affected_files(tx: &WriteTx, changes: &Changes) -> Result<Option<HashSet<i64>>> {
+    // Re-resolve the changed files and every file whose last resolution looked up
+    // something that changed; nothing else can have different edges.
+    if changes.fresh {
+        return Ok(None);
+    }
+    let keys: HashSet<i64> = changes.changed_keys.iter().map(|k| resolve::lookup_key(k)).collect();
+    let mut affected = tx.files_looking_up(&keys)?;
+    affected.extend(changes.changed_files.iter().copied());
+    Ok(Some(affected))
+}
+
+/// What resolution reads: a fresh build's facts from memory; else the cached facts with this
+/// run's files replaced, or (no cache) the stored ones; with the references of the affected
+/// files.
+fn resolve_input(
+    tx: &WriteTx,
+    changes: &mut Changes,
+    cache: Option<Cached>,
+    affected: Option<&HashSet<i64>>,
+) -> Result<crate::store::ResolveInput> {
+    Ok(if changes.fresh {
+        changes.memory_input.files.sort_by(|a, b| a.path.cmp(&b.path));
+        std::mem::take(&mut changes.memory_input)
+    } else if let Some(mut c) = cache {
+        // The cached facts, with this run's files replaced, and the references of the
+        // files to resolve read back.
+        let mut replaced = changes.gone_files.clone();
+        replaced.extend(changes.changed_files.iter().copied());
+        c.input.remove_files(&replaced);
+        c.input.extend(std::mem::take(&mut changes.cache_rows));
+        c.input.refs = tx.load_refs(affected)?;
+        c.input.configs = std::mem::take(&mut changes.memory_input.configs);
+        c.input
     } else {
-        Some(tx.generation()?)
-    };
-    let t = Instant::now();
-    let counts = if config.totals { tx.counts()? } else { crate::store::Counts::default() };
-    timings.insert("totals".to_string(), ms(t.elapsed()));
-    let t = Instant::now();
-    let mut summary = Summary {
-        files_by_lang: counts.files_by_lang,
-        lines: counts.lines,
-        bytes: counts.bytes,
-        symbols: counts.symbols,
-        externals: counts.externals,
-        edges_by_kind: counts.edges_by_kind,
-        edges_by_evidence: counts.edges_by_evidence,
-        parse_errors: counts.parse_errors,
-        files_with_parse_errors: counts.files_with_parse_errors,
-        ..Summary::default()
-    };
-    let stats_json = serde_json::to_string(&timings).unwrap_or_default();
-    let generation = match generation {
-        Some(g) => {
-            drop(tx); // nothing changed: roll back, keep the generation
-            g
-        }
-        None => {
-            tx.set_meta("scan_started_ns", &scan_started.to_string())?;
-            tx.set_meta("last_update_ms", &format!("{:.2}", run_started.elapsed().as_secs_f64() * 1e3))?;
-            tx.set_meta("last_update_files", &format!("{} parsed, {} removed, {} re-resolved", changed_files.len(), removed, re_resolved))?;
-            tx.commit(&stats_json, &root)?
-        }
-    };
-    timings.insert("commit".to_string(), ms(t.elapsed()));
-    let t = Instant::now();
-    store.finish()?;
-    timings.insert("finish".to_string(), ms(t.elapsed()));
-    session.cached = cache.map(|c| Cached { generation, ..c });
-    let mut skipped_files: Vec<SkippedFile> =
-        skipped.into_iter().map(|(path, d)| SkippedFile { path, reason: d.kind.as_str(), message: d.message }).collect();
-    skipped_files.sort_by(|a, b| a.path.cmp(&b.path));
-    summary.root = root.display().to_string();
-    summary.db = db.display().to_string();
-    summary.generation = generation;
-    summary.changed = changed;
-    summary.rebuilt = report.rebuilt;
-    summary.parsed = changed_files.len() as u64;
-    summary.unchanged = unchanged;
-    summary.removed = removed;
-    summary.re_resolved = re_resolved;
-    summary.edge_files = edge_files;
-    summary.skipped = skipped_files;
-    summary.timings_ms = timings;
-    summary.jobs = jobs;
-    Ok(summary)
+        tx.load_resolve_input(affected)?
+    })
+}
+
+/// Replaces the edges of the resolved files and what their resolution looked up. Returns how
+/// many files were resolved, and the files whose edges were replaced or deleted (`None` in a
+/// fresh build).
+fn write_edges(tx: &mut WriteTx, resolution: &resolve::Resolution, changes: &Changes) -> Result<(u64, Option<Vec<i64>>)> {
+    let resolved: Vec<i64> = resolution.lookups.iter().map(|(f, _)| *f).collect();
+    let re_resolved = resolved.len() as u64;
+    let edge_files = (!changes.fresh).then(|| {
+        let mut files: Vec<i64> = resolved.iter().chain(&changes.gone_files).copied().collect();
+        files.sort_unstable();
+        files.dedup();
+        files
+    });
+    tx.delete_edges_of(&resolved)?;
+    tx.insert_edges(&resolution.edges)?;
+    for (file, keys) in &resolution.lookups {
+        tx.put_lookups(*file, keys)?;
+    }
+    tx.collect_garbage()?;
+    Ok((re_resolved, edge_files))
+}
+
+/// Records the scan and the run in `meta`, bumps the generation and commits.
+fn commit_run(
+    tx: WriteTx,
+    scan_started: i64,
+    run_started: Instant,
+    changes: &Changes,
+    re_resolved: u64,
+    stats_json: &str,
+    root: &Path,
+) -> Result<i64> {
+    tx.set_meta("scan_started_ns", &scan_started.to_string())?;
+    tx.set_meta("last_update_ms", &format!("{:.2}", run_started.elapsed().as_secs_f64() * 1e3))?;
+    tx.set_meta(
+        "last_update_files",
+        &format!("{} parsed, {} removed, {} re-resolved", changes.changed_files.len(), changes.removed, re_resolved),
+    )?;
+    tx.commit(stats_json, root)
 }
 
 /// The parser threads: `jobs` of them, or one per core for 0.

@@ -13,7 +13,7 @@ use std::collections::HashMap;
 use serde::Serialize;
 use tree_sitter::{Node, Tree};
 
-use crate::extract::text;
+use crate::extract::syntax::text;
 use crate::lang::Lang;
 
 /// A 1-based line and column (UTF-8 bytes).

@@ -3,7 +3,7 @@
 
 use tree_sitter::Node;
 
-use super::{path_of, position, text};
+use super::syntax::{path_of, position, text};
 use crate::facts::{ExportFact, FileFacts, ImportFact, ImportKind, ValueSource};
 use crate::lang::Capture;
 

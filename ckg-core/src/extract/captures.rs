@@ -1,0 +1,122 @@
+//! Running a grammar's query once over a tree and sorting the captures by role ([`Captures`]):
+//! definitions, references, scopes, local names, imports, exports and returned calls.
+
+use std::collections::HashMap;
+
+use tree_sitter::{Node, QueryCursor, StreamingIterator};
+
+use crate::facts::RefKind;
+use crate::lang::{Capture, DefKind, LanguageConfig};
+
+/// Captures sorted by role. Nodes borrow the tree.
+pub(super) struct Captures<'t> {
+    pub(super) defs: Vec<(DefKind, Node<'t>, Option<Node<'t>>)>,
+    /// (kind, the `@name` node, the node the role was captured on: the call for a call).
+    pub(super) refs: Vec<(RefKind, Node<'t>, Node<'t>)>,
+    /// Attribute nodes that are not reads: callees, assignment targets, decorators, objects
+    /// of a longer chain (captured by `@skip.read`, so no parent lookups are needed).
+    pub(super) skip_read: std::collections::HashSet<usize>,
+    pub(super) scopes: Vec<Node<'t>>,
+    pub(super) local_defs: Vec<Node<'t>>,
+    /// `global x` / `nonlocal x` names.
+    pub(super) globals: Vec<Node<'t>>,
+    pub(super) imports: Vec<(Capture, Node<'t>)>,
+    pub(super) exports: Vec<Node<'t>>,
+    /// Returned calls: (the return statement, the callee).
+    pub(super) returns: Vec<(Node<'t>, Node<'t>)>,
+}
+
+pub(super) fn collect<'t>(cursor: &mut QueryCursor, config: &LanguageConfig, root: Node<'t>, src: &[u8]) -> Captures<'t> {
+    let mut out = Captures {
+        defs: Vec::new(),
+        refs: Vec::new(),
+        scopes: Vec::new(),
+        local_defs: Vec::new(),
+        globals: Vec::new(),
+        imports: Vec::new(),
+        exports: Vec::new(),
+        returns: Vec::new(),
+        skip_read: std::collections::HashSet::new(),
+    };
+    let mut def_at: HashMap<usize, usize> = HashMap::new();
+    let mut matches = cursor.matches(&config.query, root, src);
+    while let Some(m) = matches.next() {
+        let mut name = None;
+        let mut role = None;
+        for c in m.captures {
+            match config.roles[c.index as usize] {
+                Capture::Name => name = Some(c.node),
+                Capture::Private => {}
+                r => role = Some((r, c.node)),
+            }
+        }
+        let Some((role, node)) = role else { continue };
+        match role {
+            Capture::Definition(kind) => match def_at.get(&node.id()) {
+                // Two patterns can match one node (a field holding an arrow function is
+                // both a property and a method); the more specific kind wins.
+                Some(&i) => {
+                    if def_priority(kind) > def_priority(out.defs[i].0) {
+                        out.defs[i] = (kind, node, name);
+                    }
+                }
+                None => {
+                    def_at.insert(node.id(), out.defs.len());
+                    out.defs.push((kind, node, name));
+                }
+            },
+            Capture::Reference(kind) => {
+                if let Some(name) = name {
+                    out.refs.push((kind, name, node));
+                }
+            }
+            Capture::LocalScope => out.scopes.push(node),
+            Capture::SkipRead => {
+                out.skip_read.insert(node.id());
+            }
+            Capture::LocalDefinition => out.local_defs.push(node),
+            Capture::LocalPattern => pattern_bindings(node, &mut out.local_defs),
+            Capture::LocalGlobal => out.globals.push(node),
+            Capture::ImportStatement | Capture::ImportRequire | Capture::ImportDynamic => out.imports.push((role, node)),
+            Capture::ExportStatement => out.exports.push(node),
+            Capture::ReturnCall => {
+                if let Some(name) = name {
+                    out.returns.push((node, name));
+                }
+            }
+            Capture::Name | Capture::Private => {}
+        }
+    }
+    out
+}
+
+/// The names a destructuring pattern binds, in source order (an explicit stack: patterns
+/// nest without bound). TS: `{ a, b: c, d = 1, ...e }`, `[x, , y = 2, ...z]`; Python:
+/// `a, (b, c), *rest`.
+fn pattern_bindings<'t>(pattern: Node<'t>, out: &mut Vec<Node<'t>>) {
+    let mut stack = vec![pattern];
+    let mut found = Vec::new();
+    while let Some(n) = stack.pop() {
+        match n.kind() {
+            "identifier" | "shorthand_property_identifier_pattern" => found.push(n),
+            "pair_pattern" => stack.extend(n.child_by_field_name("value")),
+            "assignment_pattern" | "object_assignment_pattern" => stack.extend(n.child_by_field_name("left")),
+            "object_pattern" | "array_pattern" | "rest_pattern" | "pattern_list" | "tuple_pattern" | "list_pattern"
+            | "list_splat_pattern" => {
+                let mut c = n.walk();
+                stack.extend(n.named_children(&mut c));
+            }
+            _ => {}
+        }
+    }
+    found.sort_by_key(|n| n.start_byte());
+    out.extend(found);
+}
+
+fn def_priority(kind: DefKind) -> u8 {
+    match kind {
+        DefKind::Property => 0,
+        DefKind::Variable => 1,
+        _ => 2,
+    }
+}

@@ -1,0 +1,125 @@
+//! Naming the definitions: each definition capture becomes a symbol with a qname, a kind, a
+//! parent and a position, in source order so that parents come first.
+
+use std::collections::{HashMap, HashSet};
+
+use super::captures::Captures;
+use super::probe::{PositionFact, Probe};
+use super::scopes::Nesting;
+use super::syntax::{position, text};
+use super::values::declared_type;
+use super::{module_symbol, typescript};
+use crate::facts::{FileFacts, SymbolFact, SymbolKind};
+use crate::lang::{DefKind, Lang};
+
+/// What naming the definitions tells the later stages (see [`super::File`]).
+pub(super) struct Named {
+    pub(super) sym_of_def: Vec<u32>,
+    pub(super) sym_of_interval: HashMap<usize, u32>,
+    pub(super) name_nodes: HashSet<usize>,
+}
+
+/// Adds the module's symbol and one symbol per definition (redefinitions share the first);
+/// returns what the definitions became and the symbols by qname.
+pub(super) fn name_definitions(
+    lang: Lang,
+    module: &str,
+    src: &[u8],
+    caps: &Captures,
+    nesting: &Nesting,
+    facts: &mut FileFacts,
+    probe: &mut Option<Probe>,
+) -> (Named, HashMap<String, u32>) {
+    let is_py = lang == Lang::Python;
+    let iv = &nesting.intervals;
+    facts.symbols.push(module_symbol(lang, module, facts));
+    let sep = if lang.is_script() { '#' } else { '.' };
+    let mut sym_of_def: Vec<u32> = vec![0; caps.defs.len()];
+    let mut qindex: HashMap<String, u32> = HashMap::new();
+    qindex.insert(module.to_string(), 0);
+    let mut lambda_counter: HashMap<u32, u32> = HashMap::new();
+    let mut name_nodes: HashSet<usize> = HashSet::new();
+    let mut order: Vec<usize> = (0..iv.len()).filter(|&i| iv[i].def.is_some()).collect();
+    order.sort_by(|&a, &b| iv[a].start.cmp(&iv[b].start).then(iv[b].end.cmp(&iv[a].end)));
+    // interval index -> symbol index, filled as we go.
+    let mut sym_of_interval: HashMap<usize, u32> = HashMap::new();
+    for i in order {
+        let d = iv[i].def.expect("filtered");
+        let (kind, node, name_node) = caps.defs[d];
+        let mut parent = iv[i].def_above.and_then(|p| sym_of_interval.get(&p).copied()).unwrap_or(0);
+        // A constructor parameter property (`constructor(private svc: S)`) and a Python
+        // `self.x = ...` attribute belong to the class, not to the method.
+        if node.kind() == "required_parameter"
+            || (matches!(node.kind(), "assignment" | "assignment_expression" | "attribute")
+                && facts.symbols[parent as usize].kind != SymbolKind::Class)
+        {
+            parent = facts.symbols[parent as usize].parent.unwrap_or(parent);
+        }
+        let parent_kind = facts.symbols[parent as usize].kind;
+        let name = match (kind, name_node) {
+            (DefKind::Lambda, _) => {
+                let n = lambda_counter.entry(parent).or_insert(0);
+                *n += 1;
+                format!("<lambda{n}>")
+            }
+            (_, Some(n)) => {
+                name_nodes.insert(n.id());
+                let t = text(n, src);
+                t.trim_matches(|c| c == '"' || c == '\'').to_string()
+            }
+            (_, None) => "default".to_string(),
+        };
+        // An object literal with methods is a constant or a variable by its declaration.
+        let kind = match kind {
+            DefKind::Variable if lang.is_script() && typescript::declared_const(node) => DefKind::Constant,
+            k => k,
+        };
+        let kind = match kind {
+            DefKind::Function if is_py && parent_kind == SymbolKind::Class => SymbolKind::Method,
+            DefKind::Function => SymbolKind::Function,
+            DefKind::Method => SymbolKind::Method,
+            DefKind::Class => SymbolKind::Class,
+            DefKind::Interface => SymbolKind::Interface,
+            DefKind::Type => SymbolKind::Type,
+            DefKind::Enum => SymbolKind::Enum,
+            DefKind::Variable => SymbolKind::Variable,
+            DefKind::Property => SymbolKind::Property,
+            DefKind::Lambda => SymbolKind::Lambda,
+            DefKind::Constant => SymbolKind::Constant,
+            DefKind::Namespace => SymbolKind::Namespace,
+        };
+        let parent_q = &facts.symbols[parent as usize].qname;
+        let qname = if parent == 0 { format!("{parent_q}{sep}{name}") } else { format!("{parent_q}.{name}") };
+        let (line, col) = position(name_node.unwrap_or(node));
+        let exported = if lang.is_script() { parent == 0 && typescript::is_exported(node) } else { parent == 0 && !name.starts_with('_') };
+        // Redefinitions and overloads share one node: the first definition's position.
+        let idx = match qindex.get(&qname) {
+            Some(&existing) => existing,
+            None => {
+                let idx = facts.symbols.len() as u32;
+                facts.symbols.push(SymbolFact {
+                    qname: qname.clone(),
+                    name,
+                    kind,
+                    parent: Some(parent),
+                    line,
+                    col,
+                    end_line: node.end_position().row as u32 + 1,
+                    exported,
+                    bases: Vec::new(),
+                    ty: declared_type(lang, node, src),
+                    decorators: Vec::new(),
+                    param_uses: Vec::new(),
+                });
+                qindex.insert(qname, idx);
+                idx
+            }
+        };
+        sym_of_def[d] = idx;
+        sym_of_interval.insert(i, idx);
+        if name_node.is_some_and(|n| Probe::covers(probe, n)) {
+            Probe::set(probe, PositionFact::Definition(facts.symbols[idx as usize].qname.clone()));
+        }
+    }
+    (Named { sym_of_def, sym_of_interval, name_nodes }, qindex)
+}

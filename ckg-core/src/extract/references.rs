@@ -1,0 +1,251 @@
+//! References: each reference capture that is worth an edge is attached to the symbol whose
+//! code it is in, its path is written out, and its first name is bound in the file's scopes
+//! ([`LocalBinding`]); calls through parameters are noted, to be bound at each call site.
+
+use std::collections::{HashMap, HashSet};
+
+use super::probe::{Probe, probe_use};
+use super::scopes::{Local, Locals, bind, lookup_local};
+use super::syntax::{is_computed, path_of, position, short_text, text};
+use super::values::{AttrParams, call_args};
+use super::{File, python};
+use crate::facts::{FileFacts, LocalBinding, ParamUse, RefFact, RefKind, ValueSource};
+
+impl File<'_, '_> {
+    /// The references worth keeping, in capture order; returns the calls made through
+    /// parameters (by the function whose parameter it is).
+    pub(super) fn references(
+        &self,
+        locals: &Locals,
+        qindex: &HashMap<String, u32>,
+        module_values: &HashSet<String>,
+        attr_params: &AttrParams,
+        facts: &mut FileFacts,
+        probe: &mut Option<Probe>,
+    ) -> Vec<(u32, ParamUse)> {
+        let (lang, is_py, src, caps, nesting) = (self.lang, self.is_py, self.src, &self.caps, &self.nesting);
+        let (iv, sym_of_interval, def_by_node, name_nodes) =
+            (&nesting.intervals, &self.sym_of_interval, &self.def_by_node, &self.name_nodes);
+        let mut param_uses: Vec<(u32, ParamUse)> = Vec::new();
+        let claimed: HashSet<usize> =
+            caps.refs.iter().filter(|(k, _, _)| !matches!(k, RefKind::Type | RefKind::Read)).map(|(_, n, _)| n.id()).collect();
+        // Binding sites are not reads.
+        let binding_nodes: HashSet<usize> = caps.local_defs.iter().chain(&caps.globals).map(|n| n.id()).collect();
+        for ((kind, name_node, role_node), point) in caps.refs.iter().zip(&self.points.refs) {
+            let (kind, name_node, role_node) = (*kind, *name_node, *role_node);
+            if kind == RefKind::Type
+                && (name_nodes.contains(&name_node.id())
+                    || claimed.contains(&name_node.id())
+                    || name_node
+                        .parent()
+                        .is_some_and(|p| p.kind() == "nested_type_identifier" || p.kind() == "generic_type" && claimed.contains(&p.id())))
+            {
+                continue;
+            }
+            if kind == RefKind::Jsx
+                && name_node.kind() == "identifier"
+                && text(name_node, src).starts_with(|c: char| c.is_ascii_lowercase())
+            {
+                continue; // intrinsic elements: <div>
+            }
+            if kind == RefKind::Read
+                && (caps.skip_read.contains(&name_node.id())
+                    || claimed.contains(&name_node.id())
+                    || binding_nodes.contains(&name_node.id())
+                    || name_nodes.contains(&name_node.id()))
+            {
+                // Only outermost reads that are not calls, assignment targets, decorators, binding
+                // sites or sites another reference already names.
+                continue;
+            }
+            if kind == RefKind::Member {
+                // Only capitalised objects can be enums; a member access that is called is a call.
+                let capital = text(name_node, src).starts_with(|c: char| c.is_ascii_uppercase());
+                let called = name_node.parent().and_then(|m| m.parent()).is_some_and(|c| c.kind() == "call_expression");
+                if !capital || called {
+                    continue;
+                }
+            }
+            if kind == RefKind::Call && matches!(name_node.kind(), "import") {
+                continue; // `import('x')` is an import, not a call
+            }
+            let mut src_sym = self.sym_at(point.2);
+            // The innermost interval names are looked up from.
+            let mut inner = point.2;
+            // Python default values run when the function is defined, in the enclosing scope.
+            if is_py {
+                if let Some(i) = nesting.def_of(inner) {
+                    let node = iv[i].def.map(|d| caps.defs[d].1);
+                    let in_params = node.and_then(|n| n.child_by_field_name("parameters")).is_some_and(|p| {
+                        p.byte_range().contains(&name_node.start_byte()) && node.is_some_and(|n| n.kind() == "function_definition")
+                    });
+                    if in_params {
+                        src_sym = iv[i].def_above.and_then(|p| sym_of_interval.get(&p).copied()).unwrap_or(0);
+                        inner = iv[i].scope_above;
+                    }
+                }
+            }
+            if kind != RefKind::Patch && Probe::covers(probe, name_node) {
+                let at = probe.as_ref().map_or(0, |p| p.at);
+                if let Some(fact) = probe_use(lang, name_node, at, src, inner, src_sym, nesting, locals, facts) {
+                    Probe::set(probe, fact);
+                }
+            }
+            let (path, anchor) = match path_of(name_node, src) {
+                // `setattr(obj, "name", value)` rebinds `obj.name`.
+                _ if kind == RefKind::Patch && name_node.kind() == "call" => match python::setattr_path(name_node, src) {
+                    Some(p) => (p, name_node),
+                    None => continue,
+                },
+                Some((p, anchor)) => (p, anchor),
+                None if kind == RefKind::Patch => continue,
+                None => (String::new(), name_node),
+            };
+            // An immediately invoked function: `(lambda: 1)()`, `(() => 1)()`.
+            let mut unwrapped = name_node;
+            while unwrapped.kind() == "parenthesized_expression" {
+                match unwrapped.named_child(0) {
+                    Some(n) => unwrapped = n,
+                    None => break,
+                }
+            }
+            let invoked = if path.is_empty() { def_by_node.get(&unwrapped.id()).copied() } else { None };
+            let (mut path, invoked_binding) = match invoked {
+                Some(sym) => (facts.symbols[sym as usize].name.clone(), Some(LocalBinding::Def(facts.symbols[sym as usize].qname.clone()))),
+                None => (path, None),
+            };
+            // Calling what `getattr(o, name)` or `importlib.import_module(name)` returned, with a
+            // computed name: a dynamic site (a completeness gap), not a guess.
+            let mut computed = path.is_empty() && is_computed(name_node);
+            if is_py
+                && kind == RefKind::Call
+                && (path.starts_with("getattr().")
+                    || path == "getattr()"
+                    || path.starts_with("importlib.import_module().")
+                    || path.starts_with("__import__()."))
+            {
+                path = String::new();
+                computed = true;
+            }
+            if kind == RefKind::Call && lang.is_script() && path == "require" {
+                continue; // CommonJS `require('x')` is an import
+            }
+            let mut args = Vec::new();
+            if is_py && !path.is_empty() && matches!(kind, RefKind::Call | RefKind::Decorator) {
+                let root = path.split('.').next().unwrap_or(&path);
+                let local = if root.ends_with("()") { None } else { lookup_local(root, point.0, inner, nesting, locals) };
+                let splat_param = |p: &str| {
+                    let root = p.split('.').next().unwrap_or(p);
+                    matches!(lookup_local(root, point.0, inner, nesting, locals), Some(Local::Param { splat: 1 | 2, .. }))
+                };
+                match local {
+                    // Calling a value taken out of `*args` / `**kwargs` (`kwargs["cb"]()`,
+                    // `kwargs.get("cb")()`, `cb = kwargs.pop("cb"); cb()`): **kwargs dispatch, a gap.
+                    Some(Local::Param { splat: 1 | 2, .. }) if kind == RefKind::Call && python::takes_from_container(&path) => {
+                        path = String::new();
+                        computed = true;
+                    }
+                    Some(Local::Var(Some(v @ (ValueSource::Call(p) | ValueSource::Alias(p)))))
+                        if kind == RefKind::Call
+                            && splat_param(p)
+                            && python::takes_from_container(&if matches!(v, ValueSource::Call(_)) {
+                                format!("{p}()")
+                            } else {
+                                p.clone()
+                            }) =>
+                    {
+                        path = String::new();
+                        computed = true;
+                    }
+                    // A call through a parameter: bound later to what each call site passes.
+                    Some(&Local::Param { func, index, splat: 0, .. }) if kind == RefKind::Call && !matches!(root, "self" | "cls") => {
+                        let rest = path.split_once('.').map(|(_, r)| r.to_string()).unwrap_or_default();
+                        let caller = facts.symbols[src_sym as usize].qname.clone();
+                        param_uses.push((func, ParamUse { index, name: root.to_string(), caller, rest, each: false }));
+                    }
+                    // `for c in checks: c()` with `checks` a parameter.
+                    Some(Local::Var(Some(ValueSource::Each(each)))) if kind == RefKind::Call => {
+                        if let ValueSource::Alias(p) = each.as_ref() {
+                            if let Some(&Local::Param { func, index, splat: 0, .. }) = lookup_local(p, point.0, inner, nesting, locals) {
+                                let rest = path.split_once('.').map(|(_, r)| r.to_string()).unwrap_or_default();
+                                let caller = facts.symbols[src_sym as usize].qname.clone();
+                                param_uses.push((func, ParamUse { index, name: p.clone(), caller, rest, each: true }));
+                            }
+                        }
+                    }
+                    _ => {}
+                }
+                if !path.is_empty() {
+                    args = match kind {
+                        RefKind::Call if role_node.kind() == "call" => {
+                            call_args(role_node, src, inner, src_sym, nesting, locals, def_by_node, facts)
+                        }
+                        // `@logged` above `def add`: `add` is the decorator's argument.
+                        RefKind::Decorator => name_node
+                            .parent()
+                            .filter(|dec| dec.kind() == "decorator")
+                            .and_then(|dec| dec.parent())
+                            .and_then(|d| d.child_by_field_name("definition"))
+                            .and_then(|d| def_by_node.get(&d.id()))
+                            .map(|&d| vec![("0".to_string(), ValueSource::Def(facts.symbols[d as usize].qname.clone()))])
+                            .unwrap_or_default(),
+                        _ => Vec::new(),
+                    };
+                }
+            }
+            let (line, col) = position(anchor);
+            let text = if path.is_empty() { short_text(name_node, src) } else { String::new() };
+            let binding = match invoked_binding {
+                Some(b) => b,
+                None if path.is_empty() => LocalBinding::Free,
+                None => bind(lang, &path, point.0, inner, src_sym, nesting, locals, facts),
+            };
+            // Reads and writes matter when they reach outside the function: a module value, an
+            // import, a class attribute, a member of something known. Locals are answered from
+            // the file itself (`def`), not stored.
+            if matches!(kind, RefKind::Read | RefKind::Write) {
+                let keep = match (&binding, path.contains('.')) {
+                    _ if path.is_empty() => false,
+                    (LocalBinding::Free, false) => {
+                        // Re-assigning the module's own value at module level defines it.
+                        !(kind == RefKind::Write && src_sym == 0 && module_values.contains(&path))
+                    }
+                    // A name of a class or namespace body: read; or written when it is a value,
+                    // from code other than the body that defines it.
+                    (LocalBinding::Def(q), false) => {
+                        kind == RefKind::Read
+                            || qindex.get(q).is_some_and(|&i| {
+                                let s = &facts.symbols[i as usize];
+                                s.kind.is_value() && s.parent != Some(src_sym)
+                            })
+                    }
+                    (_, false) => false,
+                    (LocalBinding::Var(None), true) => false,
+                    (LocalBinding::SelfOf(class), true) if kind == RefKind::Write => {
+                        // The assignment that defines `self.x` is not a write of it.
+                        let attr = path.split_once('.').map(|(_, a)| a).unwrap_or("");
+                        let (line, col) = position(anchor);
+                        !qindex
+                            .get(&format!("{class}.{attr}"))
+                            .is_some_and(|&i| facts.symbols[i as usize].line == line && facts.symbols[i as usize].col == col)
+                    }
+                    (_, true) => true,
+                };
+                if !keep {
+                    continue;
+                }
+            }
+            // `self.on_click()` where `__init__` did `self.on_click = on_click`.
+            if let (true, RefKind::Call, LocalBinding::SelfOf(class)) = (is_py, kind, &binding) {
+                if let Some(attr) = path.strip_prefix("self.").filter(|a| !a.contains('.')) {
+                    if let Some((func, index, name)) = attr_params.get(&format!("{class}.{attr}")) {
+                        let caller = facts.symbols[src_sym as usize].qname.clone();
+                        param_uses.push((*func, ParamUse { index: *index, name: name.clone(), caller, rest: String::new(), each: false }));
+                    }
+                }
+            }
+            facts.refs.push(RefFact { kind, src: src_sym, path, text, binding, line, col, computed, args });
+        }
+        param_uses
+    }
+}

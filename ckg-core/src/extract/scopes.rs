@@ -1,0 +1,489 @@
+//! Scopes and local names: the nesting sweep that gives every capture its enclosing definition
+//! and scope ([`Nesting`]), the names each scope binds and where each binding takes effect
+//! ([`Locals`]), and how the first name of a path is bound where it is used ([`bind`]).
+
+use std::collections::HashMap;
+
+use tree_sitter::Node;
+
+use super::captures::Captures;
+use super::probe::{PositionFact, Probe};
+use super::syntax::{position, text};
+use super::values::{ValueBinding, value_source};
+use super::{File, MAX_SCOPE_WALK, python, typescript};
+use crate::facts::{FileFacts, LocalBinding, SymbolKind, ValueSource};
+use crate::lang::Lang;
+
+/// A point: (position, unused, its innermost interval).
+type Point = (usize, usize, Option<usize>);
+
+/// The innermost interval of each capture that is not a definition or a scope, by role.
+pub(super) struct Points {
+    pub(super) refs: Vec<Point>,
+    pub(super) local_defs: Vec<Point>,
+    pub(super) imports: Vec<Point>,
+    pub(super) returns: Vec<Point>,
+    pub(super) globals: Vec<Point>,
+}
+
+/// A definition or scope node in the nesting sweep.
+pub(super) struct Interval {
+    pub(super) start: usize,
+    pub(super) end: usize,
+    pub(super) def: Option<usize>,
+    pub(super) scope: bool,
+    pub(super) class_like: bool,
+    /// Nearest enclosing interval that is a definition / a scope (excluding itself).
+    pub(super) def_above: Option<usize>,
+    pub(super) scope_above: Option<usize>,
+}
+
+/// The nesting of definitions and scopes, and answers about positions in it.
+pub(super) struct Nesting {
+    pub(super) intervals: Vec<Interval>,
+}
+
+impl Nesting {
+    /// The nesting of a file's definitions and scopes, and the innermost interval of every
+    /// other capture.
+    pub(super) fn of(caps: &Captures) -> (Nesting, Points) {
+        let mut by_node: HashMap<usize, usize> = HashMap::new();
+        let mut intervals: Vec<Interval> = Vec::new();
+        let mut interval_of = |node: Node, intervals: &mut Vec<Interval>| -> usize {
+            *by_node.entry(node.id()).or_insert_with(|| {
+                intervals.push(Interval {
+                    start: node.start_byte(),
+                    end: node.end_byte().max(node.start_byte() + 1),
+                    def: None,
+                    scope: false,
+                    class_like: false,
+                    def_above: None,
+                    scope_above: None,
+                });
+                intervals.len() - 1
+            })
+        };
+        for (i, (_, node, _)) in caps.defs.iter().enumerate() {
+            let k = interval_of(*node, &mut intervals);
+            intervals[k].def = Some(i);
+        }
+        for node in &caps.scopes {
+            let k = interval_of(*node, &mut intervals);
+            intervals[k].scope = true;
+            intervals[k].class_like = matches!(node.kind(), "class_definition");
+        }
+        // Query points: references, local definitions, imports and exports.
+        let mut points: Vec<(usize, usize, Option<usize>)> = Vec::new();
+        for (_, node, _) in &caps.refs {
+            points.push((node.start_byte(), 0, None));
+        }
+        for node in &caps.local_defs {
+            points.push((node.start_byte(), 0, None));
+        }
+        for (_, node) in &caps.imports {
+            points.push((node.start_byte(), 0, None));
+        }
+        for (node, _) in &caps.returns {
+            points.push((node.start_byte(), 0, None));
+        }
+        for node in &caps.globals {
+            points.push((node.start_byte(), 0, None));
+        }
+        let nesting = Nesting::build(intervals, &mut points);
+        let globals = points.split_off(caps.refs.len() + caps.local_defs.len() + caps.imports.len() + caps.returns.len());
+        let returns = points.split_off(caps.refs.len() + caps.local_defs.len() + caps.imports.len());
+        let imports = points.split_off(caps.refs.len() + caps.local_defs.len());
+        let local_defs = points.split_off(caps.refs.len());
+        (nesting, Points { refs: points, local_defs, imports, returns, globals })
+    }
+
+    /// Sorts intervals and computes, for each, its nearest enclosing definition and scope,
+    /// and for each query position its innermost interval. Iterative: a stack, no recursion.
+    fn build(mut intervals: Vec<Interval>, points: &mut [(usize, usize, Option<usize>)]) -> Nesting {
+        intervals.sort_by(|a, b| a.start.cmp(&b.start).then(b.end.cmp(&a.end)));
+        let mut order: Vec<usize> = (0..points.len()).collect();
+        order.sort_by_key(|&i| points[i].0);
+        let mut stack: Vec<usize> = Vec::new();
+        let mut next = 0;
+        for &pi in &order {
+            let pos = points[pi].0;
+            while next < intervals.len() && intervals[next].start <= pos {
+                let start = intervals[next].start;
+                while stack.last().is_some_and(|&t| intervals[t].end <= start) {
+                    stack.pop();
+                }
+                Self::link(&mut intervals, &stack, next);
+                stack.push(next);
+                next += 1;
+            }
+            while stack.last().is_some_and(|&t| intervals[t].end <= pos) {
+                stack.pop();
+            }
+            points[pi].2 = stack.last().copied();
+        }
+        while next < intervals.len() {
+            let start = intervals[next].start;
+            while stack.last().is_some_and(|&t| intervals[t].end <= start) {
+                stack.pop();
+            }
+            Self::link(&mut intervals, &stack, next);
+            stack.push(next);
+            next += 1;
+        }
+        Nesting { intervals }
+    }
+
+    fn link(intervals: &mut [Interval], stack: &[usize], i: usize) {
+        if let Some(&top) = stack.last() {
+            let t = &intervals[top];
+            let def_above = if t.def.is_some() { Some(top) } else { t.def_above };
+            let scope_above = if t.scope { Some(top) } else { t.scope_above };
+            intervals[i].def_above = def_above;
+            intervals[i].scope_above = scope_above;
+        }
+    }
+
+    /// The definition interval containing a point whose innermost interval is `inner`.
+    pub(super) fn def_of(&self, inner: Option<usize>) -> Option<usize> {
+        let i = inner?;
+        if self.intervals[i].def.is_some() { Some(i) } else { self.intervals[i].def_above }
+    }
+
+    pub(super) fn scope_of(&self, inner: Option<usize>) -> Option<usize> {
+        let i = inner?;
+        if self.intervals[i].scope { Some(i) } else { self.intervals[i].scope_above }
+    }
+}
+
+/// The function (or lambda, arrow function, method) a node is in.
+fn function_ancestor(node: Node) -> Option<Node> {
+    let mut cur = node.parent();
+    while let Some(n) = cur {
+        if matches!(
+            n.kind(),
+            "function_definition"
+                | "lambda"
+                | "function_declaration"
+                | "function_expression"
+                | "arrow_function"
+                | "method_definition"
+                | "generator_function_declaration"
+                | "generator_function"
+        ) {
+            return Some(n);
+        }
+        cur = n.parent();
+    }
+    None
+}
+
+/// What a name is bound to inside one scope of the file.
+#[derive(Clone)]
+pub(super) enum Local {
+    Def(u32),
+    Var(Option<ValueSource>),
+    /// A Python parameter of the function `func` (a symbol index): its position among the
+    /// arguments a call passes (`None`: keyword-only), whether it is `*args` (1) or
+    /// `**kwargs` (2), and its annotation.
+    Param {
+        func: u32,
+        index: Option<u32>,
+        splat: u8,
+        value: Option<ValueSource>,
+    },
+}
+
+impl Local {
+    pub(super) fn value(&self) -> Option<&ValueSource> {
+        match self {
+            Local::Var(v) | Local::Param { value: v, .. } => v.as_ref(),
+            Local::Def(_) => None,
+        }
+    }
+}
+
+/// One binding of a name: where it takes effect (after the right-hand side of an
+/// assignment: `x = x + 1` reads the previous `x`), where its name is written, and what it is.
+pub(super) struct Binding {
+    pub(super) effective: usize,
+    pub(super) site: usize,
+    pub(super) local: Local,
+}
+
+/// The bindings of one name in one scope, by position: a use sees the last binding before it
+/// (straight-line rebinding), or the first one when all come later (hoisting, closures).
+pub(super) type Bindings = Vec<Binding>;
+
+/// The bindings of each name per scope. Keyed by name first, so a lookup walking the
+/// enclosing scopes hashes the name once and borrows it (no key is allocated).
+#[derive(Default)]
+pub(super) struct Locals(HashMap<String, HashMap<usize, Bindings>>);
+
+impl Locals {
+    pub(super) fn get(&self, scope: usize, name: &str) -> Option<&Bindings> {
+        self.0.get(name)?.get(&scope)
+    }
+
+    pub(super) fn get_mut(&mut self, scope: usize, name: &str) -> Option<&mut Bindings> {
+        self.0.get_mut(name)?.get_mut(&scope)
+    }
+
+    pub(super) fn entry(&mut self, scope: usize, name: &str) -> &mut Bindings {
+        if !self.0.contains_key(name) {
+            self.0.insert(name.to_owned(), HashMap::new());
+        }
+        self.0.get_mut(name).expect("inserted above").entry(scope).or_default()
+    }
+
+    pub(super) fn insert(&mut self, scope: usize, name: &str, bindings: Bindings) {
+        *self.entry(scope, name) = bindings;
+    }
+}
+
+pub(super) fn binding_at(bindings: &Bindings, pos: usize) -> &Binding {
+    bindings.iter().rev().find(|b| b.effective <= pos).or(bindings.first()).expect("non-empty")
+}
+
+/// Where a binding written at `ident` takes effect: after the statement that assigns it.
+fn effective_position(ident: Node, parent: Option<Node>) -> usize {
+    let mut cur = parent;
+    for _ in 0..4 {
+        match cur {
+            Some(p) if matches!(p.kind(), "assignment" | "variable_declarator" | "named_expression" | "augmented_assignment") => {
+                return p.end_byte();
+            }
+            // A comprehension's variable is bound in the whole comprehension, the element
+            // written before its `for` included (`{g.strip() for g in parts}`).
+            Some(p) if p.kind() == "for_in_clause" => return p.parent().map_or(ident.start_byte(), |c| c.start_byte()),
+            Some(p)
+                if matches!(
+                    p.kind(),
+                    "pattern_list"
+                        | "tuple_pattern"
+                        | "list_pattern"
+                        | "object_pattern"
+                        | "array_pattern"
+                        | "pair_pattern"
+                        | "shorthand_property_identifier_pattern"
+                        | "assignment_pattern"
+                        | "object_assignment_pattern"
+                        | "rest_pattern"
+                        | "list_splat_pattern"
+                ) =>
+            {
+                cur = p.parent()
+            }
+            _ => break,
+        }
+    }
+    ident.start_byte()
+}
+
+/// Decides how the first segment of `path` is bound at a reference site.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn bind(
+    lang: Lang,
+    path: &str,
+    pos: usize,
+    inner: Option<usize>,
+    src_sym: u32,
+    nesting: &Nesting,
+    locals: &Locals,
+    facts: &FileFacts,
+) -> LocalBinding {
+    let root = path.split('.').next().unwrap_or(path);
+    let enclosing_class = |stop_at_method: bool| -> Option<&str> {
+        // Walk up the definitions to the class whose member we are in.
+        let mut s = Some(src_sym);
+        let mut steps = 0;
+        while let Some(i) = s {
+            let sym = &facts.symbols[i as usize];
+            if sym.kind == SymbolKind::Class {
+                return Some(sym.qname.as_str());
+            }
+            if stop_at_method && lang.is_script() && sym.kind == SymbolKind::Function {
+                return None; // `this` in a plain function is not the class instance
+            }
+            s = sym.parent;
+            steps += 1;
+            if steps > MAX_SCOPE_WALK {
+                return None;
+            }
+        }
+        None
+    };
+    match (lang.is_script(), root) {
+        (true, "this") | (false, "self") | (false, "cls") => {
+            if let Some(class) = enclosing_class(true) {
+                return LocalBinding::SelfOf(class.to_string());
+            }
+        }
+        (true, "super") | (false, "super()") => {
+            if let Some(class) = enclosing_class(false) {
+                return LocalBinding::SuperOf(class.to_string());
+            }
+        }
+        _ => {}
+    }
+    let bare = root.strip_suffix("()").unwrap_or(root);
+    match lookup_local(bare, pos, inner, nesting, locals) {
+        Some(Local::Def(sym)) => LocalBinding::Def(facts.symbols[*sym as usize].qname.clone()),
+        Some(Local::Var(v) | Local::Param { value: v, .. }) => LocalBinding::Var(v.clone()),
+        None => LocalBinding::Free,
+    }
+}
+
+/// The local binding of a name seen at `pos`, searching the enclosing scopes outwards.
+pub(super) fn lookup_local<'l>(name: &str, pos: usize, inner: Option<usize>, nesting: &Nesting, locals: &'l Locals) -> Option<&'l Local> {
+    lookup_binding(name, pos, inner, nesting, locals).map(|b| &b.local)
+}
+
+/// [`lookup_local`], with where the binding is written.
+pub(super) fn lookup_binding<'l>(
+    name: &str,
+    pos: usize,
+    inner: Option<usize>,
+    nesting: &Nesting,
+    locals: &'l Locals,
+) -> Option<&'l Binding> {
+    let mut scope = nesting.scope_of(inner);
+    let mut first = true;
+    let mut steps = 0;
+    let scopes = locals.0.get(name)?;
+    while let Some(s) = scope {
+        let interval = &nesting.intervals[s];
+        // Python: names in a class body are not visible from the functions inside it.
+        if first || !interval.class_like {
+            if let Some(b) = scopes.get(&s).map(|b| binding_at(b, pos)) {
+                return Some(b);
+            }
+        }
+        first = false;
+        scope = interval.scope_above;
+        steps += 1;
+        if steps > MAX_SCOPE_WALK {
+            break;
+        }
+    }
+    None
+}
+
+impl<'t> File<'t, '_> {
+    /// The names each scope binds, in source order (a use sees the binding before it); and the
+    /// bindings that are value symbols: module level, a Python class body, a TS namespace body.
+    pub(super) fn bind_locals(&self, facts: &FileFacts, probe: &mut Option<Probe>) -> (Locals, Vec<ValueBinding<'t>>) {
+        let (lang, is_py, src, caps, nesting) = (self.lang, self.is_py, self.src, &self.caps, &self.nesting);
+        let (iv, sym_of_def, def_by_node) = (&nesting.intervals, &self.sym_of_def, &self.def_by_node);
+        let mut locals = Locals::default();
+        let assigned_def = |parent: Option<Node>| -> Option<u32> {
+            let parent = parent?;
+            let right = match parent.kind() {
+                "assignment" => parent.child_by_field_name("right")?,
+                _ => return None,
+            };
+            def_by_node.get(&right.id()).copied()
+        };
+        // Names declared `global` / `nonlocal` in a scope are not its locals.
+        let globals: std::collections::HashSet<(usize, String)> = caps
+            .globals
+            .iter()
+            .zip(&self.points.globals)
+            .filter_map(|(n, p)| nesting.scope_of(p.2).map(|s| (s, text(*n, src).into_owned())))
+            .collect();
+        // Bindings that are value symbols: module level, a Python class body, a TS namespace body.
+        let mut value_bindings: Vec<ValueBinding> = Vec::new();
+        // Whether each `def` with parameters is a `@staticmethod` (one parent lookup per `def`).
+        let mut static_def: HashMap<u32, bool> = HashMap::new();
+        for (node, point) in caps.local_defs.iter().zip(&self.points.local_defs) {
+            let name = text(*node, src).into_owned();
+            // `Node::parent` walks down from the root: look it up once per binding.
+            let parent = node.parent();
+            let def = assigned_def(parent);
+            let mut scope = nesting.scope_of(point.2);
+            // Python's `:=` in a comprehension and TS's `var` bind in the enclosing function.
+            let hoisted = if is_py { parent.is_some_and(|p| p.kind() == "named_expression") } else { typescript::declared_var(*node) };
+            if hoisted {
+                // Up to the scope of the function the binding is in (none: the module).
+                let func = function_ancestor(*node);
+                while let Some(sc) = scope {
+                    if func.is_some_and(|f| iv[sc].start <= f.start_byte() && f.end_byte() <= iv[sc].end) {
+                        break;
+                    }
+                    scope = iv[sc].scope_above;
+                }
+            }
+            let container = match scope {
+                None => Some(0),
+                Some(sc) if is_py && iv[sc].class_like => iv[sc].def.map(|d| sym_of_def[d]),
+                Some(_) if lang.is_script() => typescript::namespace_of(*node).and_then(|ns| def_by_node.get(&ns.id()).copied()),
+                _ => None,
+            };
+            // `const fs = require('fs')` binds an import, not a value.
+            // (Nor is a parameter of a function type written at module level.)
+            let container =
+                container.filter(|_| !(lang.is_script() && (typescript::bound_by_require(*node, src) || typescript::is_parameter(*node))));
+            if let Some(container) = container {
+                let value = match def {
+                    Some(sym) => Some(ValueSource::Def(facts.symbols[sym as usize].qname.clone())),
+                    None => value_source(lang, *node, src),
+                };
+                value_bindings.push(ValueBinding { node: *node, name: name.clone(), value, container, scope });
+            }
+            let Some(scope) = scope else { continue };
+            if globals.contains(&(scope, name.clone())) {
+                continue;
+            }
+            // A parameter: its scope is the `def` it belongs to.
+            let func_node = iv[scope].def.map(|d| caps.defs[d].1).filter(|f| is_py && f.kind() == "function_definition");
+            let param = func_node.and_then(|f| python::parameter_of(f, *node).map(|(index, splat)| (f, index, splat)));
+            // A constructor parameter property is the class's property, in the constructor too.
+            let def = def.or_else(|| parent.filter(|p| p.kind() == "required_parameter").and_then(|p| def_by_node.get(&p.id()).copied()));
+            let local = match (def, param) {
+                (Some(sym), _) => Local::Def(sym),
+                (None, Some((func_node, index, splat))) if def_by_node.contains_key(&func_node.id()) => {
+                    let func = def_by_node[&func_node.id()];
+                    // `self` / `cls` of a method is not passed by the call.
+                    let bound = facts.symbols[func as usize].kind == SymbolKind::Method
+                        && !*static_def.entry(func).or_insert_with(|| python::is_static(func_node, src));
+                    let index = match (index, bound) {
+                        (Some(0), true) => None,
+                        (Some(i), true) => Some(i - 1),
+                        (i, false) => i,
+                        (None, true) => None,
+                    };
+                    Local::Param { func, index, splat, value: value_source(lang, *node, src) }
+                }
+                (None, _) => Local::Var(value_source(lang, *node, src)),
+            };
+            let parameter = matches!(local, Local::Param { .. }) || (lang.is_script() && typescript::is_parameter(*node));
+            let bindings = locals.entry(scope, &name);
+            // `x += 1` uses the binding before it (it only makes `x` local when there is none).
+            let augmented = parent.is_some_and(|p| p.kind() == "augmented_assignment");
+            if !(augmented && !bindings.is_empty()) {
+                bindings.push(Binding { effective: effective_position(*node, parent), site: node.start_byte(), local });
+                if container.is_none() && !matches!(bindings.last().map(|b| &b.local), Some(Local::Def(_))) && Probe::covers(probe, *node) {
+                    let (line, col) = position(*node);
+                    Probe::set(probe, PositionFact::Local { name, line, col, parameter });
+                }
+            }
+        }
+        (locals, value_bindings)
+    }
+
+    /// A nested definition binds its name for the whole scope it is in.
+    pub(super) fn bind_nested_definitions(&self, locals: &mut Locals, facts: &FileFacts) {
+        let (caps, iv, sym_of_def) = (&self.caps, &self.nesting.intervals, &self.sym_of_def);
+        for (i, interval) in iv.iter().enumerate() {
+            let Some(d) = interval.def else { continue };
+            let sym = &facts.symbols[sym_of_def[d] as usize];
+            if matches!(sym.kind, SymbolKind::Method | SymbolKind::Property | SymbolKind::Lambda) || sym.name == "default" {
+                continue;
+            }
+            if let Some(scope) = iv[i].scope_above {
+                // A nested definition binds its name for the whole scope.
+                let site = caps.defs[d].2.unwrap_or(caps.defs[d].1).start_byte();
+                locals.insert(scope, &sym.name, vec![Binding { effective: 0, site, local: Local::Def(sym_of_def[d]) }]);
+            }
+        }
+    }
+}

@@ -1,0 +1,133 @@
+//! Reading names off the tree: a node's text and position, the written path of an expression
+//! (`a.b().c`), whether a callee is computed, `getattr` with a literal name, and short texts
+//! for dynamic sites.
+
+use tree_sitter::Node;
+
+use super::{MAX_SCOPE_WALK, MAX_TEXT, python};
+
+pub(crate) fn text<'a>(node: Node, src: &'a [u8]) -> std::borrow::Cow<'a, str> {
+    String::from_utf8_lossy(&src[node.byte_range()])
+}
+
+pub(super) fn position(node: Node) -> (u32, u32) {
+    let p = node.start_position();
+    (p.row as u32 + 1, p.column as u32 + 1)
+}
+
+/// The written path of an expression (`a.b().c` -> `a.b().c`), or `None` when it is not a
+/// chain of names (`obj[k]`, `(a || b)`). Iterative, so long chains are safe.
+pub(crate) fn path_of<'t>(node: Node<'t>, src: &[u8]) -> Option<(String, Node<'t>)> {
+    let mut segments: Vec<String> = Vec::new();
+    let mut cur = node;
+    let mut pending_call = false;
+    let mut last: Option<Node> = None;
+    loop {
+        let (segment, next) = match cur.kind() {
+            "identifier"
+            | "property_identifier"
+            | "type_identifier"
+            | "private_property_identifier"
+            | "shorthand_property_identifier"
+            | "this"
+            | "super"
+            | "string_fragment" => (Some(text(cur, src).into_owned()), None),
+            "member_expression" => {
+                (cur.child_by_field_name("property").map(|p| text(p, src).into_owned()), cur.child_by_field_name("object"))
+            }
+            "attribute" => (cur.child_by_field_name("attribute").map(|p| text(p, src).into_owned()), cur.child_by_field_name("object")),
+            "nested_type_identifier" | "nested_identifier" | "dotted_name" => (Some(text(cur, src).into_owned()), None),
+            // `handlers["create"]`, `items[0]`: a literal key is a segment `[create]`.
+            "subscript" => {
+                let key = cur.child_by_field_name("subscript").and_then(|k| python::literal_key(k, src))?;
+                (Some(format!("[{key}]")), cur.child_by_field_name("value"))
+            }
+            "call" if is_literal_getattr(cur, src).is_some() => {
+                // `getattr(obj, "run")` is `obj.run`.
+                let (obj, name) = is_literal_getattr(cur, src)?;
+                (Some(name), Some(obj))
+            }
+            "call_expression" | "call" => {
+                pending_call = true;
+                cur = cur.child_by_field_name("function")?;
+                continue;
+            }
+            // `new Foo().run()`: the object is an instance, as `Foo()` is in Python.
+            "new_expression" => {
+                pending_call = true;
+                cur = cur.child_by_field_name("constructor")?;
+                continue;
+            }
+            "parenthesized_expression" | "non_null_expression" | "await_expression" | "await" => {
+                cur = cur.named_child(0)?;
+                continue;
+            }
+            _ => return None,
+        };
+        let mut segment = segment?;
+        if segment.is_empty() {
+            return None;
+        }
+        if last.is_none() {
+            last = Some(match cur.kind() {
+                "member_expression" => cur.child_by_field_name("property").unwrap_or(cur),
+                "attribute" => cur.child_by_field_name("attribute").unwrap_or(cur),
+                _ => cur,
+            });
+        }
+        if pending_call {
+            segment.push_str("()");
+            pending_call = false;
+        }
+        segments.push(segment);
+        match next {
+            Some(n) => cur = n,
+            None => break,
+        }
+    }
+    segments.reverse();
+    Some((segments.join("."), last.unwrap_or(node)))
+}
+
+/// Whether a callee that is not a chain of names is computed: it goes through a subscript
+/// with a non-literal key (`handlers[name]`) rather than only an unnamed receiver.
+pub(super) fn is_computed(mut node: Node) -> bool {
+    for _ in 0..MAX_SCOPE_WALK {
+        let next = match node.kind() {
+            "subscript" | "subscript_expression" => return true,
+            "member_expression" | "attribute" => node.child_by_field_name("object"),
+            "call" | "call_expression" => node.child_by_field_name("function"),
+            "parenthesized_expression" | "non_null_expression" | "await_expression" | "await" => node.named_child(0),
+            _ => None,
+        };
+        match next {
+            Some(n) => node = n,
+            None => return false,
+        }
+    }
+    false
+}
+
+/// `getattr(obj, "name")` with a literal name: (obj, name).
+fn is_literal_getattr<'t>(call: Node<'t>, src: &[u8]) -> Option<(Node<'t>, String)> {
+    let f = call.child_by_field_name("function")?;
+    if f.kind() != "identifier" || text(f, src) != "getattr" {
+        return None;
+    }
+    let args = call.child_by_field_name("arguments")?;
+    let obj = args.named_child(0)?;
+    let name = args.named_child(1).filter(|n| n.kind() == "string")?;
+    let t = text(name, src);
+    let t = t.trim_matches(|c| c == '"' || c == '\'');
+    (!t.is_empty() && t.chars().all(|c| c.is_alphanumeric() || c == '_')).then(|| (obj, t.to_string()))
+}
+
+pub(super) fn short_text(node: Node, src: &[u8]) -> String {
+    let t = text(node, src);
+    let line = t.lines().next().unwrap_or("");
+    let mut end = line.len().min(MAX_TEXT);
+    while !line.is_char_boundary(end) {
+        end -= 1;
+    }
+    line[..end].to_string()
+}

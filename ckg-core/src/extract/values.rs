@@ -1,0 +1,262 @@
+//! Values: the names bound at module level, in a Python class body or in a TS namespace become
+//! value symbols holding where their value came from ([`ValueSource`]); attributes set from
+//! parameters take their type, or make calls through them calls through the parameter; a
+//! Python call's arguments are followed; functions and lambdas get their obvious return values.
+
+use std::collections::{HashMap, HashSet};
+
+use tree_sitter::Node;
+
+use super::probe::{PositionFact, Probe};
+use super::scopes::{Local, Locals, Nesting, bind, binding_at};
+use super::syntax::{path_of, position, short_text, text};
+use super::{File, python, typescript};
+use crate::facts::{FileFacts, LocalBinding, SymbolFact, SymbolKind, ValueSource};
+use crate::lang::{DefKind, Lang};
+
+/// A binding that is a value symbol: a module-level name, a Python class-body name, a TS
+/// namespace member.
+pub(super) struct ValueBinding<'t> {
+    pub(super) node: Node<'t>,
+    pub(super) name: String,
+    pub(super) value: Option<ValueSource>,
+    /// The symbol the value belongs to (0: the module).
+    pub(super) container: u32,
+    /// The scope the binding is in (`None` at module level).
+    pub(super) scope: Option<usize>,
+}
+
+/// Python's convention for constants: `TIMEOUT`, `MAX_RETRIES`, `V2`.
+fn is_constant_name(name: &str) -> bool {
+    name.chars().any(|c| c.is_ascii_alphabetic()) && name.chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+}
+
+/// Where a local name's value came from, read off the syntax around its binding identifier.
+pub(super) fn value_source(lang: Lang, ident: Node, src: &[u8]) -> Option<ValueSource> {
+    if lang.is_script() { typescript::value_source(ident, src) } else { python::value_source(ident, src) }
+}
+
+/// The declared type of a definition: a function's return annotation, a property's type.
+pub(super) fn declared_type(lang: Lang, node: Node, src: &[u8]) -> Option<ValueSource> {
+    if lang.is_script() { typescript::declared_type(node, src) } else { python::declared_type(node, src) }
+}
+
+/// `self.on_click = on_click` with a parameter: the attribute's qname -> (the function, the
+/// parameter's position, its name), so `self.on_click()` elsewhere in the class is a call
+/// through that parameter.
+pub(super) type AttrParams = HashMap<String, (u32, Option<u32>, String)>;
+
+/// The values a Python call passes, by position or keyword, as far as they can be followed:
+/// names (bound in the file's scopes where local), lambdas, calls of free names, literal
+/// containers. Splats are kept as `*` / `**` markers.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn call_args(
+    call: Node,
+    src: &[u8],
+    inner: Option<usize>,
+    src_sym: u32,
+    nesting: &Nesting,
+    locals: &Locals,
+    def_by_node: &HashMap<usize, u32>,
+    facts: &FileFacts,
+) -> Vec<(String, ValueSource)> {
+    let Some(list) = call.child_by_field_name("arguments").filter(|a| a.kind() == "argument_list") else { return Vec::new() };
+    let value = |n: Node| -> Option<ValueSource> {
+        match n.kind() {
+            "identifier" | "attribute" => {
+                let (p, _) = path_of(n, src)?;
+                match bind(Lang::Python, &p, n.start_byte(), inner, src_sym, nesting, locals, facts) {
+                    LocalBinding::Free => Some(ValueSource::Alias(p)),
+                    LocalBinding::Def(q) if !p.contains('.') => Some(ValueSource::Def(q)),
+                    LocalBinding::Var(v) if !p.contains('.') => v,
+                    _ => None,
+                }
+            }
+            "lambda" => def_by_node.get(&n.id()).map(|&d| ValueSource::Def(facts.symbols[d as usize].qname.clone())),
+            "call" => {
+                let (p, _) = path_of(n.child_by_field_name("function")?, src)?;
+                let free = bind(Lang::Python, &p, n.start_byte(), inner, src_sym, nesting, locals, facts) == LocalBinding::Free;
+                free.then_some(ValueSource::Call(p))
+            }
+            "list" | "tuple" | "dictionary" => python::items(n, src, 0),
+            _ => None,
+        }
+    };
+    let mut out = Vec::new();
+    let mut index = 0u32;
+    let mut c = list.walk();
+    for a in list.named_children(&mut c) {
+        match a.kind() {
+            "keyword_argument" => {
+                let (Some(name), Some(v)) = (a.child_by_field_name("name"), a.child_by_field_name("value")) else { continue };
+                if let Some(v) = value(v) {
+                    out.push((text(name, src).into_owned(), v));
+                }
+            }
+            "list_splat" => out.push(("*".to_string(), ValueSource::Alias(short_text(a, src)))),
+            "dictionary_splat" => out.push(("**".to_string(), ValueSource::Alias(short_text(a, src)))),
+            "comment" => {}
+            _ => {
+                if let Some(v) = value(a) {
+                    out.push((index.to_string(), v));
+                }
+                index += 1;
+            }
+        }
+    }
+    out
+}
+
+impl<'t> File<'t, '_> {
+    /// Value symbols, in source order; the last assignment gives the value (what code that
+    /// runs later sees). A name that is already a definition (a function, a class) stays one.
+    /// Returns the names of the module's own values.
+    pub(super) fn value_symbols(
+        &self,
+        value_bindings: &[ValueBinding<'t>],
+        qindex: &mut HashMap<String, u32>,
+        locals: &mut Locals,
+        facts: &mut FileFacts,
+        probe: &mut Option<Probe>,
+    ) -> HashSet<String> {
+        let (lang, is_py, sep) = (self.lang, self.is_py, self.sep());
+        let module_q = facts.symbols[0].qname.clone();
+        let mut module_values: HashSet<String> = HashSet::new();
+        for b in value_bindings {
+            let parent_q = &facts.symbols[b.container as usize].qname;
+            let qname = if b.container == 0 { format!("{module_q}{sep}{}", b.name) } else { format!("{parent_q}.{}", b.name) };
+            let sym = match qindex.get(&qname) {
+                Some(&existing) if facts.symbols[existing as usize].kind.is_value() => {
+                    let s = &mut facts.symbols[existing as usize];
+                    s.ty = b.value.clone();
+                    // A class-body attribute written before the method that assigns `self.x`
+                    // is where the attribute is defined.
+                    let (line, col) = position(b.node);
+                    if (line, col) < (s.line, s.col) {
+                        (s.line, s.col, s.end_line) = (line, col, b.node.end_position().row as u32 + 1);
+                        if b.container != 0 && is_py {
+                            s.kind = SymbolKind::Attribute;
+                        }
+                    }
+                    existing
+                }
+                Some(_) => continue,
+                None => {
+                    let kind = if b.container != 0 && is_py {
+                        SymbolKind::Attribute
+                    } else if lang.is_script() {
+                        if typescript::declared_const(b.node) { SymbolKind::Constant } else { SymbolKind::Variable }
+                    } else if is_constant_name(&b.name) {
+                        SymbolKind::Constant
+                    } else {
+                        SymbolKind::Variable
+                    };
+                    let exported =
+                        b.container == 0 && if lang.is_script() { typescript::binding_exported(b.node) } else { !b.name.starts_with('_') };
+                    let (line, col) = position(b.node);
+                    let idx = facts.symbols.len() as u32;
+                    facts.symbols.push(SymbolFact {
+                        qname: qname.clone(),
+                        name: b.name.clone(),
+                        kind,
+                        parent: Some(b.container),
+                        line,
+                        col,
+                        end_line: b.node.end_position().row as u32 + 1,
+                        exported,
+                        bases: Vec::new(),
+                        ty: b.value.clone(),
+                        decorators: Vec::new(),
+                        param_uses: Vec::new(),
+                    });
+                    qindex.insert(qname, idx);
+                    idx
+                }
+            };
+            if b.container == 0 {
+                module_values.insert(b.name.clone());
+            }
+            if Probe::covers(probe, b.node) {
+                Probe::set(probe, PositionFact::Definition(facts.symbols[sym as usize].qname.clone()));
+            }
+            // In a class or namespace body, the name stands for the symbol.
+            if let (Some(scope), true) = (b.scope, b.container != 0) {
+                if let Some(bindings) = locals.get_mut(scope, &b.name) {
+                    for b in bindings.iter_mut() {
+                        b.local = Local::Def(sym);
+                    }
+                }
+            }
+        }
+        module_values
+    }
+
+    /// `self.x = param` in a method: the attribute has the parameter's annotated type, and
+    /// (see [`AttrParams`]) calls through it are calls through the parameter.
+    pub(super) fn attribute_flows(&self, locals: &Locals, facts: &FileFacts) -> (Vec<(u32, ValueSource)>, AttrParams) {
+        let (src, caps, iv, sym_of_def) = (self.src, &self.caps, &self.nesting.intervals, &self.sym_of_def);
+        let mut interval_of_def: Vec<Option<usize>> = vec![None; caps.defs.len()];
+        for (i, interval) in iv.iter().enumerate() {
+            if let Some(d) = interval.def {
+                interval_of_def[d] = Some(i);
+            }
+        }
+        let mut attr_types: Vec<(u32, ValueSource)> = Vec::new();
+        let mut attr_params: AttrParams = HashMap::new();
+        for (d, (kind, node, _)) in caps.defs.iter().enumerate() {
+            if *kind != DefKind::Property || node.kind() != "assignment" {
+                continue;
+            }
+            let Some(right) = node.child_by_field_name("right").filter(|r| r.kind() == "identifier") else { continue };
+            let name = text(right, src).into_owned();
+            let scope = interval_of_def[d].and_then(|i| iv[i].scope_above);
+            let Some(local) = scope.and_then(|s| locals.get(s, &name)).map(|b| &binding_at(b, node.start_byte()).local) else {
+                continue;
+            };
+            let attr = sym_of_def[d];
+            if let Local::Param { func, index, splat: 0, .. } = *local {
+                attr_params.insert(facts.symbols[attr as usize].qname.clone(), (func, index, name));
+            }
+            if let (Some(v), None) = (local.value(), &facts.symbols[attr as usize].ty) {
+                attr_types.push((attr, v.clone()));
+            }
+        }
+        (attr_types, attr_params)
+    }
+
+    /// The values each function returns where obvious: a returned lambda, name or call.
+    pub(super) fn returned_values(&self, locals: &Locals, facts: &FileFacts) -> HashMap<u32, Vec<ValueSource>> {
+        let (lang, src, caps, nesting, def_by_node) = (self.lang, self.src, &self.caps, &self.nesting, &self.def_by_node);
+        let mut returned: HashMap<u32, Vec<ValueSource>> = HashMap::new();
+        for ((_, callee), point) in caps.returns.iter().zip(&self.points.returns) {
+            let owner = self.sym_at(point.2);
+            // `return lambda x: ...`
+            if let Some(&lambda) = def_by_node.get(&callee.id()) {
+                // The capture starts where the lambda does: the owner is the lambda's parent.
+                let owner = facts.symbols[lambda as usize].parent.unwrap_or(owner);
+                returned.entry(owner).or_default().push(ValueSource::Def(facts.symbols[lambda as usize].qname.clone()));
+                continue;
+            }
+            let Some((p, _)) = path_of(*callee, src) else { continue };
+            let value = if callee.parent().is_some_and(|n| n.kind() == "return_statement") {
+                // `return inner` / `return handler` / `return self`.
+                match bind(lang, &p, point.0, point.2, owner, nesting, locals, facts) {
+                    LocalBinding::Def(q) => Some(ValueSource::Def(q)),
+                    LocalBinding::SelfOf(q) => Some(ValueSource::SelfOf(q)),
+                    LocalBinding::Free => Some(ValueSource::Alias(p)),
+                    LocalBinding::Var(v) => v,
+                    LocalBinding::SuperOf(_) => None,
+                }
+            } else {
+                Some(ValueSource::Call(p))
+            };
+            if let Some(value) = value {
+                let v = returned.entry(owner).or_default();
+                if !v.contains(&value) {
+                    v.push(value);
+                }
+            }
+        }
+        returned
+    }
+}

@@ -1,0 +1,89 @@
+//! Class hierarchies: a class's bases resolved in its own file, its method resolution order
+//! (C3), members looked up along it, and the methods that run on attribute access.
+
+use super::{Resolver, Target, UNRESOLVED};
+use crate::facts::{LocalBinding, SymbolKind};
+use crate::store::SymbolRow;
+
+/// A method that runs on attribute access (`@property`, `@cached_property`).
+pub(super) fn is_getter(sym: &SymbolRow) -> bool {
+    sym.kind == SymbolKind::Method
+        && sym.decorators.iter().any(|d| {
+            let last = d.rsplit('.').next().unwrap_or(d);
+            matches!(last, "property" | "cached_property" | "getter")
+        })
+}
+
+impl Resolver<'_> {
+    /// The base classes of a class, resolved in the class's own file.
+    pub(super) fn bases(&self, class: &SymbolRow, depth: usize) -> Vec<i64> {
+        let (Some(file), true) = (class.file, depth < 16) else { return Vec::new() };
+        let Some(&module) = self.module_sym.get(&file) else { return Vec::new() };
+        class
+            .bases
+            .iter()
+            .filter_map(|b| match self.path_target(file, module, b, &LocalBinding::Free, depth + 1) {
+                Some((Target::Sym(id), e)) if e != UNRESOLVED && self.sym(id).is_some_and(|s| s.kind.is_class_like()) => Some(id),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The method resolution order of a class: C3 linearization (Python's), which is the
+    /// plain `extends` chain for single inheritance. Inconsistent hierarchies fall back to
+    /// depth-first order; cycles are cut.
+    pub(super) fn mro(&self, class: i64, depth: usize) -> Vec<i64> {
+        let Some(sym) = self.sym(class) else { return vec![class] };
+        if depth > 16 {
+            return vec![class];
+        }
+        let bases = self.bases(sym, depth);
+        let mut seqs: Vec<Vec<i64>> = bases.iter().filter(|&&b| b != class).map(|&b| self.mro(b, depth + 1)).collect();
+        seqs.push(bases.into_iter().filter(|&b| b != class).collect());
+        let mut out = vec![class];
+        loop {
+            seqs.retain(|s| !s.is_empty());
+            if seqs.is_empty() {
+                break;
+            }
+            let head = seqs.iter().map(|s| s[0]).find(|h| !seqs.iter().any(|s| s[1..].contains(h)));
+            match head {
+                Some(h) => {
+                    if !out.contains(&h) {
+                        out.push(h);
+                    }
+                    for s in &mut seqs {
+                        if s[0] == h {
+                            s.remove(0);
+                        }
+                    }
+                }
+                None => {
+                    for s in seqs {
+                        for x in s {
+                            if !out.contains(&x) {
+                                out.push(x);
+                            }
+                        }
+                    }
+                    break;
+                }
+            }
+        }
+        out
+    }
+
+    /// A member of a class looked up along its MRO; the flag says it was inherited.
+    pub(super) fn class_member(&self, class: i64, name: &str, skip_self: bool) -> Option<(i64, bool)> {
+        for (i, c) in self.mro(class, 0).into_iter().enumerate() {
+            if skip_self && i == 0 {
+                continue;
+            }
+            let sym = self.sym(c)?;
+            if let Some(m) = self.qname(&self.member_qname(sym, name)) {
+                return Some((m.id, i > 0));
+            }
+        }
+        None
+    }
+}

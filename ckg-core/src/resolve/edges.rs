@@ -1,0 +1,414 @@
+//! The edges of one file: its imports and exports, then each reference site resolved to an
+//! edge with its evidence (loop variables over literal containers, `try`/`except` import
+//! alternatives, monkey-patching, property getters, values passed through, enums), and
+//! parameter flow from call sites to what they pass.
+
+use std::collections::HashSet;
+
+use super::classes::is_getter;
+use super::modules::ModuleTarget;
+use super::{CONTAINER, EXACT, GETTERS, HEURISTIC, INFERRED, Resolver, Target, UNRESOLVED, VALUES};
+use crate::facts::{ImportKind, LocalBinding, RefKind, SymbolKind, ValueSource};
+use crate::store::{Dst, EdgeRow, RefRow};
+
+/// An edge at a reference site.
+fn site_edge(r: &RefRow, kind: &'static str, src: i64, dst: Dst, evidence: &'static str, dynamic: u8) -> EdgeRow {
+    EdgeRow { kind, src, dst, file: r.file, line: r.line, col: r.col, evidence, dynamic }
+}
+
+impl Resolver<'_> {
+    pub(super) fn dst_of(&self, t: &Target) -> Option<Dst> {
+        match t {
+            Target::Sym(id) | Target::Instance(id) => Some(Dst::Symbol(*id)),
+            Target::Module(f) => self.module_sym.get(f).map(|&id| Dst::Symbol(id)),
+            Target::Package(p) => Some(Dst::Unresolved(p.clone())),
+            Target::Super(_) | Target::Items(..) => None,
+            Target::External(e) => Some(Dst::External(e.clone())),
+            Target::Opaque => None,
+        }
+    }
+
+    /// The edges of one file.
+    pub fn file_edges(&self, file: i64, refs: &[&crate::store::RefRow]) -> Vec<EdgeRow> {
+        let mut out = Vec::new();
+        let lang = self.file_lang(file);
+        // Imports: module -> module or external package.
+        if let (Some(imports), Some(&module_sym)) = (self.imports.get(&file), self.module_sym.get(&file)) {
+            for imp in imports {
+                let dst = match self.modules.resolve(file, lang, &imp.specifier) {
+                    ModuleTarget::File(f) => self.module_sym.get(&f).map(|&id| Dst::Symbol(id)),
+                    ModuleTarget::Package(p) => Some(Dst::Unresolved(p)),
+                    ModuleTarget::External(e) => Some(Dst::External(e)),
+                    ModuleTarget::Missing => Some(Dst::Unresolved(imp.specifier.clone())),
+                };
+                let Some(dst) = dst else { continue };
+                let evidence = if matches!(dst, Dst::Unresolved(_)) { UNRESOLVED } else { EXACT };
+                out.push(EdgeRow { kind: "imports", src: module_sym, dst, file, line: imp.line, col: imp.col, evidence, dynamic: 0 });
+                // The imported name: an edge to the definition it names (re-exports followed),
+                // from the scope that imports it. (`export { a } from` binds nothing: it is an
+                // exports edge.)
+                if matches!(imp.kind, ImportKind::Named | ImportKind::Default) && imp.local.is_some() {
+                    if let Some(Target::Sym(id)) = self.import_target(imp, 0) {
+                        if self.sym(id).is_some_and(|s| s.kind != SymbolKind::Module) {
+                            let edge = EdgeRow {
+                                kind: "imports",
+                                src: imp.scope,
+                                dst: Dst::Symbol(id),
+                                file,
+                                line: imp.line,
+                                col: imp.col,
+                                evidence: EXACT,
+                                dynamic: 0,
+                            };
+                            out.push(edge);
+                        }
+                    }
+                }
+            }
+        }
+        // Exports and re-exports: module -> the definition it makes visible.
+        if let (Some(exports), Some(&module_sym)) = (self.exports.get(&file), self.module_sym.get(&file)) {
+            if lang.is_script() {
+                for &k in exports {
+                    let e = &self.input.exports[k];
+                    if e.name == "*" {
+                        continue; // `export * from` is an imports edge; members bind on use
+                    }
+                    let dst = match (&e.specifier, e.target.as_deref()) {
+                        (Some(spec), Some("*")) => self.module_target(self.modules.resolve(file, lang, spec)),
+                        (Some(spec), target) => match self.modules.resolve(file, lang, spec) {
+                            ModuleTarget::File(f) => self.module_member(f, target.unwrap_or(&e.name), 1),
+                            ModuleTarget::External(x) => Some(Target::External(format!("{x}.{}", target.unwrap_or(&e.name)))),
+                            _ => None,
+                        },
+                        (None, _) => self.module_member(file, &e.name, 0),
+                    };
+                    let (dst, evidence) = match dst.as_ref().and_then(|t| self.dst_of(t)) {
+                        Some(d) => (d, EXACT),
+                        None => (Dst::Unresolved(e.target.clone().unwrap_or_else(|| e.name.clone())), UNRESOLVED),
+                    };
+                    if dst == Dst::Symbol(module_sym) {
+                        continue;
+                    }
+                    out.push(EdgeRow { kind: "exports", src: module_sym, dst, file, line: e.line, col: e.col, evidence, dynamic: 0 });
+                }
+            }
+        }
+        // Names bound by `try: import … / except ImportError: …` branches, once per file.
+        let alternative_names: HashSet<&str> = match self.imports.get(&file) {
+            Some(imports) if !lang.is_script() => imports.iter().filter(|i| i.alternative).filter_map(|i| i.local.as_deref()).collect(),
+            _ => HashSet::new(),
+        };
+        for r in refs {
+            if r.path.is_empty() {
+                if matches!(r.kind, RefKind::Argument | RefKind::Read | RefKind::Member | RefKind::Type) {
+                    continue; // a computed value passed along (`f(rows[0].id)`) is data, not a call
+                }
+                // A dynamic site (`obj[name]()`): a completeness gap, kept with its text.
+                let dynamic = if r.computed { 2 } else { 1 };
+                out.push(site_edge(r, edge_kind(r.kind, None), r.src, Dst::Unresolved(r.text.clone()), UNRESOLVED, dynamic));
+                continue;
+            }
+            if matches!(r.binding, LocalBinding::SelfOf(_) | LocalBinding::SuperOf(_))
+                && !r.path.contains('.')
+                && !(r.path == "cls" && r.kind == RefKind::Call)
+            {
+                continue; // `this` / `self` alone
+            }
+            // A loop variable over a literal container: one edge per element.
+            let each = match &r.binding {
+                LocalBinding::Var(Some(ValueSource::Each(inner))) => Some(inner.as_ref()),
+                // A loop at module level: the loop variable is a module value.
+                LocalBinding::Free if !lang.is_script() => {
+                    let root = r.path.split('.').next().unwrap_or("");
+                    let value = self.module_qname(file).and_then(|m| self.qname(&format!("{m}.{root}")));
+                    match value.filter(|s| s.kind.is_value()).and_then(|s| s.ty.as_ref()) {
+                        Some(ValueSource::Each(inner)) => Some(inner.as_ref()),
+                        _ => None,
+                    }
+                }
+                _ => None,
+            };
+            if let Some(inner) = each {
+                if let (Target::Items(f, s, items), _) = self.value_target(file, r.src, inner, 1) {
+                    for (_, value) in &items {
+                        let (t, e) = self.value_target(f, s, value, 1);
+                        if e == UNRESOLVED {
+                            continue;
+                        }
+                        let rest = r.path.split('.').skip(1);
+                        if let Some((t, e)) = self.walk(t, e, rest, 1).filter(|(_, e)| *e != UNRESOLVED) {
+                            let evidence = if e == EXACT { INFERRED } else { e };
+                            self.push_edge(&mut out, r, r.kind, r.src, &t, evidence, false);
+                        }
+                    }
+                    continue;
+                }
+            }
+            // A name bound by either branch of `try: import … / except ImportError: …`:
+            // an edge for each binding that may be live.
+            let root = r.path.split('.').next().unwrap_or(&r.path);
+            if alternative_names.contains(root)
+                && r.binding == LocalBinding::Free
+                && matches!(r.kind, RefKind::Call | RefKind::Decorator | RefKind::Inherits)
+            {
+                let alternatives = self.alternatives(file, root);
+                if alternatives.len() > 1 {
+                    for t in alternatives {
+                        if let Some((t, e)) = self.walk(t, INFERRED, r.path.split('.').skip(1), 1).filter(|(_, e)| *e != UNRESOLVED) {
+                            if t != Target::Opaque {
+                                self.push_edge(&mut out, r, r.kind, r.src, &t, e, true);
+                                self.param_flow(&mut out, file, r, &t);
+                            }
+                        }
+                    }
+                    continue;
+                }
+            }
+            GETTERS.with(|g| g.borrow_mut().clear());
+            VALUES.with(|v| v.borrow_mut().clear());
+            CONTAINER.with(|c| c.set(None));
+            if r.kind == RefKind::Patch {
+                // Rebinding a member from outside: a function, method or class rebound is
+                // monkey-patching (an edge marked so completeness lists it); a value is a write.
+                let resolved = self.path_target(file, r.src, &r.path, &r.binding, 0);
+                let values = VALUES.with(|v| std::mem::take(&mut *v.borrow_mut()));
+                let last = values.last().map(|(id, _)| *id);
+                for &(id, e) in &values {
+                    if Some(id) != last || !matches!(resolved, Some((Target::Sym(f), _)) if f == id) {
+                        out.push(site_edge(r, "references", r.src, Dst::Symbol(id), e, 0));
+                    }
+                }
+                self.container_edge(&mut out, r);
+                if let Some((t, e)) = resolved.filter(|(_, e)| *e != UNRESOLVED) {
+                    let patchable = match &t {
+                        Target::Sym(id) => self.sym(*id).is_some_and(|s| s.kind.is_callable() && !is_getter(s)),
+                        Target::External(x) => !x.contains("()"),
+                        _ => false,
+                    };
+                    match (&t, self.dst_of(&t)) {
+                        (_, Some(dst)) if patchable => out.push(site_edge(r, "references", r.src, dst, e, 3)),
+                        (Target::Sym(id), _) if self.sym(*id).is_some_and(|s| s.kind.is_value()) => {
+                            out.push(site_edge(r, "writes", r.src, Dst::Symbol(*id), e, 0));
+                        }
+                        _ => {}
+                    }
+                }
+                continue;
+            }
+            let resolved = self.path_target(file, r.src, &r.path, &r.binding, 0);
+            let values = VALUES.with(|v| std::mem::take(&mut *v.borrow_mut()));
+            self.container_edge(&mut out, r);
+            // Reading a property runs its getter: a call edge at the site.
+            let getters = GETTERS.with(|g| std::mem::take(&mut *g.borrow_mut()));
+            for &getter in &getters {
+                let evidence = resolved.as_ref().map(|(_, e)| *e).filter(|e| *e != UNRESOLVED).unwrap_or(INFERRED);
+                out.push(site_edge(r, "calls", r.src, Dst::Symbol(getter), evidence, 0));
+            }
+            // The value symbol the path ends on, if it does.
+            let final_value = match &resolved {
+                Some((Target::Sym(id), _)) if values.last().is_some_and(|(v, _)| v == id) => Some(*id),
+                _ => None,
+            };
+            // A path through values references each of them (`CONFIG` in `CONFIG.load()`); the
+            // value a read, a write or an argument ends on gets that site's own edge below.
+            for &(id, e) in &values {
+                if Some(id) != final_value || runs_target(r.kind) {
+                    out.push(site_edge(r, "references", r.src, Dst::Symbol(id), e, 0));
+                }
+            }
+            match (r.kind, &resolved) {
+                (RefKind::Read, Some((Target::Sym(id), e))) if *e != UNRESOLVED && !getters.contains(id) => {
+                    if self.sym(*id).is_some_and(|s| s.kind != SymbolKind::Module) {
+                        out.push(site_edge(r, "references", r.src, Dst::Symbol(*id), e, 0));
+                    }
+                    continue;
+                }
+                // A read of an external package's value (`request.args`, `settings.DEBUG` of an
+                // installed package, `req.body` on an `express.Request`): the migration's
+                // impact must see it. (A member of a call's result, `path.join(a).length`, is
+                // data; so is a builtin such as `__name__`.)
+                (RefKind::Read, Some((Target::External(q), e))) if *e != UNRESOLVED && !q.contains('(') && !q.starts_with("<builtin>.") => {
+                    out.push(site_edge(r, "references", r.src, Dst::External(q.clone()), e, 0));
+                    continue;
+                }
+                (RefKind::Read, _) => continue,
+                (RefKind::Write, Some((Target::Sym(id), e))) if *e != UNRESOLVED => {
+                    let sym = self.sym(*id);
+                    let module = self.module_sym.get(&file).copied();
+                    // Re-assigning the module's own value at module level is its definition.
+                    let own = sym.is_some_and(|s| s.file == Some(file) && s.parent == module) && Some(r.src) == module;
+                    if sym.is_some_and(|s| s.kind.is_value()) && !own {
+                        out.push(site_edge(r, "writes", r.src, Dst::Symbol(*id), e, 0));
+                    }
+                    continue;
+                }
+                (RefKind::Write, _) => continue,
+                _ => {}
+            }
+            // A site that runs a value runs what the value holds: `h()` with `h = handler`.
+            let resolved = match resolved {
+                Some((Target::Sym(id), e)) if runs_target(r.kind) && final_value == Some(id) => Some(self.deref(id, e, 1)),
+                other => other,
+            };
+            if r.kind == RefKind::Member {
+                // Only uses of enums become edges; other member objects are not references.
+                if let Some((Target::Sym(id), evidence)) = resolved {
+                    if evidence != UNRESOLVED && self.sym(id).is_some_and(|s| s.kind == SymbolKind::Enum) {
+                        out.push(site_edge(r, "references", r.src, Dst::Symbol(id), evidence, 0));
+                    }
+                }
+                continue;
+            }
+            let value_use = matches!(r.kind, RefKind::Argument | RefKind::Type);
+            match resolved {
+                // A member of an external value passed along (`f(request.args)`,
+                // `f(req.body.id)`) is read there, like any other read of it.
+                Some((Target::External(ref e), evidence)) if r.kind == RefKind::Argument && r.path.contains('.') => {
+                    if evidence != UNRESOLVED && !e.contains('(') {
+                        out.push(site_edge(r, "references", r.src, Dst::External(e.clone()), evidence, 0));
+                    }
+                }
+                // A variable holding an instance or a call result, passed along, is data flow.
+                Some((Target::Instance(_), _))
+                    if value_use && matches!(r.binding, LocalBinding::Var(_) | LocalBinding::Free) && !r.path.contains('.') => {}
+                Some((Target::External(ref e), _)) if value_use && e.ends_with(')') => {}
+                Some((target, evidence)) if evidence != UNRESOLVED && target != Target::Opaque => {
+                    self.push_edge(&mut out, r, r.kind, r.src, &target, evidence, !lang.is_script());
+                    if !r.args.is_empty() {
+                        self.param_flow(&mut out, file, r, &target);
+                    }
+                }
+                // A local or module variable passed along is data flow, not a graph edge.
+                Some(_) if value_use => {}
+                None if value_use && matches!(r.binding, LocalBinding::Var(_)) => {}
+                _ => out.push(match self.heuristic_method(r) {
+                    Some(m) => site_edge(r, "calls", r.src, Dst::Symbol(m), HEURISTIC, 0),
+                    None => site_edge(r, edge_kind(r.kind, None), r.src, Dst::Unresolved(r.path.clone()), UNRESOLVED, 0),
+                }),
+            }
+        }
+        out.sort();
+        out.dedup();
+        out
+    }
+
+    /// A path that goes into a class, enum or namespace to reach a member uses it: a
+    /// references edge (`Settings.DEBUG`, `Color.Red`, `Shapes.Circle.radius`), except when it
+    /// is the direct receiver of a call or an instantiation (`Cache.shared()`,
+    /// `Cache.shared().get(k)`).
+    pub(super) fn container_edge(&self, out: &mut Vec<EdgeRow>, r: &RefRow) {
+        let Some((id, evidence, index)) = CONTAINER.with(|c| c.take()) else { return };
+        let last = r.path.split('.').count().saturating_sub(1);
+        let called_next = r.path.split('.').nth(index + 1).is_some_and(|s| s.ends_with("()"));
+        let receiver = called_next || (runs_target(r.kind) && index + 1 == last);
+        if index < last && !receiver && r.kind != RefKind::Member {
+            out.push(site_edge(r, "references", r.src, Dst::Symbol(id), evidence, 0));
+        }
+    }
+
+    /// The edge a reference site gives to a target; for a Python instantiation also the call
+    /// of the class's `__init__` (or an inherited one).
+    /// `site_kind` is how the site uses the target (a call, for a parameter called elsewhere).
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn push_edge(
+        &self,
+        out: &mut Vec<EdgeRow>,
+        r: &RefRow,
+        site_kind: RefKind,
+        src: i64,
+        target: &Target,
+        evidence: &'static str,
+        python: bool,
+    ) {
+        let Some(dst) = self.dst_of(target) else { return };
+        let kind = edge_kind(site_kind, self.target_kind(target));
+        out.push(site_edge(r, kind, src, dst, evidence, 0));
+        if kind == "instantiates" && python {
+            if let Target::Sym(class) = *target {
+                if let Some((init, inherited)) = self.class_member(class, "__init__", false) {
+                    let evidence = if inherited && evidence == EXACT { INFERRED } else { evidence };
+                    out.push(site_edge(r, "calls", src, Dst::Symbol(init), evidence, 0));
+                }
+            }
+        }
+    }
+
+    /// Parameter flow (PyCG-style): a call site of a function that calls one of its parameters
+    /// (`def apply(f): f()`) gives an edge from the code making that call to what this site
+    /// passes (`apply(double)`: `apply -> double`). The edge's site is this call, where the
+    /// value is chosen. A parameter filled from `*args` / `**kwargs` is a completeness gap.
+    pub(super) fn param_flow(&self, out: &mut Vec<EdgeRow>, file: i64, r: &RefRow, callee: &Target) {
+        let Target::Sym(id) = *callee else { return };
+        let Some(sym) = self.sym(id) else { return };
+        let func = match sym.kind {
+            SymbolKind::Function | SymbolKind::Method => sym,
+            SymbolKind::Class => match self.class_member(id, "__init__", false).and_then(|(init, _)| self.sym(init)) {
+                Some(init) => init,
+                None => return,
+            },
+            _ => return,
+        };
+        for u in &func.param_uses {
+            let passed = r
+                .args
+                .iter()
+                .find(|(k, _)| *k == u.name)
+                .or_else(|| u.index.and_then(|i| r.args.iter().find(|(k, _)| k.parse::<u32>().ok() == Some(i))));
+            let Some(caller) = self.qname(&u.caller) else { continue };
+            let Some((_, value)) = passed else {
+                if let Some((_, ValueSource::Alias(splat))) = r.args.iter().find(|(k, _)| k == "*" || k == "**") {
+                    out.push(site_edge(r, "calls", caller.id, Dst::Unresolved(format!("{} <- {splat}", u.name)), UNRESOLVED, 2));
+                }
+                continue;
+            };
+            let (t, e) = self.value_target(file, r.src, value, 1);
+            if e == UNRESOLVED {
+                continue;
+            }
+            let values = match (u.each, t) {
+                (false, t) => vec![t],
+                (true, Target::Items(f, s, items)) => {
+                    items.iter().map(|(_, v)| self.value_target(f, s, v, 1)).filter(|(_, e)| *e != UNRESOLVED).map(|(t, _)| t).collect()
+                }
+                (true, _) => Vec::new(),
+            };
+            for t in values {
+                let Some((t, _)) = self.walk(t, INFERRED, u.rest.split('.').filter(|s| !s.is_empty()), 1) else { continue };
+                let callable = match &t {
+                    Target::Sym(id) => self.sym(*id).is_some_and(|s| s.kind.is_callable()),
+                    Target::External(_) => true,
+                    _ => false,
+                };
+                if callable {
+                    self.push_edge(out, r, RefKind::Call, caller.id, &t, INFERRED, true);
+                }
+            }
+        }
+    }
+
+    pub(super) fn target_kind(&self, t: &Target) -> Option<SymbolKind> {
+        match t {
+            Target::Sym(id) => self.sym(*id).map(|s| s.kind),
+            _ => None,
+        }
+    }
+}
+
+/// Sites that run what they name: a value symbol there stands for what it holds.
+fn runs_target(kind: RefKind) -> bool {
+    matches!(kind, RefKind::Call | RefKind::New | RefKind::Decorator | RefKind::Inherits | RefKind::Implements | RefKind::Jsx)
+}
+
+/// The edge kind for a reference site and what it resolved to.
+fn edge_kind(kind: RefKind, target: Option<SymbolKind>) -> &'static str {
+    match kind {
+        RefKind::Call if target == Some(SymbolKind::Class) => "instantiates",
+        RefKind::Call | RefKind::Decorator => "calls",
+        RefKind::New => "instantiates",
+        RefKind::Argument | RefKind::Jsx | RefKind::Type | RefKind::Member | RefKind::Read | RefKind::Patch => "references",
+        RefKind::Write => "writes",
+        RefKind::Inherits => "inherits",
+        RefKind::Implements => "implements",
+    }
+}

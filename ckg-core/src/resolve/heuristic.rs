@@ -1,0 +1,33 @@
+//! The heuristic tier: a member call on a value of unknown type binds to the one repository
+//! method with that name, unless the name is a method of a builtin type.
+
+use std::collections::HashMap;
+
+use super::{Resolver, record};
+use crate::facts::{LocalBinding, RefKind, SymbolKind};
+use crate::store::{RefRow, ResolveInput};
+
+/// Methods by name: the id when the name is unique.
+pub(super) fn methods_by_name(input: &ResolveInput) -> HashMap<&str, Option<i64>> {
+    let mut methods: HashMap<&str, Option<i64>> = HashMap::new();
+    for s in input.symbols.iter().filter(|s| s.kind == SymbolKind::Method) {
+        methods.entry(crate::store::last_name(&s.qname)).and_modify(|m| *m = None).or_insert(Some(s.id));
+    }
+    methods
+}
+
+impl Resolver<'_> {
+    /// The heuristic tier: a member call on a value of unknown type whose method name only one
+    /// repository method has (and that is not a method of a builtin type).
+    pub(super) fn heuristic_method(&self, r: &RefRow) -> Option<i64> {
+        if r.kind != RefKind::Call || !r.path.contains('.') || matches!(r.binding, LocalBinding::SelfOf(_) | LocalBinding::SuperOf(_)) {
+            return None;
+        }
+        let name = crate::store::last_name(&r.path);
+        if name.starts_with("__") || self.common_methods.contains(name) {
+            return None;
+        }
+        record(&format!("name:{name}"));
+        self.methods.get(name).copied().flatten()
+    }
+}

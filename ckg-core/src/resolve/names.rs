@@ -1,0 +1,237 @@
+//! What a name denotes: a free name seen from a site (imports in enclosing scopes, namespace
+//! members, module-level definitions, star imports, builtins), an import binding, a member of
+//! a module (definitions, submodules, re-exports followed), and the alternatives bound by
+//! `try: import … / except ImportError: …`.
+
+use super::answer::{Hop, hop};
+use super::modules::ModuleTarget;
+use super::{EXACT, MAX_HOPS, Resolver, Target, UNRESOLVED};
+use crate::facts::{ImportKind, SymbolKind};
+use crate::store::ImportRow;
+
+impl Resolver<'_> {
+    pub(super) fn module_target(&self, t: ModuleTarget) -> Option<Target> {
+        match t {
+            ModuleTarget::File(f) => Some(Target::Module(f)),
+            ModuleTarget::Package(p) => Some(Target::Package(p)),
+            ModuleTarget::External(e) => Some(Target::External(e)),
+            ModuleTarget::Missing => None,
+        }
+    }
+
+    /// What an import binding denotes.
+    pub(super) fn import_target(&self, imp: &ImportRow, hops: usize) -> Option<Target> {
+        let from = imp.file;
+        match imp.kind {
+            ImportKind::Namespace | ImportKind::Dynamic => {
+                // Python `import a.b.c` binds `a`.
+                let spec = match &imp.local {
+                    Some(local) if !self.file_lang(from).is_script() && imp.specifier.starts_with(&format!("{local}.")) => local.as_str(),
+                    _ => imp.specifier.as_str(),
+                };
+                match self.modules.resolve(from, self.file_lang(from), spec) {
+                    // CommonJS: `require('./m')` gives what `module.exports` was set to.
+                    ModuleTarget::File(f) if self.file_lang(f).is_script() => {
+                        self.module_member(f, "module.exports", hops + 1).or(Some(Target::Module(f)))
+                    }
+                    t => self.module_target(t),
+                }
+            }
+            ImportKind::Named | ImportKind::Default => {
+                let member = imp.imported.as_deref().unwrap_or("default");
+                match self.modules.resolve(from, self.file_lang(from), &imp.specifier) {
+                    ModuleTarget::File(f) if member == "default" => {
+                        self.module_member(f, "default", hops + 1).or_else(|| self.module_member(f, "module.exports", hops + 1))
+                    }
+                    ModuleTarget::File(f) => self.module_member(f, member, hops + 1),
+                    ModuleTarget::Package(p) => self.package_member(&p, member),
+                    ModuleTarget::External(e) if imp.kind == ImportKind::Default => Some(Target::External(e)),
+                    ModuleTarget::External(e) => Some(Target::External(format!("{e}.{member}"))),
+                    ModuleTarget::Missing => None,
+                }
+            }
+            ImportKind::Star | ImportKind::SideEffect => None,
+        }
+    }
+
+    pub(super) fn package_member(&self, package: &str, name: &str) -> Option<Target> {
+        let full = format!("{package}.{name}");
+        self.module_target(self.modules.resolve_python_absolute(&full))
+    }
+
+    /// A name visible as a member of a module: a definition, a submodule, a re-export.
+    pub(super) fn module_member(&self, file: i64, name: &str, hops: usize) -> Option<Target> {
+        if hops > MAX_HOPS {
+            return None;
+        }
+        let lang = self.file_lang(file);
+        let module = self.module_qname(file)?;
+        if lang.is_script() {
+            for &k in self.exports_of(file) {
+                let e = &self.input.exports[k];
+                if e.name != name {
+                    continue;
+                }
+                let target = e.target.as_deref().unwrap_or(name);
+                hop(Hop { file: e.file, line: e.line, col: e.col });
+                match &e.specifier {
+                    Some(spec) => {
+                        return match self.modules.resolve(file, lang, spec) {
+                            ModuleTarget::File(f) if target == "*" => Some(Target::Module(f)),
+                            ModuleTarget::File(f) => self.module_member(f, target, hops + 1),
+                            ModuleTarget::External(x) if target == "*" => Some(Target::External(x)),
+                            ModuleTarget::External(x) if target == "default" => Some(Target::External(x)),
+                            ModuleTarget::External(x) => Some(Target::External(format!("{x}.{target}"))),
+                            _ => None,
+                        };
+                    }
+                    None => {
+                        if let Some(s) = self.qname(&format!("{module}#{target}")) {
+                            return Some(Target::Sym(s.id));
+                        }
+                        if let Some(t) = self.module_import_binding(file, target, hops) {
+                            return Some(t);
+                        }
+                    }
+                }
+            }
+            if let Some(s) = self.qname(&format!("{module}#{name}")) {
+                return Some(Target::Sym(s.id));
+            }
+            for &k in self.exports_of(file) {
+                let e = &self.input.exports[k];
+                if e.name == "*" {
+                    if let Some(ModuleTarget::File(f)) = e.specifier.as_deref().map(|s| self.modules.resolve(file, lang, s)) {
+                        if let Some(t) = self.module_member(f, name, hops + 1) {
+                            return Some(t);
+                        }
+                    }
+                }
+            }
+            None
+        } else {
+            if let Some(s) = self.qname(&format!("{module}.{name}")) {
+                if s.kind != SymbolKind::Module || s.file == Some(file) {
+                    return Some(Target::Sym(s.id));
+                }
+            }
+            if let ModuleTarget::File(f) = self.modules.resolve_python_absolute(&format!("{module}.{name}")) {
+                return Some(Target::Module(f));
+            }
+            if let Some(t) = self.module_import_binding(file, name, hops) {
+                return Some(t);
+            }
+            self.star_member(file, name, hops)
+        }
+    }
+
+    /// A module-level import of `file` that binds `name`.
+    pub(super) fn module_import_binding(&self, file: i64, name: &str, hops: usize) -> Option<Target> {
+        let module_sym = self.module_sym.get(&file).copied();
+        self.imports_of(file).iter().rev().filter(|i| Some(i.scope) == module_sym && i.local.as_deref() == Some(name)).find_map(|i| {
+            hop(Hop { file: i.file, line: i.line, col: i.col });
+            self.import_target(i, hops + 1)
+        })
+    }
+
+    pub(super) fn star_member(&self, file: i64, name: &str, hops: usize) -> Option<Target> {
+        let lang = self.file_lang(file);
+        for imp in self.imports_of(file) {
+            if imp.kind != ImportKind::Star || lang.is_script() {
+                continue;
+            }
+            if let ModuleTarget::File(f) = self.modules.resolve(file, lang, &imp.specifier) {
+                if self.star_exports(f, name) {
+                    if let Some(t) = self.module_member(f, name, hops + 1) {
+                        return Some(t);
+                    }
+                }
+            }
+        }
+        None
+    }
+
+    /// Whether `from m import *` brings `name` (respecting `__all__`, else public names).
+    pub(super) fn star_exports(&self, file: i64, name: &str) -> bool {
+        let all: Vec<&str> = self.exports_of(file).iter().map(|&k| self.input.exports[k].name.as_str()).collect();
+        if all.is_empty() { !name.starts_with('_') } else { all.contains(&name) }
+    }
+
+    /// Resolves the first name of a path that extraction left free, as seen from `src`.
+    pub(super) fn free_name(&self, file: i64, src: i64, name: &str) -> Option<(Target, &'static str)> {
+        let lang = self.file_lang(file);
+        // Imports in enclosing function scopes, innermost first.
+        if let Some(imports) = self.imports.get(&file) {
+            let mut scope = Some(src);
+            let mut steps = 0;
+            while let Some(s) = scope {
+                if let Some(imp) = imports.iter().rev().find(|i| i.scope == s && i.local.as_deref() == Some(name)) {
+                    return self.import_target(imp, 0).map(|t| (t, EXACT)).or(Some((Target::Opaque, UNRESOLVED)));
+                }
+                let sym = self.sym(s)?;
+                if sym.kind == SymbolKind::Module {
+                    break;
+                }
+                scope = sym.parent;
+                steps += 1;
+                if steps > MAX_HOPS * 4 {
+                    break;
+                }
+            }
+        }
+        let module = self.module_qname(file)?;
+        let sep = if lang.is_script() { '#' } else { '.' };
+        // Members of the namespaces the site is in, innermost first.
+        let mut scope = self.sym(src);
+        let mut steps = 0;
+        while let Some(s) = scope.filter(|s| s.kind != SymbolKind::Module) {
+            if s.kind == SymbolKind::Namespace {
+                if let Some(m) = self.qname(&format!("{}.{name}", s.qname)) {
+                    return Some((Target::Sym(m.id), EXACT));
+                }
+            }
+            scope = s.parent.and_then(|p| self.sym(p));
+            steps += 1;
+            if steps > MAX_HOPS * 4 {
+                break;
+            }
+        }
+        // Module-level definitions and values (a value is walked through by `member`, and
+        // dereferenced by the sites that call it).
+        if let Some(s) = self.qname(&format!("{module}{sep}{name}")) {
+            return Some((Target::Sym(s.id), EXACT));
+        }
+        if !lang.is_script() {
+            if let Some(t) = self.star_member(file, name, 0) {
+                return Some((t, EXACT));
+            }
+        }
+        let builtins = if lang.is_script() { &self.builtins_script } else { &self.builtins_py };
+        if builtins.contains(name) {
+            return Some((Target::External(format!("<builtin>.{name}")), EXACT));
+        }
+        None
+    }
+
+    /// The targets of a name bound by more than one branch of a `try` that catches a failed
+    /// import: each alternative import, and a module-level definition of the same name.
+    pub(super) fn alternatives(&self, file: i64, name: &str) -> Vec<Target> {
+        let Some(&module_sym) = self.module_sym.get(&file) else { return Vec::new() };
+        let mut out: Vec<Target> = Vec::new();
+        let alts = self.imports_of(file).iter().filter(|i| i.alternative && i.scope == module_sym && i.local.as_deref() == Some(name));
+        for imp in alts {
+            if let Some(t) = self.import_target(imp, 0) {
+                if !out.contains(&t) {
+                    out.push(t);
+                }
+            }
+        }
+        if out.is_empty() {
+            return out;
+        }
+        if let Some(s) = self.module_qname(file).and_then(|m| self.qname(&format!("{m}.{name}"))) {
+            out.push(Target::Sym(s.id));
+        }
+        out
+    }
+}

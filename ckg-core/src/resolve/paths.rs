@@ -1,0 +1,162 @@
+//! Walking a written path (`a.b().c`) from its first name through members: a class's along its
+//! MRO, a module's, a value's (through what it holds), a dict literal's keys, an external's.
+//! Nested lookups are bounded ([`Nested`]); what the path passes through is noted for the
+//! site's edges (values, the first container, property getters).
+
+use super::classes::is_getter;
+use super::{CONTAINER, EXACT, GETTERS, INFERRED, NESTING, Resolver, Target, UNRESOLVED, VALUES};
+use crate::facts::{LocalBinding, SymbolKind};
+
+/// Path resolutions nest (a member's declared type, a class's bases, a variable's value are
+/// paths too); code can make them refer back to themselves (`class A(A.B)`, a property typed
+/// by a path through itself). Every cycle goes through [`Resolver::path_target`], which holds
+/// one of these: past `MAX_NESTING` the lookup gives up instead of overflowing the stack.
+struct Nested;
+
+const MAX_NESTING: usize = 64;
+
+impl Nested {
+    fn enter() -> Option<Nested> {
+        let depth = NESTING.with(|n| {
+            n.set(n.get() + 1);
+            n.get()
+        });
+        let guard = Nested;
+        (depth <= MAX_NESTING).then_some(guard)
+    }
+}
+
+impl Drop for Nested {
+    fn drop(&mut self) {
+        NESTING.with(|n| n.set(n.get() - 1));
+    }
+}
+
+impl Resolver<'_> {
+    /// Resolves a whole written path from a reference site.
+    pub(super) fn path_target(
+        &self,
+        file: i64,
+        src: i64,
+        path: &str,
+        binding: &LocalBinding,
+        depth: usize,
+    ) -> Option<(Target, &'static str)> {
+        let _nested = Nested::enter()?;
+        let mut segments = path.split('.');
+        let root = segments.next()?;
+        let (target, evidence) = match binding {
+            LocalBinding::Def(q) => (Target::Sym(self.qname(q)?.id), EXACT),
+            LocalBinding::Var(Some(v)) => self.value_target(file, src, v, depth),
+            LocalBinding::Var(None) => (Target::Opaque, UNRESOLVED),
+            // `cls(...)` in a classmethod instantiates the class.
+            LocalBinding::SelfOf(class) if root == "cls" && path == "cls" => (Target::Sym(self.qname(class)?.id), INFERRED),
+            LocalBinding::SelfOf(class) => (Target::Instance(self.qname(class)?.id), INFERRED),
+            LocalBinding::SuperOf(class) => (Target::Super(self.qname(class)?.id), INFERRED),
+            LocalBinding::Free => {
+                let bare = root.strip_suffix("()").unwrap_or(root);
+                let (t, e) = self.free_name(file, src, bare)?;
+                if root.ends_with("()") { (self.call_result(t, depth)?, e) } else { (t, e) }
+            }
+        };
+        if depth == 0 {
+            self.note_value(&target, evidence);
+            self.note_container(&target, evidence, 0);
+        }
+        self.walk(target, evidence, segments, depth)
+    }
+
+    /// Records the first class, enum or namespace a path goes into.
+    pub(super) fn note_container(&self, t: &Target, evidence: &'static str, index: usize) {
+        if let Target::Sym(id) = *t {
+            let container = self.sym(id).is_some_and(|s| matches!(s.kind, SymbolKind::Class | SymbolKind::Enum | SymbolKind::Namespace));
+            if container && evidence != UNRESOLVED && CONTAINER.with(|c| c.get().is_none()) {
+                CONTAINER.with(|c| c.set(Some((id, evidence, index))));
+            }
+        }
+    }
+
+    /// Records a value symbol the current reference's path passes through.
+    pub(super) fn note_value(&self, t: &Target, evidence: &'static str) {
+        if let Target::Sym(id) = *t {
+            if evidence != UNRESOLVED && self.sym(id).is_some_and(|s| s.kind.is_value()) {
+                VALUES.with(|v| v.borrow_mut().push((id, evidence)));
+            }
+        }
+    }
+
+    /// Walks the members named by the rest of a path from a target.
+    pub(super) fn walk<'p>(
+        &self,
+        mut target: Target,
+        mut evidence: &'static str,
+        segments: impl Iterator<Item = &'p str>,
+        depth: usize,
+    ) -> Option<(Target, &'static str)> {
+        for (i, seg) in segments.enumerate() {
+            if target == Target::Opaque {
+                return Some((Target::Opaque, UNRESOLVED));
+            }
+            let (name, call) = match seg.strip_suffix("()") {
+                Some(n) => (n, true),
+                None => (seg, false),
+            };
+            let (next, inferred) = self.member(&target, name, depth)?;
+            if inferred && evidence == EXACT {
+                evidence = INFERRED;
+            }
+            if depth == 0 {
+                if let Target::Sym(id) = next {
+                    if self.sym(id).is_some_and(is_getter) {
+                        GETTERS.with(|g| g.borrow_mut().push(id));
+                    }
+                }
+                self.note_value(&next, evidence);
+                self.note_container(&next, evidence, i + 1);
+            }
+            target = if call { self.call_result(next, depth)? } else { next };
+        }
+        Some((target, evidence))
+    }
+
+    /// A member of a target; the flag says the step was by inference (an instance member).
+    pub(super) fn member(&self, target: &Target, name: &str, depth: usize) -> Option<(Target, bool)> {
+        match target {
+            Target::Sym(id) => {
+                let sym = self.sym(*id)?;
+                if sym.kind.is_class_like() {
+                    return self.class_member(*id, name, false).map(|(m, inherited)| (Target::Sym(m), inherited));
+                }
+                if sym.kind.is_value() {
+                    // An object literal's own members (`api.get`), else a member of what the
+                    // value holds: `this.svc.find()` with `svc: UserService`, `app.use` with
+                    // `app = express()`.
+                    if let Some(s) = self.qname(&self.member_qname(sym, name)) {
+                        return Some((Target::Sym(s.id), false));
+                    }
+                    let (t, _) = self.value_of(sym, depth + 1)?;
+                    return self.member(&t, name, depth + 1).map(|(t, _)| (t, true));
+                }
+                if is_getter(sym) && sym.ty.is_some() {
+                    // A property getter's value: its return type.
+                    let t = self.type_of(sym, depth + 1)?;
+                    return self.member(&t, name, depth + 1).map(|(t, _)| (t, true));
+                }
+                let q = self.member_qname(sym, name);
+                self.qname(&q).map(|s| (Target::Sym(s.id), false))
+            }
+            Target::Instance(id) => self.class_member(*id, name, false).map(|(m, _)| (Target::Sym(m), true)),
+            Target::Super(id) => self.class_member(*id, name, true).map(|(m, _)| (Target::Sym(m), true)),
+            Target::Items(file, src, items) => {
+                let key = name.strip_prefix('[')?.strip_suffix(']')?;
+                let (_, value) = items.iter().find(|(k, _)| k == key)?;
+                let (t, e) = self.value_target(*file, *src, value, 1);
+                (e != UNRESOLVED).then_some((t, true))
+            }
+            Target::Module(f) => self.module_member(*f, name, 0).map(|t| (t, false)),
+            Target::Package(p) => self.package_member(p, name).map(|t| (t, false)),
+            Target::External(e) => Some((Target::External(format!("{e}.{name}")), false)),
+            Target::Opaque => None,
+        }
+    }
+}

@@ -1,0 +1,145 @@
+//! Values and types: what a variable holds from where its value came (a call, `new`, an
+//! annotation, an alias, a literal container), what a value symbol holds through chains of
+//! aliases, a symbol's declared or obvious type, and what calling a target gives.
+
+use super::{EXACT, INFERRED, MAX_HOPS, Resolver, Target, UNRESOLVED, weaker};
+use crate::facts::{LocalBinding, SymbolKind, ValueSource};
+use crate::store::SymbolRow;
+
+impl Resolver<'_> {
+    /// What a variable holds, from where its value came.
+    pub(super) fn value_target(&self, file: i64, src: i64, value: &ValueSource, depth: usize) -> (Target, &'static str) {
+        if depth > 12 {
+            return (Target::Opaque, UNRESOLVED);
+        }
+        let path = match value {
+            ValueSource::Items(items) => return (Target::Items(file, src, items.clone()), INFERRED),
+            // A loop variable stands for many values; file_edges expands it, flows do not.
+            ValueSource::Each(_) => return (Target::Opaque, UNRESOLVED),
+            ValueSource::Def(q) => return self.qname(q).map(|s| (Target::Sym(s.id), EXACT)).unwrap_or((Target::Opaque, UNRESOLVED)),
+            ValueSource::SelfOf(q) => {
+                return self.qname(q).map(|s| (Target::Instance(s.id), INFERRED)).unwrap_or((Target::Opaque, UNRESOLVED));
+            }
+            ValueSource::Call(p) | ValueSource::New(p) | ValueSource::Annotation(p) | ValueSource::Alias(p) => p,
+        };
+        let Some((target, evidence)) = self.path_target(file, src, path, &LocalBinding::Free, depth + 1) else {
+            return (Target::Opaque, UNRESOLVED);
+        };
+        if evidence == UNRESOLVED {
+            return (Target::Opaque, UNRESOLVED);
+        }
+        let flowed = if evidence == EXACT { INFERRED } else { evidence };
+        let result = match value {
+            // An alias holds what the name it copies holds.
+            ValueSource::Alias(_) => {
+                return match target {
+                    Target::Sym(id) if self.sym(id).is_some_and(|s| s.kind.is_value()) => self.deref(id, evidence, depth + 1),
+                    t => (t, evidence),
+                };
+            }
+            ValueSource::Call(_) => self.call_result(target, depth + 1),
+            ValueSource::New(_) | ValueSource::Annotation(_) => self.instance_of(target),
+            ValueSource::Def(_) | ValueSource::SelfOf(_) | ValueSource::Items(_) | ValueSource::Each(_) => unreachable!("handled above"),
+        };
+        match result {
+            Some(t) => (t, flowed),
+            None => (Target::Opaque, UNRESOLVED),
+        }
+    }
+
+    /// An instance of what a type or constructor path denotes.
+    pub(super) fn instance_of(&self, t: Target) -> Option<Target> {
+        match self.through_values(t, 1) {
+            Target::Sym(id) if self.sym(id).is_some_and(|s| s.kind.is_class_like()) => Some(Target::Instance(id)),
+            Target::External(e) => Some(Target::External(e)),
+            _ => None,
+        }
+    }
+
+    /// What a value symbol holds (its last assignment's value, or its declared type),
+    /// resolved in its own file.
+    pub(super) fn value_of(&self, sym: &SymbolRow, depth: usize) -> Option<(Target, &'static str)> {
+        let value = sym.ty.as_ref()?;
+        let file = sym.file?;
+        let module = *self.module_sym.get(&file)?;
+        // A namespace member's value is written in the namespace (its names are visible).
+        let scope = sym.parent.filter(|&p| self.sym(p).is_some_and(|p| p.kind == SymbolKind::Namespace)).unwrap_or(module);
+        let (t, e) = self.value_target(file, scope, value, depth + 1);
+        (e != UNRESOLVED && t != Target::Opaque).then_some((t, e))
+    }
+
+    /// The target a call through a value symbol reaches (what the value holds, through
+    /// chains of aliases), with the weakest evidence on the way. When the value is not known,
+    /// an attribute is itself the callee (a slot set from a parameter: `self.on_click()`); a
+    /// module value is unresolved.
+    pub(super) fn deref(&self, id: i64, evidence: &'static str, depth: usize) -> (Target, &'static str) {
+        let (mut target, mut evidence) = (Target::Sym(id), evidence);
+        for _ in 0..MAX_HOPS {
+            let Target::Sym(id) = target else { break };
+            let Some(sym) = self.sym(id).filter(|s| s.kind.is_value()) else { break };
+            match self.value_of(sym, depth) {
+                Some((t, e)) => {
+                    target = t;
+                    evidence = weaker(evidence, e);
+                }
+                None if matches!(sym.kind, SymbolKind::Property | SymbolKind::Attribute) => break,
+                None => return (Target::Opaque, UNRESOLVED),
+            }
+        }
+        (target, evidence)
+    }
+
+    /// A target with value symbols replaced by what they hold (for calls, instantiation and
+    /// types: `Conn = Connection; Conn(url)`).
+    pub(super) fn through_values(&self, t: Target, depth: usize) -> Target {
+        match t {
+            Target::Sym(id) if self.sym(id).is_some_and(|s| s.kind.is_value()) => self.deref(id, EXACT, depth).0,
+            t => t,
+        }
+    }
+
+    /// What a symbol's declared or obvious type denotes, resolved in its own file.
+    pub(super) fn type_of(&self, sym: &SymbolRow, depth: usize) -> Option<Target> {
+        let ty = sym.ty.as_ref()?;
+        let file = sym.file?;
+        let module = *self.module_sym.get(&file)?;
+        if depth > 8 {
+            return None;
+        }
+        let p = match ty {
+            ValueSource::Items(_) | ValueSource::Each(_) => return None,
+            ValueSource::Def(q) => return self.qname(q).map(|s| Target::Sym(s.id)),
+            ValueSource::SelfOf(q) => return self.qname(q).map(|s| Target::Instance(s.id)),
+            ValueSource::Call(p) | ValueSource::New(p) | ValueSource::Annotation(p) | ValueSource::Alias(p) => p,
+        };
+        let (t, e) = self.path_target(file, module, p, &LocalBinding::Free, depth + 1)?;
+        if e == UNRESOLVED {
+            return None;
+        }
+        match ty {
+            ValueSource::Call(_) => self.call_result(t, depth + 1),
+            // A returned function (`return handler`) is that function, not an instance.
+            ValueSource::Alias(_) => Some(t),
+            _ => self.instance_of(t),
+        }
+    }
+
+    /// What calling a target gives: an instance of a class, a call result of an external.
+    pub(super) fn call_result(&self, t: Target, depth: usize) -> Option<Target> {
+        match self.through_values(t, depth + 1) {
+            Target::Sym(id) => {
+                let sym = self.sym(id)?;
+                match sym.kind {
+                    SymbolKind::Class => Some(Target::Instance(id)),
+                    SymbolKind::Function | SymbolKind::Method | SymbolKind::Lambda => self.type_of(sym, depth),
+                    _ => None,
+                }
+            }
+            // What a builtin returns is not modelled (`getattr(o, n)()`, `open(p).read()`), and
+            // `importlib.import_module(name)` is a dynamic import: leave them unresolved.
+            Target::External(e) if e.starts_with("<builtin>.") || e == "importlib.import_module" => None,
+            Target::External(e) => Some(Target::External(format!("{e}()"))),
+            _ => None,
+        }
+    }
+}

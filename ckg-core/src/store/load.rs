@@ -1,0 +1,289 @@
+//! The rows resolution reads ([`ResolveInput`]) and their loaders: everything stored, only
+//! what binds names (for `def`), or the references of some files; and the in-memory rows a
+//! fresh build or a cached session resolves from without reading them back.
+
+use rusqlite::{Connection, OptionalExtension};
+
+use super::write::WriteTx;
+use crate::error::Result;
+use crate::facts::{FileRecord, ImportKind, LocalBinding, ParamUse, RefKind, SymbolKind, ValueSource, decode_list};
+use crate::lang::Lang;
+use crate::refblob;
+
+/// A file row as resolution needs it.
+#[derive(Clone, Debug)]
+pub struct FileRow {
+    pub id: i64,
+    pub path: String,
+    pub lang: Lang,
+    pub module: String,
+}
+
+#[derive(Clone, Debug)]
+pub struct SymbolRow {
+    pub id: i64,
+    pub qname: String,
+    pub name: String,
+    pub kind: SymbolKind,
+    pub file: Option<i64>,
+    pub parent: Option<i64>,
+    pub exported: bool,
+    pub bases: Vec<String>,
+    pub ty: Option<ValueSource>,
+    pub decorators: Vec<String>,
+    pub param_uses: Vec<ParamUse>,
+}
+
+#[derive(Clone, Debug)]
+pub struct ImportRow {
+    pub file: i64,
+    pub kind: ImportKind,
+    pub specifier: String,
+    pub imported: Option<String>,
+    pub local: Option<String>,
+    pub scope: i64,
+    pub type_only: bool,
+    pub alternative: bool,
+    pub line: u32,
+    pub col: u32,
+}
+
+#[derive(Clone, Debug)]
+pub struct ExportRow {
+    pub file: i64,
+    pub name: String,
+    pub target: Option<String>,
+    pub specifier: Option<String>,
+    pub line: u32,
+    pub col: u32,
+}
+
+#[derive(Clone, Debug)]
+pub struct RefRow {
+    pub file: i64,
+    pub src: i64,
+    pub kind: RefKind,
+    pub path: String,
+    pub text: String,
+    pub binding: LocalBinding,
+    pub line: u32,
+    pub col: u32,
+    pub computed: bool,
+    pub args: Vec<(String, ValueSource)>,
+}
+
+/// Everything resolution reads, loaded in one pass.
+#[derive(Debug, Default)]
+pub struct ResolveInput {
+    pub files: Vec<FileRow>,
+    pub symbols: Vec<SymbolRow>,
+    pub imports: Vec<ImportRow>,
+    pub exports: Vec<ExportRow>,
+    pub refs: Vec<RefRow>,
+    /// Project configuration files: (path, content).
+    pub configs: Vec<(String, String)>,
+}
+
+impl ResolveInput {
+    /// Drops every row of these files (they changed or are gone).
+    pub fn remove_files(&mut self, files: &std::collections::HashSet<i64>) {
+        if files.is_empty() {
+            return;
+        }
+        self.files.retain(|f| !files.contains(&f.id));
+        self.symbols.retain(|s| s.file.is_none_or(|f| !files.contains(&f)));
+        self.imports.retain(|i| !files.contains(&i.file));
+        self.exports.retain(|e| !files.contains(&e.file));
+        self.refs.retain(|r| !files.contains(&r.file));
+    }
+
+    /// Appends the rows of another input (files not in this one).
+    pub fn extend(&mut self, other: ResolveInput) {
+        self.files.extend(other.files);
+        self.files.sort_by(|a, b| a.path.cmp(&b.path));
+        self.symbols.extend(other.symbols);
+        self.imports.extend(other.imports);
+        self.exports.extend(other.exports);
+        self.refs.extend(other.refs);
+    }
+
+    /// Adds a file just written (with the ids `put_file` gave its symbols), so a fresh build
+    /// resolves from memory instead of reading its own rows back.
+    pub fn add_file(&mut self, file_id: i64, rec: FileRecord, ids: &[i64]) {
+        let facts = rec.facts;
+        self.files.push(FileRow { id: file_id, path: rec.path, lang: rec.lang, module: rec.module });
+        for (sym, &id) in facts.symbols.into_iter().zip(ids) {
+            self.symbols.push(SymbolRow {
+                id,
+                qname: sym.qname,
+                name: sym.name,
+                kind: sym.kind,
+                file: Some(file_id),
+                parent: sym.parent.map(|p| ids[p as usize]),
+                exported: sym.exported,
+                bases: sym.bases,
+                ty: sym.ty,
+                decorators: sym.decorators,
+                param_uses: sym.param_uses,
+            });
+        }
+        for i in facts.imports {
+            self.imports.push(ImportRow {
+                file: file_id,
+                kind: i.kind,
+                specifier: i.specifier,
+                imported: i.imported,
+                local: i.local,
+                scope: ids[i.scope as usize],
+                type_only: i.type_only,
+                alternative: i.alternative,
+                line: i.line,
+                col: i.col,
+            });
+        }
+        for e in facts.exports {
+            self.exports.push(ExportRow {
+                file: file_id,
+                name: e.name,
+                target: e.target,
+                specifier: e.specifier,
+                line: e.line,
+                col: e.col,
+            });
+        }
+        for r in facts.refs {
+            self.refs.push(RefRow {
+                file: file_id,
+                src: ids[r.src as usize],
+                kind: r.kind,
+                path: r.path,
+                text: r.text,
+                binding: r.binding,
+                line: r.line,
+                col: r.col,
+                computed: r.computed,
+                args: r.args,
+            });
+        }
+    }
+}
+
+/// The reference facts of the given files (all when `None`), decoded from their blobs.
+pub fn load_refs(conn: &Connection, files: Option<&std::collections::HashSet<i64>>) -> rusqlite::Result<Vec<RefRow>> {
+    let corrupt = |file: i64| {
+        rusqlite::Error::FromSqlConversionFailure(
+            1,
+            rusqlite::types::Type::Blob,
+            format!("the references of file {file} do not decode").into(),
+        )
+    };
+    let mut out = Vec::new();
+    let mut push = |file: i64, data: Vec<u8>| -> rusqlite::Result<()> {
+        out.extend(refblob::decode(file, &data).ok_or_else(|| corrupt(file))?);
+        Ok(())
+    };
+    match files {
+        None => {
+            let mut s = conn.prepare("SELECT file_id, data FROM refs ORDER BY file_id")?;
+            let mut rows = s.query([])?;
+            while let Some(r) = rows.next()? {
+                push(r.get(0)?, r.get(1)?)?;
+            }
+        }
+        Some(files) => {
+            let mut s = conn.prepare("SELECT data FROM refs WHERE file_id = ?1")?;
+            let mut files: Vec<i64> = files.iter().copied().collect();
+            files.sort();
+            for f in files {
+                if let Some(data) = s.query_row([f], |r| r.get(0)).optional()? {
+                    push(f, data)?;
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// What resolution needs to bind names (no reference facts): for answering one position
+/// (`def`) without indexing.
+pub fn load_names(conn: &Connection) -> rusqlite::Result<ResolveInput> {
+    load_resolve_input(conn, Some(&std::collections::HashSet::new()))
+}
+
+fn load_resolve_input(conn: &Connection, refs_of: Option<&std::collections::HashSet<i64>>) -> rusqlite::Result<ResolveInput> {
+    let mut input = ResolveInput::default();
+    let mut s = conn.prepare("SELECT id, path, lang, module FROM files ORDER BY path")?;
+    input.files = s
+        .query_map([], |r| {
+            Ok(FileRow {
+                id: r.get(0)?,
+                path: r.get(1)?,
+                lang: Lang::parse(&r.get::<_, String>(2)?).unwrap_or(Lang::TypeScript),
+                module: r.get(3)?,
+            })
+        })?
+        .collect::<rusqlite::Result<_>>()?;
+    // A plain table scan (no index): external nodes are skipped here, names are not needed.
+    let mut s = conn.prepare("SELECT id, qname, kind, file_id, parent_id, exported, bases, ty, decorators, params FROM symbols")?;
+    let mut rows = s.query([])?;
+    while let Some(r) = rows.next()? {
+        let Some(file) = r.get::<_, Option<i64>>(3)? else { continue };
+        let kind = match r.get_ref(2)? {
+            rusqlite::types::ValueRef::Text(t) => std::str::from_utf8(t).ok().and_then(SymbolKind::parse).unwrap_or(SymbolKind::Variable),
+            _ => SymbolKind::Variable,
+        };
+        input.symbols.push(SymbolRow {
+            id: r.get(0)?,
+            qname: r.get(1)?,
+            name: String::new(),
+            kind,
+            file: Some(file),
+            parent: r.get(4)?,
+            exported: r.get(5)?,
+            bases: r.get::<_, Option<String>>(6)?.map(|b| b.lines().map(String::from).collect()).unwrap_or_default(),
+            ty: r.get::<_, Option<String>>(7)?.as_deref().and_then(ValueSource::decode),
+            decorators: r.get::<_, Option<String>>(8)?.map(|b| b.lines().map(String::from).collect()).unwrap_or_default(),
+            param_uses: decode_list(r.get::<_, Option<String>>(9)?.as_deref()),
+        });
+    }
+    let mut s =
+        conn.prepare("SELECT file_id, kind, specifier, imported, local, scope_id, type_only, alternative, line, col FROM imports")?;
+    input.imports = s
+        .query_map([], |r| {
+            Ok(ImportRow {
+                file: r.get(0)?,
+                kind: ImportKind::parse(&r.get::<_, String>(1)?).unwrap_or(ImportKind::SideEffect),
+                specifier: r.get(2)?,
+                imported: r.get(3)?,
+                local: r.get(4)?,
+                scope: r.get(5)?,
+                type_only: r.get(6)?,
+                alternative: r.get(7)?,
+                line: r.get(8)?,
+                col: r.get(9)?,
+            })
+        })?
+        .collect::<rusqlite::Result<_>>()?;
+    let mut s = conn.prepare("SELECT file_id, name, target, specifier, line, col FROM exports")?;
+    input.exports = s
+        .query_map([], |r| {
+            Ok(ExportRow { file: r.get(0)?, name: r.get(1)?, target: r.get(2)?, specifier: r.get(3)?, line: r.get(4)?, col: r.get(5)? })
+        })?
+        .collect::<rusqlite::Result<_>>()?;
+    let mut s = conn.prepare("SELECT path, content FROM configs ORDER BY path")?;
+    input.configs = s.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?.collect::<rusqlite::Result<_>>()?;
+    input.refs = load_refs(conn, refs_of)?;
+    Ok(input)
+}
+
+impl WriteTx<'_> {
+    /// The reference facts of the given files (all when `None`).
+    pub fn load_refs(&self, files: Option<&std::collections::HashSet<i64>>) -> Result<Vec<RefRow>> {
+        load_refs(&self.tx, files).map_err(|e| self.err(e))
+    }
+
+    /// Loads the stored facts that resolution reads.
+    pub fn load_resolve_input(&self, refs_of: Option<&std::collections::HashSet<i64>>) -> Result<ResolveInput> {
+        load_resolve_input(&self.tx, refs_of).map_err(|e| self.err(e))
+    }
+}

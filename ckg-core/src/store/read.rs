@@ -1,0 +1,86 @@
+//! The read side: opening an index read-only (queries, export), its committed generation,
+//! and its totals.
+
+use std::path::Path;
+
+use rusqlite::{Connection, OpenFlags, OptionalExtension};
+
+use super::schema::{APPLICATION_ID, SCHEMA_VERSION};
+use super::write::WriteTx;
+use crate::error::{Error, Result};
+
+/// Opens an index read-only (queries, export). Fails with a clear error when there is no
+/// index, it is corrupt, or it has another schema version.
+pub fn open_reader(path: &Path) -> Result<Connection> {
+    if !path.exists() {
+        return Err(Error::NoIndex(path.to_path_buf()));
+    }
+    let sql = |e| Error::sqlite(path, e);
+    let conn = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX).map_err(sql)?;
+    conn.busy_timeout(std::time::Duration::from_secs(5)).map_err(sql)?;
+    let app: i64 = conn.pragma_query_value(None, "application_id", |r| r.get(0)).map_err(sql)?;
+    if app != APPLICATION_ID {
+        return Err(Error::Foreign { path: path.to_path_buf() });
+    }
+    let version: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0)).map_err(sql)?;
+    if version != SCHEMA_VERSION {
+        return Err(Error::Invalid(format!(
+            "the index at {} has schema version {version}, this ckg reads {SCHEMA_VERSION}; run `ckg index` to rebuild it",
+            path.display()
+        )));
+    }
+    Ok(conn)
+}
+
+/// The committed generation of an index (read side).
+pub fn read_generation(conn: &Connection) -> rusqlite::Result<i64> {
+    let g: Option<String> = conn.query_row("SELECT value FROM meta WHERE key = 'generation'", [], |r| r.get(0)).optional()?;
+    Ok(g.and_then(|g| g.parse().ok()).unwrap_or(0))
+}
+
+/// Totals over the whole index.
+#[derive(Clone, Debug, Default)]
+pub struct Counts {
+    pub files_by_lang: std::collections::BTreeMap<String, u64>,
+    pub lines: u64,
+    pub bytes: u64,
+    pub symbols: u64,
+    pub externals: u64,
+    pub edges_by_kind: std::collections::BTreeMap<String, u64>,
+    pub edges_by_evidence: std::collections::BTreeMap<String, u64>,
+    pub parse_errors: u64,
+    pub files_with_parse_errors: u64,
+}
+
+/// Reads the totals of an index (works on a reader or inside the write transaction).
+pub fn read_counts(conn: &Connection) -> rusqlite::Result<Counts> {
+    let mut c = Counts::default();
+    let group = |sql: &str| -> rusqlite::Result<std::collections::BTreeMap<String, u64>> {
+        let mut s = conn.prepare(sql)?;
+        let rows = s.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)? as u64)))?;
+        rows.collect()
+    };
+    c.files_by_lang = group("SELECT lang, count(*) FROM files GROUP BY lang")?;
+    c.edges_by_kind = group("SELECT kind, count(*) FROM edges GROUP BY kind")?;
+    c.edges_by_evidence = group("SELECT evidence, count(*) FROM edges GROUP BY evidence")?;
+    let (lines, bytes, errors, with_errors): (i64, i64, i64, i64) = conn.query_row(
+        "SELECT coalesce(sum(lines), 0), coalesce(sum(size), 0), coalesce(sum(parse_errors), 0),
+                coalesce(sum(parse_errors > 0), 0) FROM files",
+        [],
+        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+    )?;
+    c.lines = lines as u64;
+    c.bytes = bytes as u64;
+    c.parse_errors = errors as u64;
+    c.files_with_parse_errors = with_errors as u64;
+    c.symbols = conn.query_row("SELECT count(*) FROM symbols WHERE kind != 'external'", [], |r| r.get::<_, i64>(0))? as u64;
+    c.externals = conn.query_row("SELECT count(*) FROM symbols WHERE kind = 'external'", [], |r| r.get::<_, i64>(0))? as u64;
+    Ok(c)
+}
+
+impl WriteTx<'_> {
+    /// Totals for the run summary, as seen inside the transaction.
+    pub fn counts(&self) -> Result<Counts> {
+        read_counts(&self.tx).map_err(|e| self.err(e))
+    }
+}

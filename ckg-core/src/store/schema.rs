@@ -1,0 +1,165 @@
+//! The schema of an index: its tables, secondary indexes, pragmas, and the version that says
+//! whether this ckg can read a file; with the two layouts the tables rely on (each file's
+//! range of edge ids, and the blob of lookup keys per file).
+
+use rusqlite::Connection;
+
+/// Bump when the schema or the meaning of stored facts changes; an index with another
+/// version is rebuilt from scratch (it is derived data).
+pub const SCHEMA_VERSION: i64 = 12;
+/// `PRAGMA application_id` of ckg databases ("ckg1").
+pub const APPLICATION_ID: i64 = 0x636b_6731;
+
+pub(super) const SCHEMA: &str = "
+CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL) STRICT;
+CREATE TABLE files(
+    id INTEGER PRIMARY KEY,
+    path TEXT NOT NULL UNIQUE,
+    lang TEXT NOT NULL,
+    module TEXT NOT NULL,
+    hash TEXT NOT NULL,
+    size INTEGER NOT NULL,
+    mtime_ns INTEGER NOT NULL,
+    lines INTEGER NOT NULL,
+    parse_errors INTEGER NOT NULL
+) STRICT;
+CREATE TABLE symbols(
+    id INTEGER PRIMARY KEY,
+    qname TEXT NOT NULL UNIQUE,
+    name TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    file_id INTEGER,
+    parent_id INTEGER,
+    line INTEGER NOT NULL,
+    col INTEGER NOT NULL,
+    end_line INTEGER NOT NULL,
+    exported INTEGER NOT NULL,
+    -- Base classes as written, one per line; the declared or obvious type (`type:Foo`).
+    bases TEXT,
+    ty TEXT,
+    -- Decorators as written, one per line.
+    decorators TEXT,
+    -- Python: calls through parameters (JSON), bound at each call site.
+    params TEXT
+) STRICT;
+-- Clustered by file: a file's references are read and replaced together.
+-- A file's reference facts, as one compact blob (see refblob.rs): they are only ever read
+-- whole, to resolve the file again without parsing it.
+CREATE TABLE refs(
+    file_id INTEGER PRIMARY KEY,
+    data BLOB NOT NULL
+) STRICT;
+CREATE TABLE imports(
+    file_id INTEGER NOT NULL,
+    kind TEXT NOT NULL,
+    specifier TEXT NOT NULL,
+    imported TEXT,
+    local TEXT,
+    scope_id INTEGER NOT NULL,
+    type_only INTEGER NOT NULL,
+    -- One of several bindings that may be live (try / except ImportError).
+    alternative INTEGER NOT NULL,
+    line INTEGER NOT NULL,
+    col INTEGER NOT NULL
+) STRICT;
+CREATE TABLE exports(
+    file_id INTEGER NOT NULL,
+    name TEXT NOT NULL,
+    target TEXT,
+    specifier TEXT,
+    line INTEGER NOT NULL,
+    col INTEGER NOT NULL
+) STRICT;
+CREATE TABLE diagnostics(
+    path TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    message TEXT NOT NULL,
+    line INTEGER
+) STRICT;
+-- What resolving each file looked up (hashed keys: qnames, module paths, other files'
+-- exports and imports). A change to any of them re-resolves the file; nothing else does.
+-- One row per file: the keys' upper 32 bits, 4 bytes each, little-endian (see `lookup_blob`).
+-- A shared 32-bit prefix can only re-resolve a file that did not need it, never miss one.
+CREATE TABLE lookups(
+    file_id INTEGER PRIMARY KEY,
+    keys BLOB NOT NULL
+) STRICT;
+-- Project configuration read by module resolution (tsconfig, jsconfig, package.json).
+CREATE TABLE configs(
+    path TEXT PRIMARY KEY,
+    content TEXT NOT NULL
+) STRICT;
+-- Edges are clustered by the file of their site: a file's edges have the ids
+-- `file_id << EDGE_ID_BITS` and up (see `edge_ids`), so replacing them is a range delete on
+-- the table itself and no index on file_id is needed.
+CREATE TABLE edges(
+    id INTEGER PRIMARY KEY,
+    kind TEXT NOT NULL,
+    src_id INTEGER NOT NULL,
+    dst_id INTEGER,
+    dst_name TEXT,
+    file_id INTEGER NOT NULL,
+    line INTEGER NOT NULL,
+    col INTEGER NOT NULL,
+    evidence TEXT NOT NULL,
+    -- 0: a named target; 1: a dynamic site with an unnamed receiver; 2: a computed callee;
+    -- 3: monkey-patching (the site rebinds the target).
+    dynamic INTEGER NOT NULL,
+    -- For unresolved edges: the last name of the written path (`a.b.run()` -> `run`), so
+    -- completeness can find the sites that could be a target without scanning them all.
+    dst_last TEXT
+) STRICT;
+";
+
+/// Secondary indexes: created with the tables for an existing index, after the bulk load
+/// for a fresh one (faster than maintaining them row by row).
+pub(super) const INDEXES: &str = "
+CREATE INDEX symbols_file ON symbols(file_id);
+CREATE INDEX symbols_name ON symbols(name);
+CREATE INDEX imports_file ON imports(file_id);
+CREATE INDEX exports_file ON exports(file_id);
+CREATE INDEX diagnostics_path ON diagnostics(path);
+CREATE INDEX edges_src ON edges(src_id);
+CREATE INDEX edges_dst ON edges(dst_id);
+CREATE INDEX edges_unresolved ON edges(dst_last) WHERE dst_id IS NULL;
+CREATE INDEX edges_computed ON edges(file_id) WHERE dynamic = 2;
+CREATE INDEX edges_patch ON edges(dst_id) WHERE dynamic = 3;
+";
+
+/// A fresh build writes a private temporary file: no journal, no syncs, one connection.
+pub(super) const FRESH_BUILD_PRAGMAS: &str = "
+PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA temp_store = MEMORY;
+PRAGMA cache_size = -131072; PRAGMA locking_mode = EXCLUSIVE;
+";
+
+/// The writer of an existing index: WAL, so readers keep the previous generation meanwhile.
+pub(super) fn configure_writer(conn: &Connection) -> rusqlite::Result<()> {
+    conn.busy_timeout(std::time::Duration::from_secs(5))?;
+    conn.pragma_update(None, "journal_mode", "WAL")?;
+    conn.pragma_update(None, "synchronous", "NORMAL")?;
+    conn.pragma_update(None, "temp_store", "MEMORY")?;
+    conn.pragma_update(None, "cache_size", -65536)?;
+    Ok(())
+}
+
+/// How many low bits of an edge id count edges within its file.
+pub const EDGE_ID_BITS: u32 = 20;
+
+/// The range of edge ids (inclusive) of the edges whose site is in `file_id`.
+pub fn edge_ids(file_id: i64) -> (i64, i64) {
+    let lo = file_id << EDGE_ID_BITS;
+    (lo, lo + (1 << EDGE_ID_BITS) - 1)
+}
+
+/// The stored form of a lookup key (its upper 32 bits).
+pub(super) fn short_key(key: i64) -> u32 {
+    ((key as u64) >> 32) as u32
+}
+
+/// A file's lookup keys as stored: sorted, deduplicated short keys, 4 bytes each.
+pub(super) fn lookup_blob(keys: &[i64]) -> Vec<u8> {
+    let mut short: Vec<u32> = keys.iter().map(|&k| short_key(k)).collect();
+    short.sort_unstable();
+    short.dedup();
+    short.iter().flat_map(|k| k.to_le_bytes()).collect()
+}

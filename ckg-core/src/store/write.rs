@@ -1,0 +1,489 @@
+//! The write transaction of one run ([`WriteTx`]): a file's rows replaced in one go, edges
+//! written to their file's id range, external nodes interned, what each file's resolution
+//! looked up, run metadata, and the commit that bumps the generation.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use rusqlite::{OptionalExtension, params};
+
+use super::schema::{edge_ids, lookup_blob, short_key};
+use crate::error::{Error, Result};
+use crate::facts::{Diagnostic, FileRecord, ValueSource, encode_list};
+use crate::refblob;
+
+/// The stored state of a file, used to skip unchanged files.
+#[derive(Clone, Debug)]
+pub struct FileState {
+    pub id: i64,
+    pub hash: u64,
+    pub size: u64,
+    pub mtime_ns: i64,
+    pub module: String,
+}
+
+/// Where an edge points.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Dst {
+    Symbol(i64),
+    /// An external node by qname; interned on write.
+    External(String),
+    /// Kept with the written name.
+    Unresolved(String),
+}
+
+/// An edge ready to be written.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct EdgeRow {
+    pub kind: &'static str,
+    pub src: i64,
+    pub dst: Dst,
+    pub file: i64,
+    pub line: u32,
+    pub col: u32,
+    pub evidence: &'static str,
+    /// 0: a named target; 1: a dynamic site with an unnamed receiver; 2: a computed callee;
+    /// 3: monkey-patching.
+    pub dynamic: u8,
+}
+
+/// The write transaction of one run.
+pub struct WriteTx<'a> {
+    pub(super) tx: rusqlite::Transaction<'a>,
+    path: &'a Path,
+    externals: HashMap<String, i64>,
+    /// A fresh build: nothing is stored yet, so there is nothing to delete or look up (and
+    /// no secondary index to do it with).
+    fresh: bool,
+}
+
+impl<'a> WriteTx<'a> {
+    pub(super) fn new(tx: rusqlite::Transaction<'a>, path: &'a Path, fresh: bool) -> WriteTx<'a> {
+        WriteTx { tx, path, externals: HashMap::new(), fresh }
+    }
+}
+
+/// The last name of a written path: `a.b.run()` -> `run`, `handlers[k]` -> `handlers[k]`.
+pub fn last_name(path: &str) -> &str {
+    if path.ends_with(']') {
+        return path;
+    }
+    path.rsplit(['.', '#']).next().unwrap_or(path).trim_end_matches("()")
+}
+
+/// A list stored as one text column, one item per line (NULL when empty).
+pub(super) fn encode_lines(items: &[String]) -> Option<String> {
+    (!items.is_empty()).then(|| items.join("\n"))
+}
+
+fn hash_text(h: u64) -> String {
+    format!("{h:016x}")
+}
+
+impl WriteTx<'_> {
+    pub(super) fn err(&self, e: rusqlite::Error) -> Error {
+        Error::sqlite(self.path, e)
+    }
+
+    pub fn generation(&self) -> Result<i64> {
+        let g: String = self.tx.query_row("SELECT value FROM meta WHERE key = 'generation'", [], |r| r.get(0)).map_err(|e| self.err(e))?;
+        Ok(g.parse().unwrap_or(0))
+    }
+
+    /// The stored state of every file, by path.
+    pub fn file_states(&self) -> Result<HashMap<String, FileState>> {
+        let mut stmt = self.tx.prepare("SELECT path, id, hash, size, mtime_ns, module FROM files").map_err(|e| self.err(e))?;
+        let rows = stmt
+            .query_map([], |r| {
+                let hash: String = r.get(2)?;
+                Ok((
+                    r.get::<_, String>(0)?,
+                    FileState {
+                        id: r.get(1)?,
+                        hash: u64::from_str_radix(&hash, 16).unwrap_or(0),
+                        size: r.get::<_, i64>(3)? as u64,
+                        mtime_ns: r.get(4)?,
+                        module: r.get(5)?,
+                    },
+                ))
+            })
+            .map_err(|e| self.err(e))?;
+        rows.collect::<rusqlite::Result<_>>().map_err(|e| self.err(e))
+    }
+
+    /// Sets a value in `meta` (committed with the run).
+    pub fn set_meta(&self, key: &str, value: &str) -> Result<()> {
+        self.tx
+            .execute(
+                "INSERT INTO meta(key, value) VALUES (?1, ?2) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                params![key, value],
+            )
+            .map_err(|e| self.err(e))?;
+        Ok(())
+    }
+
+    /// The stored project configuration files, by path.
+    pub fn configs(&self) -> Result<std::collections::BTreeMap<String, String>> {
+        let mut s = self.tx.prepare_cached("SELECT path, content FROM configs").map_err(|e| self.err(e))?;
+        let rows = s.query_map([], |r| Ok((r.get(0)?, r.get(1)?))).map_err(|e| self.err(e))?;
+        rows.collect::<rusqlite::Result<_>>().map_err(|e| self.err(e))
+    }
+
+    /// Replaces the stored project configuration files.
+    pub fn put_configs(&self, configs: &std::collections::BTreeMap<String, String>) -> Result<()> {
+        self.tx.execute("DELETE FROM configs", []).map_err(|e| self.err(e))?;
+        let mut s = self.tx.prepare_cached("INSERT INTO configs(path, content) VALUES (?1, ?2)").map_err(|e| self.err(e))?;
+        for (p, c) in configs {
+            s.execute(params![p, c]).map_err(|e| self.err(e))?;
+        }
+        Ok(())
+    }
+
+    /// A value stored in `meta`, if any.
+    pub fn meta(&self, key: &str) -> Result<Option<String>> {
+        self.tx.query_row("SELECT value FROM meta WHERE key = ?1", [key], |r| r.get(0)).optional().map_err(|e| self.err(e))
+    }
+
+    /// The files whose last resolution looked up any of these keys (a scan of every file's
+    /// key list: only updates that change an interface ask).
+    pub fn files_looking_up(&self, keys: &std::collections::HashSet<i64>) -> Result<std::collections::HashSet<i64>> {
+        let mut out = std::collections::HashSet::new();
+        if keys.is_empty() {
+            return Ok(out);
+        }
+        let wanted: std::collections::HashSet<u32> = keys.iter().map(|&k| short_key(k)).collect();
+        let mut s = self.tx.prepare_cached("SELECT file_id, keys FROM lookups").map_err(|e| self.err(e))?;
+        let mut rows = s.query([]).map_err(|e| self.err(e))?;
+        while let Some(r) = rows.next().map_err(|e| self.err(e))? {
+            let blob = r.get_ref(1).map_err(|e| self.err(e))?.as_blob().unwrap_or(&[]);
+            if blob.chunks_exact(4).any(|c| wanted.contains(&u32::from_le_bytes([c[0], c[1], c[2], c[3]]))) {
+                out.insert(r.get::<_, i64>(0).map_err(|e| self.err(e))?);
+            }
+        }
+        Ok(out)
+    }
+
+    /// Replaces what a file's resolution looked up.
+    pub fn put_lookups(&self, file_id: i64, keys: &[i64]) -> Result<()> {
+        self.tx
+            .prepare_cached("INSERT OR REPLACE INTO lookups(file_id, keys) VALUES (?1, ?2)")
+            .and_then(|mut s| s.execute(params![file_id, lookup_blob(keys)]))
+            .map_err(|e| self.err(e))?;
+        Ok(())
+    }
+
+    /// Records new metadata for a file whose content hash did not change.
+    pub fn touch_file(&self, id: i64, size: u64, mtime_ns: i64) -> Result<()> {
+        self.tx
+            .prepare_cached("UPDATE files SET size = ?2, mtime_ns = ?3 WHERE id = ?1")
+            .and_then(|mut s| s.execute(params![id, size as i64, mtime_ns]))
+            .map_err(|e| self.err(e))?;
+        Ok(())
+    }
+
+    /// Replaces everything stored for one file (its row, symbols and facts) atomically
+    /// within the run's transaction. Symbol ids are kept for qnames that survive, so edges
+    /// from other files stay valid.
+    pub fn put_file(&self, rec: &FileRecord) -> Result<(i64, Vec<i64>)> {
+        let e = |e| self.err(e);
+        let facts = &rec.facts;
+        let file_id: i64 = self
+            .tx
+            .prepare_cached(
+                "INSERT INTO files(path, lang, module, hash, size, mtime_ns, lines, parse_errors)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
+                 ON CONFLICT(path) DO UPDATE SET lang = excluded.lang, module = excluded.module,
+                   hash = excluded.hash, size = excluded.size, mtime_ns = excluded.mtime_ns,
+                   lines = excluded.lines, parse_errors = excluded.parse_errors
+                 RETURNING id",
+            )
+            .and_then(|mut s| {
+                s.query_row(
+                    params![
+                        rec.path,
+                        rec.lang.as_str(),
+                        rec.module,
+                        hash_text(rec.hash),
+                        rec.size as i64,
+                        rec.mtime_ns,
+                        facts.lines,
+                        facts.parse_errors
+                    ],
+                    |r| r.get(0),
+                )
+            })
+            .map_err(e)?;
+        if !self.fresh {
+            self.delete_facts(file_id)?;
+        }
+        // Symbols: upsert by qname, then drop the file's symbols that are gone.
+        let old: HashMap<String, i64> = if self.fresh {
+            HashMap::new()
+        } else {
+            let mut s = self.tx.prepare_cached("SELECT qname, id FROM symbols WHERE file_id = ?1").map_err(e)?;
+            s.query_map([file_id], |r| Ok((r.get(0)?, r.get(1)?))).map_err(e)?.collect::<rusqlite::Result<_>>().map_err(e)?
+        };
+        let mut ids: Vec<i64> = Vec::with_capacity(facts.symbols.len());
+        {
+            let mut s = self
+                .tx
+                .prepare_cached(
+                    "INSERT INTO symbols(qname, name, kind, file_id, parent_id, line, col, end_line, exported, bases, ty, decorators, params)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
+                     ON CONFLICT(qname) DO UPDATE SET name = excluded.name, kind = excluded.kind,
+                       file_id = excluded.file_id, parent_id = excluded.parent_id, line = excluded.line,
+                       col = excluded.col, end_line = excluded.end_line, exported = excluded.exported,
+                       bases = excluded.bases, ty = excluded.ty, decorators = excluded.decorators, params = excluded.params
+                     RETURNING id",
+                )
+                .map_err(e)?;
+            for sym in &facts.symbols {
+                let parent = sym.parent.map(|p| ids[p as usize]);
+                let id: i64 = s
+                    .query_row(
+                        params![
+                            sym.qname,
+                            sym.name,
+                            sym.kind.as_str(),
+                            file_id,
+                            parent,
+                            sym.line,
+                            sym.col,
+                            sym.end_line,
+                            sym.exported,
+                            encode_lines(&sym.bases),
+                            sym.ty.as_ref().map(ValueSource::encode),
+                            encode_lines(&sym.decorators),
+                            encode_list(&sym.param_uses)
+                        ],
+                        |r| r.get(0),
+                    )
+                    .map_err(e)?;
+                ids.push(id);
+            }
+        }
+        {
+            let kept: std::collections::HashSet<i64> = ids.iter().copied().collect();
+            let mut del = self.tx.prepare_cached("DELETE FROM symbols WHERE id = ?1").map_err(e)?;
+            for (_, id) in old {
+                if !kept.contains(&id) {
+                    del.execute([id]).map_err(e)?;
+                }
+            }
+        }
+        {
+            let mut s = self.tx.prepare_cached("INSERT INTO refs(file_id, data) VALUES (?1, ?2)").map_err(e)?;
+            if !facts.refs.is_empty() {
+                s.execute(params![file_id, refblob::encode(&facts.refs, &ids)]).map_err(e)?;
+            }
+        }
+        {
+            let mut s = self
+                .tx
+                .prepare_cached(
+                    "INSERT INTO imports(file_id, kind, specifier, imported, local, scope_id, type_only, alternative, line, col)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+                )
+                .map_err(e)?;
+            for i in &facts.imports {
+                s.execute(params![
+                    file_id,
+                    i.kind.as_str(),
+                    i.specifier,
+                    i.imported,
+                    i.local,
+                    ids[i.scope as usize],
+                    i.type_only,
+                    i.alternative,
+                    i.line,
+                    i.col
+                ])
+                .map_err(e)?;
+            }
+        }
+        {
+            let mut s = self
+                .tx
+                .prepare_cached("INSERT INTO exports(file_id, name, target, specifier, line, col) VALUES (?1, ?2, ?3, ?4, ?5, ?6)")
+                .map_err(e)?;
+            for x in &facts.exports {
+                s.execute(params![file_id, x.name, x.target, x.specifier, x.line, x.col]).map_err(e)?;
+            }
+        }
+        self.put_diagnostics(&rec.path, &facts.diagnostics)?;
+        Ok((file_id, ids))
+    }
+
+    fn delete_facts(&self, file_id: i64) -> Result<()> {
+        for sql in [
+            "DELETE FROM refs WHERE file_id = ?1",
+            "DELETE FROM imports WHERE file_id = ?1",
+            "DELETE FROM exports WHERE file_id = ?1",
+            "DELETE FROM lookups WHERE file_id = ?1",
+        ] {
+            self.tx.prepare_cached(sql).and_then(|mut s| s.execute([file_id])).map_err(|e| self.err(e))?;
+        }
+        self.delete_edge_range(file_id)
+    }
+
+    /// Deletes the edges whose site is in `file_id` (one range of ids).
+    fn delete_edge_range(&self, file_id: i64) -> Result<()> {
+        let (lo, hi) = edge_ids(file_id);
+        self.tx
+            .prepare_cached("DELETE FROM edges WHERE id BETWEEN ?1 AND ?2")
+            .and_then(|mut s| s.execute([lo, hi]))
+            .map_err(|e| self.err(e))?;
+        Ok(())
+    }
+
+    /// Replaces the diagnostics recorded for a path (indexed or skipped).
+    pub fn put_diagnostics(&self, path: &str, diags: &[Diagnostic]) -> Result<()> {
+        let e = |e| self.err(e);
+        if !self.fresh {
+            self.tx.prepare_cached("DELETE FROM diagnostics WHERE path = ?1").and_then(|mut s| s.execute([path])).map_err(e)?;
+        }
+        let mut s = self.tx.prepare_cached("INSERT INTO diagnostics(path, kind, message, line) VALUES (?1, ?2, ?3, ?4)").map_err(e)?;
+        for d in diags {
+            s.execute(params![path, d.kind.as_str(), d.message, d.line]).map_err(e)?;
+        }
+        Ok(())
+    }
+
+    /// Removes a file that is no longer part of the tree (or is now skipped), with its
+    /// symbols, facts and outgoing edges. Inbound edges are re-resolved by the caller.
+    pub fn delete_file(&self, id: i64) -> Result<()> {
+        self.delete_facts(id)?;
+        let e = |e| self.err(e);
+        self.tx.prepare_cached("DELETE FROM symbols WHERE file_id = ?1").and_then(|mut s| s.execute([id])).map_err(e)?;
+        self.tx.prepare_cached("DELETE FROM files WHERE id = ?1").and_then(|mut s| s.execute([id])).map_err(e)?;
+        Ok(())
+    }
+
+    /// Deletes the diagnostics of paths that no longer exist in the tree.
+    pub fn retain_diagnostics(&self, live: &std::collections::HashSet<&str>) -> Result<()> {
+        let paths: Vec<String> = {
+            let mut s = self.tx.prepare("SELECT DISTINCT path FROM diagnostics").map_err(|e| self.err(e))?;
+            s.query_map([], |r| r.get(0)).map_err(|e| self.err(e))?.collect::<rusqlite::Result<_>>().map_err(|e| self.err(e))?
+        };
+        for p in paths {
+            if !live.contains(p.as_str()) {
+                self.put_diagnostics(&p, &[])?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Interns an external node (package, member or builtin) and returns its id.
+    fn external_id(&mut self, qname: &str) -> Result<i64> {
+        if let Some(&id) = self.externals.get(qname) {
+            return Ok(id);
+        }
+        let name = qname.rsplit('.').next().unwrap_or(qname);
+        let id: i64 = self
+            .tx
+            .prepare_cached(
+                "INSERT INTO symbols(qname, name, kind, file_id, parent_id, line, col, end_line, exported)
+                 VALUES (?1, ?2, 'external', NULL, NULL, 0, 0, 0, 1)
+                 ON CONFLICT(qname) DO UPDATE SET qname = excluded.qname
+                 RETURNING id",
+            )
+            .and_then(|mut s| s.query_row(params![qname, name], |r| r.get(0)))
+            .map_err(|e| self.err(e))?;
+        self.externals.insert(qname.to_string(), id);
+        Ok(id)
+    }
+
+    /// Deletes the outgoing edges of the given files (before re-resolving them).
+    pub fn delete_edges_of(&self, files: &[i64]) -> Result<()> {
+        if self.fresh {
+            return Ok(());
+        }
+        for &f in files {
+            self.delete_edge_range(f)?;
+        }
+        Ok(())
+    }
+
+    /// Inserts the edges of files whose edges were deleted (or never written): each file's
+    /// edges take the ids of its range, in order (edges sorted by file are appended to the
+    /// table's B-tree, which keeps its pages full).
+    pub fn insert_edges(&mut self, edges: &[EdgeRow]) -> Result<()> {
+        let mut next: std::collections::HashMap<i64, i64> = std::collections::HashMap::new();
+        for edge in edges {
+            let (lo, hi) = edge_ids(edge.file);
+            let id = next.entry(edge.file).or_insert(lo);
+            if *id > hi {
+                return Err(Error::Invalid(format!("more than {} edges in one file (file id {})", hi - lo + 1, edge.file)));
+            }
+            let edge_id = *id;
+            *id += 1;
+            let (dst_id, dst_name) = match &edge.dst {
+                Dst::Symbol(id) => (Some(*id), None),
+                Dst::External(q) => (Some(self.external_id(q)?), None),
+                Dst::Unresolved(name) => (None, Some(name.as_str())),
+            };
+            self.tx
+                .prepare_cached(
+                    "INSERT INTO edges(id, kind, src_id, dst_id, dst_name, file_id, line, col, evidence, dynamic, dst_last)
+                     VALUES (?11, ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+                )
+                .and_then(|mut s| {
+                    let last = dst_name.map(last_name);
+                    s.execute(params![
+                        edge.kind,
+                        edge.src,
+                        dst_id,
+                        dst_name,
+                        edge.file,
+                        edge.line,
+                        edge.col,
+                        edge.evidence,
+                        edge.dynamic,
+                        last,
+                        edge_id
+                    ])
+                })
+                .map_err(|e| self.err(e))?;
+        }
+        Ok(())
+    }
+
+    /// Drops external nodes that no edge points to any more.
+    pub fn collect_garbage(&mut self) -> Result<()> {
+        if self.fresh {
+            return Ok(()); // every external node was interned for an edge of this run
+        }
+        self.tx
+            .execute(
+                "DELETE FROM symbols WHERE kind = 'external' AND file_id IS NULL
+                 AND NOT EXISTS (SELECT 1 FROM edges WHERE edges.dst_id = symbols.id)",
+                [],
+            )
+            .map_err(|e| self.err(e))?;
+        self.externals.clear();
+        Ok(())
+    }
+
+    /// Bumps the generation and commits the run. Nothing is visible to readers before this.
+    pub fn commit(self, stats_json: &str, root: &Path) -> Result<i64> {
+        let generation = self.generation()? + 1;
+        let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
+        for (k, v) in [
+            ("generation", generation.to_string()),
+            ("updated_at", now.to_string()),
+            ("last_run", stats_json.to_string()),
+            ("ckg_version", env!("CARGO_PKG_VERSION").to_string()),
+            ("root", root.display().to_string()),
+        ] {
+            self.tx
+                .execute(
+                    "INSERT INTO meta(key, value) VALUES (?1, ?2) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                    params![k, v],
+                )
+                .map_err(|e| Error::sqlite(self.path, e))?;
+        }
+        let path = self.path;
+        self.tx.commit().map_err(|e| Error::sqlite(path, e))?;
+        Ok(generation)
+    }
+}

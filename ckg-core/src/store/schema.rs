@@ -6,7 +6,7 @@ use rusqlite::Connection;
 
 /// Bump when the schema or the meaning of stored facts changes; an index with another
 /// version is rebuilt from scratch (it is derived data).
-pub const SCHEMA_VERSION: i64 = 12;
+pub const SCHEMA_VERSION: i64 = 13;
 /// `PRAGMA application_id` of ckg databases ("ckg1").
 pub const APPLICATION_ID: i64 = 0x636b_6731;
 
@@ -91,17 +91,18 @@ CREATE TABLE configs(
 ) STRICT;
 -- Edges are clustered by the file of their site: a file's edges have the ids
 -- `file_id << EDGE_ID_BITS` and up (see `edge_ids`), so replacing them is a range delete on
--- the table itself and no index on file_id is needed.
-CREATE TABLE edges(
+-- the table itself and no index on file_id is needed. Kind and evidence are stored as small
+-- codes (`EDGE_KINDS`, `EVIDENCE`); the view `edges` names them, and is what queries read.
+CREATE TABLE edge_rows(
     id INTEGER PRIMARY KEY,
-    kind TEXT NOT NULL,
+    kind INTEGER NOT NULL,
     src_id INTEGER NOT NULL,
     dst_id INTEGER,
     dst_name TEXT,
     file_id INTEGER NOT NULL,
     line INTEGER NOT NULL,
     col INTEGER NOT NULL,
-    evidence TEXT NOT NULL,
+    evidence INTEGER NOT NULL,
     -- 0: a named target; 1: a dynamic site with an unnamed receiver; 2: a computed callee;
     -- 3: monkey-patching (the site rebinds the target).
     dynamic INTEGER NOT NULL,
@@ -109,7 +110,25 @@ CREATE TABLE edges(
     -- completeness can find the sites that could be a target without scanning them all.
     dst_last TEXT
 ) STRICT;
+CREATE VIEW edges AS SELECT id,
+    CASE kind WHEN 0 THEN 'calls' WHEN 1 THEN 'instantiates' WHEN 2 THEN 'imports' WHEN 3 THEN 'exports'
+        WHEN 4 THEN 'references' WHEN 5 THEN 'inherits' WHEN 6 THEN 'implements' WHEN 7 THEN 'writes' END AS kind,
+    src_id, dst_id, dst_name, file_id, line, col,
+    CASE evidence WHEN 0 THEN 'exact' WHEN 1 THEN 'inferred' WHEN 2 THEN 'heuristic' ELSE 'unresolved' END AS evidence,
+    dynamic, dst_last
+FROM edge_rows;
 ";
+
+/// Edge kinds by their stored code (the view `edges` spells the same list).
+pub const EDGE_KINDS: [&str; 8] = ["calls", "instantiates", "imports", "exports", "references", "inherits", "implements", "writes"];
+
+/// Evidence tiers by their stored code.
+pub const EVIDENCE: [&str; 4] = ["exact", "inferred", "heuristic", "unresolved"];
+
+/// The stored code of an edge kind or evidence tier.
+pub(super) fn code(list: &[&str], name: &str) -> i64 {
+    list.iter().position(|k| *k == name).unwrap_or_else(|| panic!("unknown edge kind or evidence {name:?}")) as i64
+}
 
 /// Secondary indexes: created with the tables for an existing index, after the bulk load
 /// for a fresh one (faster than maintaining them row by row).
@@ -119,11 +138,11 @@ CREATE INDEX symbols_name ON symbols(name);
 CREATE INDEX imports_file ON imports(file_id);
 CREATE INDEX exports_file ON exports(file_id);
 CREATE INDEX diagnostics_path ON diagnostics(path);
-CREATE INDEX edges_src ON edges(src_id);
-CREATE INDEX edges_dst ON edges(dst_id);
-CREATE INDEX edges_unresolved ON edges(dst_last) WHERE dst_id IS NULL;
-CREATE INDEX edges_computed ON edges(file_id) WHERE dynamic = 2;
-CREATE INDEX edges_patch ON edges(dst_id) WHERE dynamic = 3;
+CREATE INDEX edges_src ON edge_rows(src_id);
+CREATE INDEX edges_dst ON edge_rows(dst_id);
+CREATE INDEX edges_unresolved ON edge_rows(dst_last) WHERE dst_id IS NULL;
+CREATE INDEX edges_computed ON edge_rows(file_id) WHERE dynamic = 2;
+CREATE INDEX edges_patch ON edge_rows(dst_id) WHERE dynamic = 3;
 ";
 
 /// A fresh build writes a private temporary file: no journal, no syncs, one connection.

@@ -7,7 +7,7 @@ use std::path::Path;
 
 use rusqlite::{OptionalExtension, params};
 
-use super::schema::{edge_ids, lookup_blob, short_key};
+use super::schema::{EDGE_KINDS, EVIDENCE, code, edge_ids, lookup_blob, short_key};
 use crate::error::{Error, Result};
 use crate::facts::{Diagnostic, FileRecord, ValueSource, encode_list};
 use crate::refblob;
@@ -330,7 +330,7 @@ impl WriteTx<'_> {
     fn delete_edge_range(&self, file_id: i64) -> Result<()> {
         let (lo, hi) = edge_ids(file_id);
         self.tx
-            .prepare_cached("DELETE FROM edges WHERE id BETWEEN ?1 AND ?2")
+            .prepare_cached("DELETE FROM edge_rows WHERE id BETWEEN ?1 AND ?2")
             .and_then(|mut s| s.execute([lo, hi]))
             .map_err(|e| self.err(e))?;
         Ok(())
@@ -424,20 +424,20 @@ impl WriteTx<'_> {
             };
             self.tx
                 .prepare_cached(
-                    "INSERT INTO edges(id, kind, src_id, dst_id, dst_name, file_id, line, col, evidence, dynamic, dst_last)
+                    "INSERT INTO edge_rows(id, kind, src_id, dst_id, dst_name, file_id, line, col, evidence, dynamic, dst_last)
                      VALUES (?11, ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
                 )
                 .and_then(|mut s| {
                     let last = dst_name.map(last_name);
                     s.execute(params![
-                        edge.kind,
+                        code(&EDGE_KINDS, edge.kind),
                         edge.src,
                         dst_id,
                         dst_name,
                         edge.file,
                         edge.line,
                         edge.col,
-                        edge.evidence,
+                        code(&EVIDENCE, edge.evidence),
                         edge.dynamic,
                         last,
                         edge_id

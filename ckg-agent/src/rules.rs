@@ -379,11 +379,7 @@ fn evaluate(index: &Index, pack: &Pack, rule: &RuleSpec, found: Option<&RolesAns
             let role = rule.role.as_deref().unwrap_or_default();
             for occ in role_occurrences(role) {
                 let what = if occ.name == "-" { "an inline function".to_string() } else { occ.name.clone() };
-                let msg = format!(
-                    "{what} is {} {}",
-                    article(role),
-                    role.replace('_', " ").replace("third party", "third-party").replace("req res api", "request/response API use")
-                );
+                let msg = format!("{what} is {}", role_phrase(role));
                 let key = occ.symbol.clone().unwrap_or_else(|| occ.name.clone());
                 let mut v = violation(pack, rule, &occ.file, occ.line, msg, &occ.name, occ.evidence.clone());
                 if v.hint == rule.hint {
@@ -429,8 +425,19 @@ fn verb(kind: &str) -> &'static str {
     }
 }
 
-fn article(word: &str) -> &'static str {
-    if word.starts_with(['a', 'e', 'i', 'o', 'u']) { "an" } else { "a" }
+/// A role in a sentence: "an error handler", "static-file serving".
+fn role_phrase(role: &str) -> String {
+    match role {
+        "static" => "static-file serving".into(),
+        "req_res_api" => "a use of the request/response API".into(),
+        "request_global" => "a use of a request global".into(),
+        "third_party_middleware" => "a third-party middleware".into(),
+        _ => {
+            let words = role.replace('_', " ");
+            let article = if words.starts_with(['a', 'e', 'i', 'o', 'u']) { "an" } else { "a" };
+            format!("{article} {words}")
+        }
+    }
 }
 
 /// Files matching `from` that depend on files matching `to`, directly or within `max_hops`.

@@ -117,7 +117,7 @@ enum Query {
         roles: Vec<String>,
     },
     /// Run one read-only SQL statement against the index (tables: files, symbols, edges,
-    /// refs, imports, exports, vars, diagnostics, meta).
+    /// refs, imports, exports, lookups, configs, diagnostics, meta; edges is a view of edge_rows).
     Sql {
         query: String,
         #[arg(long, default_value_t = 1000)]

@@ -658,39 +658,15 @@ impl<'i> Finder<'i> {
             return Ok(None);
         };
         let evidence = |site: &SiteEdge| vec![site.edge.clone()];
-        if let Some(special) = rule.special_calls.iter().find(|s| s.callee == edge.edge.dst) {
-            self.push(
-                pack,
-                &special.role,
-                file,
-                shape.start.line,
-                shape.callee.clone(),
-                None,
-                rule_id,
-                registered_at,
-                detail,
-                evidence(&edge),
-            );
+        // Roles of the call itself: a particular external (static files), any external.
+        let mut roles: Vec<&String> = rule.special_calls.iter().filter(|s| s.callee == edge.edge.dst).map(|s| &s.role).collect();
+        if edge.dst_file.is_none() && edge.edge.evidence != "unresolved" {
+            roles.extend(&rule.external_calls);
+        }
+        for role in roles {
+            self.push(pack, role, file, shape.start.line, shape.callee.clone(), None, rule_id, registered_at, detail, evidence(&edge));
         }
         match (&edge.dst_file, edge.dst_kind.as_deref()) {
-            (None, _) => {
-                if let Some(role) = &rule.external_calls {
-                    if edge.edge.evidence != "unresolved" {
-                        self.push(
-                            pack,
-                            role,
-                            file,
-                            shape.start.line,
-                            shape.callee.clone(),
-                            None,
-                            rule_id,
-                            registered_at,
-                            detail,
-                            evidence(&edge),
-                        );
-                    }
-                }
-            }
             (Some(dfile), Some("function" | "method" | "variable" | "constant")) => {
                 let dpos = Pos { line: edge.dst_line.unwrap_or(0), col: edge.dst_col.unwrap_or(0) };
                 let dfile = dfile.clone();

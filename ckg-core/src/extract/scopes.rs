@@ -107,30 +107,28 @@ impl Nesting {
         let mut next = 0;
         for &pi in &order {
             let pos = points[pi].0;
-            while next < intervals.len() && intervals[next].start <= pos {
-                let start = intervals[next].start;
-                while stack.last().is_some_and(|&t| intervals[t].end <= start) {
-                    stack.pop();
-                }
-                Self::link(&mut intervals, &stack, next);
-                stack.push(next);
-                next += 1;
-            }
+            Self::open_up_to(&mut intervals, &mut stack, &mut next, pos);
             while stack.last().is_some_and(|&t| intervals[t].end <= pos) {
                 stack.pop();
             }
             points[pi].2 = stack.last().copied();
         }
-        while next < intervals.len() {
-            let start = intervals[next].start;
+        Self::open_up_to(&mut intervals, &mut stack, &mut next, usize::MAX);
+        Nesting { intervals }
+    }
+
+    /// Opens (links and pushes) the intervals that start at or before `pos`, closing those
+    /// that end before each one starts.
+    fn open_up_to(intervals: &mut [Interval], stack: &mut Vec<usize>, next: &mut usize, pos: usize) {
+        while *next < intervals.len() && intervals[*next].start <= pos {
+            let start = intervals[*next].start;
             while stack.last().is_some_and(|&t| intervals[t].end <= start) {
                 stack.pop();
             }
-            Self::link(&mut intervals, &stack, next);
-            stack.push(next);
-            next += 1;
+            Self::link(intervals, stack, *next);
+            stack.push(*next);
+            *next += 1;
         }
-        Nesting { intervals }
     }
 
     fn link(intervals: &mut [Interval], stack: &[usize], i: usize) {

@@ -83,6 +83,24 @@ pub struct PackMeta {
     /// Packs whose roles this one's rules read (a migration pack requires the framework's).
     #[serde(default)]
     pub requires: Vec<String>,
+    /// For a migration pack: from which framework to which.
+    pub migration: Option<Migration>,
+}
+
+/// What a migration pack moves from and to.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Migration {
+    /// The source framework's name (`express`).
+    pub from: String,
+    /// The target framework's name (`fastify`).
+    pub to: String,
+    /// The source framework's packages: what the plan's impact starts from and what no
+    /// migrated file may still use.
+    pub packages: Vec<String>,
+    /// The packages of the target framework (`fastify`, `@fastify/*`).
+    #[serde(default)]
+    pub target_packages: Vec<String>,
 }
 
 /// A framework object: a value created by a call of one of `created_by` or typed with one of

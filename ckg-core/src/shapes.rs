@@ -148,6 +148,10 @@ pub struct ParamUse {
     pub param: usize,
     pub member: String,
     pub pos: Pos,
+    /// The member used on it in turn (`user` in `res.locals.user`).
+    pub next: Option<String>,
+    /// True when the use is assigned to (`req.user = u`, `res.locals.user = u`).
+    pub write: bool,
 }
 
 impl Shapes {
@@ -219,6 +223,30 @@ fn chain_root(mut node: Node) -> Option<Node> {
         };
     }
     None
+}
+
+/// The expression under parentheses and type assertions (`(req as Authed)` is `req`).
+fn unwrap_casts(mut node: Node) -> Node {
+    for _ in 0..16 {
+        match node.kind() {
+            "parenthesized_expression" | "as_expression" | "non_null_expression" | "satisfies_expression" | "type_assertion" => {
+                match node.named_child(0) {
+                    Some(inner) => node = inner,
+                    None => break,
+                }
+            }
+            _ => break,
+        }
+    }
+    node
+}
+
+/// True when `node` is what an assignment assigns to.
+fn assigned(node: Node) -> bool {
+    node.parent().is_some_and(|p| {
+        matches!(p.kind(), "assignment_expression" | "assignment" | "augmented_assignment" | "augmented_assignment_expression")
+            && p.child_by_field_name("left") == Some(node)
+    })
 }
 
 /// Reads the shapes of a parsed file.
@@ -534,12 +562,18 @@ impl Builder<'_> {
                     let object = n.child_by_field_name("object");
                     let member = n.child_by_field_name("property").or_else(|| n.child_by_field_name("attribute"));
                     // `res.json` directly, or a member after a call on it (`res.status(404).json`).
-                    let root = object.and_then(|o| if is_call(o) { chain_root(o) } else { Some(o) });
+                    let root = object.map(unwrap_casts).and_then(|o| if is_call(o) { chain_root(o) } else { Some(o) });
                     if let (Some(o), Some(m)) = (root.filter(|o| o.kind() == "identifier"), member) {
                         let name = text(o, self.src);
                         if let Some(k) = params.iter().position(|p| *p == name) {
                             if hidden & (1 << k) == 0 {
-                                uses.push(ParamUse { param: k, member: self.text(m), pos: Pos::of(m) });
+                                // `res.locals.user`: the member after, and whether the chain is assigned.
+                                let outer = n.parent().filter(|p| {
+                                    matches!(p.kind(), "member_expression" | "attribute") && p.child_by_field_name("object") == Some(n)
+                                });
+                                let next = outer.and_then(|p| p.child_by_field_name("property").or_else(|| p.child_by_field_name("attribute")));
+                                let write = assigned(outer.unwrap_or(n));
+                                uses.push(ParamUse { param: k, member: self.text(m), pos: Pos::of(m), next: next.map(|x| self.text(x)), write });
                             }
                         }
                     }

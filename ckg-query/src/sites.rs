@@ -177,8 +177,30 @@ impl Index {
         Ok(Some((file, shapes)))
     }
 
+    /// A value of the index's `meta` table (`root`, `build_id`, …).
+    pub fn meta(&self, key: &str) -> Option<String> {
+        self.conn.query_row("SELECT value FROM meta WHERE key = ?1", [key], |r| r.get(0)).ok()
+    }
+
+    /// How many syntax errors an indexed file has (`None` when it is not indexed).
+    pub fn parse_errors(&self, path: &str) -> Result<Option<u32>> {
+        self.conn
+            .prepare_cached("SELECT parse_errors FROM files WHERE path = ?1")
+            .and_then(|mut s| s.query_row([path], |r| r.get::<_, i64>(0)).optional())
+            .map(|v| v.map(|n| n as u32))
+            .map_err(|e| self.db_err(e))
+    }
+
+    /// The module qname of an indexed file (`src/app.ts`, `pkg.mod`).
+    pub fn module_of(&self, path: &str) -> Result<Option<String>> {
+        self.conn
+            .prepare_cached("SELECT module FROM files WHERE path = ?1")
+            .and_then(|mut s| s.query_row([path], |r| r.get(0)).optional())
+            .map_err(|e| self.db_err(e))
+    }
+
     /// The root directory the index was built from.
     pub fn root(&self) -> Option<String> {
-        self.conn.query_row("SELECT value FROM meta WHERE key = 'root'", [], |r| r.get(0)).ok()
+        self.meta("root")
     }
 }

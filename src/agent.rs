@@ -146,3 +146,148 @@ pub fn check(args: CheckArgs) -> Result<ExitCode> {
     }
     Ok(if a.violations.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }
+
+#[derive(Args, Debug)]
+pub struct PlanArgs {
+    /// The migration pack (express-to-fastify, flask-to-fastapi, or a pack file).
+    #[arg(long)]
+    pack: Option<String>,
+    /// The source framework (with --to: the pack FROM-to-TO).
+    #[arg(long)]
+    from: Option<String>,
+    /// The target framework.
+    #[arg(long)]
+    to: Option<String>,
+    /// Output: text, md (Markdown for people) or json (for agents).
+    #[arg(long, default_value = "text")]
+    format: String,
+    /// Shorthand for --format json.
+    #[arg(long, global = true)]
+    json: bool,
+    /// Database file (default: found by walking up from the current directory).
+    #[arg(long, global = true)]
+    db: Option<PathBuf>,
+    #[command(subcommand)]
+    command: Option<PlanCommand>,
+}
+
+#[derive(clap::Subcommand, Debug)]
+enum PlanCommand {
+    /// Re-evaluate every unit of the stored plan on the current index: done only when no
+    /// legacy reference remains, the pack's constraints pass in its files and its last
+    /// command checks passed.
+    Status,
+    /// Run a unit's verification checks (commands with time limits, output kept next to the
+    /// ledger), record the results and the unit's state.
+    Verify {
+        unit: String,
+        /// Time limit for each command (default: the check's own, 600 s).
+        #[arg(long)]
+        timeout_s: Option<u64>,
+    },
+    /// Print the JSON schema of the plan (`--json` output), the status and verify answers.
+    Schema,
+    /// Record the answer to one of a unit's open questions.
+    Decide {
+        unit: String,
+        question: String,
+        #[arg(long)]
+        answer: String,
+    },
+}
+
+fn migration_packs(args: &PlanArgs, ledger_pack: Option<String>) -> Result<Vec<Pack>> {
+    let name = match (&args.pack, &args.from, &args.to, ledger_pack) {
+        (Some(p), _, _, _) => p.clone(),
+        (None, Some(f), Some(t), _) => format!("{f}-to-{t}"),
+        (None, None, None, Some(p)) => p,
+        _ => anyhow::bail!("give --pack NAME (express-to-fastify, flask-to-fastapi) or --from X --to Y"),
+    };
+    load_packs(&[name])
+}
+
+pub fn plan(args: PlanArgs) -> Result<ExitCode> {
+    if let Some(PlanCommand::Schema) = &args.command {
+        let mut w = std::io::stdout().lock();
+        writeln!(w, "{}", ckg_agent::plan::schema_json())?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let db = ckg_query::locate_db(args.db.as_deref())?;
+    let index = Index::open(&db)?;
+    let format = if args.json { "json".to_string() } else { args.format.clone() };
+    if !matches!(format.as_str(), "text" | "md" | "json") {
+        anyhow::bail!("--format must be text, md or json, not {format:?}");
+    }
+    let mut w = std::io::stdout().lock();
+    match &args.command {
+        None => {
+            let packs = migration_packs(&args, None)?;
+            let plan = ckg_agent::plan(&index, &packs)?;
+            ckg_agent::Ledger::store(&index, &db, &plan)?;
+            match format.as_str() {
+                "json" => {
+                    serde_json::to_writer_pretty(&mut w, &plan)?;
+                    writeln!(w)?;
+                }
+                _ => write!(w, "{}", ckg_agent::plan::markdown(&plan))?,
+            }
+            Ok(if plan.units.is_empty() { ExitCode::from(1) } else { ExitCode::SUCCESS })
+        }
+        Some(PlanCommand::Status) => {
+            let ledger = ckg_agent::Ledger::open(&index, &db)?;
+            let packs = migration_packs(&args, Some(ledger.pack()))?;
+            let a = ledger.status(&index, &packs)?;
+            if format == "json" {
+                serde_json::to_writer_pretty(&mut w, &a)?;
+                writeln!(w)?;
+            } else {
+                let counts: Vec<String> = a.counts.iter().map(|(k, v)| format!("{k} {v}")).collect();
+                writeln!(
+                    w,
+                    "plan {} (made at generation {}; index generation {}): {}",
+                    a.pack,
+                    a.baseline_generation,
+                    a.generation,
+                    counts.join(", ")
+                )?;
+                for u in &a.units {
+                    writeln!(
+                        w,
+                        "  {:>3}. {:<15} {}  (legacy references {}, violations {}{})",
+                        u.position,
+                        u.state,
+                        u.unit_id,
+                        u.legacy_references,
+                        u.violations,
+                        if u.undecided.is_empty() { String::new() } else { format!(", {} open question(s)", u.undecided.len()) }
+                    )?;
+                }
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Some(PlanCommand::Verify { unit, timeout_s }) => {
+            let ledger = ckg_agent::Ledger::open(&index, &db)?;
+            let packs = migration_packs(&args, Some(ledger.pack()))?;
+            let a = ledger.verify(&index, &packs, unit, timeout_s.map(std::time::Duration::from_secs))?;
+            if format == "json" {
+                serde_json::to_writer_pretty(&mut w, &a)?;
+                writeln!(w)?;
+            } else {
+                for r in &a.runs {
+                    let why = r.failure.as_ref().map(|f| format!(" [{f}]")).unwrap_or_default();
+                    let out = r.output.as_ref().map(|o| format!(" (output: {o})")).unwrap_or_default();
+                    writeln!(w, "{} {:<18} {}{why}: {}{out}", r.result, r.check, r.kind, r.detail)?;
+                }
+                writeln!(w, "{}: {}", a.unit_id, a.state)?;
+            }
+            Ok(if a.state == "done" { ExitCode::SUCCESS } else { ExitCode::from(1) })
+        }
+        Some(PlanCommand::Schema) => unreachable!("answered above"),
+        Some(PlanCommand::Decide { unit, question, answer }) => {
+            let ledger = ckg_agent::Ledger::open(&index, &db)?;
+            ledger.decide(unit, question, answer)?;
+            writeln!(w, "recorded: {unit} {question}")?;
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}

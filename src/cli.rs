@@ -39,6 +39,10 @@ enum Command {
     /// signatures of framework roles, unregistered look-alikes, migration packs. Exit 1 when
     /// anything is violated, 2 on a bad rule file.
     Check(crate::agent::CheckArgs),
+    /// Plan a migration (--pack express-to-fastify): units in dependency order with notes,
+    /// verification contracts and open questions, stored in a ledger next to the index;
+    /// `plan status`, `plan verify UNIT`, `plan decide UNIT QUESTION --answer …`.
+    Plan(crate::agent::PlanArgs),
     /// Show the index: generation, last update and its latency, totals, staleness.
     Status {
         /// Database file (default: found by walking up from the current directory).
@@ -133,6 +137,7 @@ pub fn run() -> Result<ExitCode> {
         Command::Watch(args) => watch(args),
         Command::Serve(args) => crate::serve::run(args),
         Command::Check(args) => crate::agent::check(args),
+        Command::Plan(args) => crate::agent::plan(args),
         Command::Status { db, json } => status(db, json),
         Command::ParseOnly { root, jobs } => {
             let t = std::time::Instant::now();

@@ -6,15 +6,21 @@
 //! migration must satisfy. [`roles`] finds the role occurrences, each with the registration
 //! that makes it one and the edges that prove it; [`rules`] evaluates constraint rules
 //! (forbidden imports and uses, layering, signatures of role functions, unregistered
-//! look-alikes, roles a migration removes, new callers of deprecated symbols).
+//! look-alikes, roles a migration removes, new callers of deprecated symbols); [`plan`]
+//! cuts a migration into units in dependency order with notes an agent can check, and the
+//! [`ledger`] stores the plan's progress, re-checked against the graph.
 //!
 //! It depends only on `ckg-query`, whose answers (edges with their evidence) it builds on.
 
+pub mod ledger;
 pub mod pack;
+pub mod plan;
 pub mod roles;
 pub mod rules;
 
+pub use ledger::{Ledger, StatusAnswer, UnitStatus, VerifyAnswer};
 pub use pack::{FormatError, Pack};
+pub use plan::{Plan, Unit, plan};
 pub use roles::{Candidate, RoleOccurrence, RolesAnswer, RolesOptions, roles};
 pub use rules::{Baseline, CheckAnswer, CheckOptions, RuleKind, RuleSet, RuleSpec, Severity, Violation};
 

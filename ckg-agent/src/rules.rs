@@ -137,6 +137,18 @@ pub struct Violation {
     pub hint: Option<String>,
     /// The edges that prove it, with their evidence.
     pub evidence: Vec<Edge>,
+    /// For a violation about a role: where the role is registered (a function defined in one
+    /// file is an Express middleware because another file registers it; that registration
+    /// is what must change).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub registered_at: Option<ckg_query::Site>,
+}
+
+impl Violation {
+    /// The file whose code must change to fix it: the registration's, else its own.
+    pub fn cause_file(&self) -> &str {
+        self.registered_at.as_ref().map_or(&self.file, |s| &s.file)
+    }
 }
 
 /// The answer of `check`.
@@ -307,6 +319,7 @@ fn violation(pack: &Pack, rule: &RuleSpec, file: &str, line: u32, message: Strin
         message: rule.message.clone().map_or(message.clone(), |m| format!("{m}: {message}")),
         hint,
         evidence,
+        registered_at: None,
     }
 }
 
@@ -365,7 +378,9 @@ fn evaluate(index: &Index, pack: &Pack, rule: &RuleSpec, found: Option<&RolesAns
                     continue;
                 }
                 let msg = format!("{} {} {}", role.replace('_', " "), occ.name, problems.join("; "));
-                out.push(violation(pack, rule, &occ.file, occ.line, msg, &occ.name, occ.evidence.clone()));
+                let mut v = violation(pack, rule, &occ.file, occ.line, msg, &occ.name, occ.evidence.clone());
+                v.registered_at = occ.registered_at.clone();
+                out.push(v);
             }
         }
         RuleKind::Registered => {
@@ -385,6 +400,7 @@ fn evaluate(index: &Index, pack: &Pack, rule: &RuleSpec, found: Option<&RolesAns
                 if v.hint == rule.hint {
                     v.hint = violation(pack, rule, &occ.file, occ.line, String::new(), &key, Vec::new()).hint;
                 }
+                v.registered_at = occ.registered_at.clone();
                 out.push(v);
             }
         }

@@ -571,9 +571,16 @@ impl Builder<'_> {
                                 let outer = n.parent().filter(|p| {
                                     matches!(p.kind(), "member_expression" | "attribute") && p.child_by_field_name("object") == Some(n)
                                 });
-                                let next = outer.and_then(|p| p.child_by_field_name("property").or_else(|| p.child_by_field_name("attribute")));
+                                let next =
+                                    outer.and_then(|p| p.child_by_field_name("property").or_else(|| p.child_by_field_name("attribute")));
                                 let write = assigned(outer.unwrap_or(n));
-                                uses.push(ParamUse { param: k, member: self.text(m), pos: Pos::of(m), next: next.map(|x| self.text(x)), write });
+                                uses.push(ParamUse {
+                                    param: k,
+                                    member: self.text(m),
+                                    pos: Pos::of(m),
+                                    next: next.map(|x| self.text(x)),
+                                    write,
+                                });
                             }
                         }
                     }

@@ -102,7 +102,7 @@ pub(crate) fn row_node(r: &rusqlite::Row) -> rusqlite::Result<Node> {
 
 /// An edge as queries report it: qnames at both ends (the written name when unresolved),
 /// the site, and the evidence tier.
-#[derive(Clone, Debug, Default, Serialize, PartialEq, Eq, JsonSchema)]
+#[derive(Clone, Debug, Default, Serialize, serde::Deserialize, PartialEq, Eq, JsonSchema)]
 pub struct Edge {
     pub kind: String,
     pub src: String,

@@ -4,7 +4,9 @@
 
 use serde_json::Value;
 
-const IGNORED: &[&str] = &["description", "title", "default", "examples", "format", "$schema", "readOnly", "writeOnly", "deprecated"];
+/// Annotations, and `$defs` (definitions are checked where a `$ref` uses them).
+const IGNORED: &[&str] =
+    &["description", "title", "default", "examples", "format", "$schema", "readOnly", "writeOnly", "deprecated", "$defs"];
 
 fn type_matches(t: &str, v: &Value) -> bool {
     match t {
@@ -19,7 +21,8 @@ fn type_matches(t: &str, v: &Value) -> bool {
     }
 }
 
-/// Errors of `value` against `schema`; `components` resolves `#/components/schemas/X`.
+/// Errors of `value` against `schema`; `components` resolves `#/components/schemas/X` (and
+/// `#/$defs/X`).
 pub fn validate(schema: &Value, value: &Value, components: &Value, path: &str) -> Vec<String> {
     let mut errors = Vec::new();
     check(schema, value, components, path, &mut errors, 0);
@@ -40,7 +43,11 @@ fn check(schema: &Value, v: &Value, components: &Value, path: &str, errors: &mut
     for (key, kw) in obj {
         match key.as_str() {
             "$ref" => {
-                let name = kw.as_str().unwrap().strip_prefix("#/components/schemas/").unwrap_or_else(|| panic!("unsupported $ref {kw}"));
+                let r = kw.as_str().unwrap();
+                let name = r
+                    .strip_prefix("#/components/schemas/")
+                    .or_else(|| r.strip_prefix("#/$defs/"))
+                    .unwrap_or_else(|| panic!("unsupported $ref {kw}"));
                 let target = &components[name];
                 assert!(!target.is_null(), "$ref {name} is not defined");
                 check(target, v, components, path, errors, depth + 1);

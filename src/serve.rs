@@ -156,6 +156,8 @@ pub fn run(args: ServeArgs) -> Result<ExitCode> {
         .enable_all()
         .build()
         .context("starting the async runtime")?;
+    // The agent layer's endpoints (roles, checks, plans) are served with the queries.
+    service.add_endpoints(ckg_agent::http::ENDPOINTS);
     let app = ckg_query::http::guard::protect(ckg_query::http::router(Arc::clone(&service)), Arc::clone(&service));
     runtime.block_on(serve(listener, app, &service, args.max_connections))?;
 

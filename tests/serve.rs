@@ -566,3 +566,47 @@ fn shutdown_during_edits_leaves_an_intact_index() {
     fresh.index_json(&["--rebuild"]);
     assert_eq!(repo.export(), fresh.export());
 }
+
+#[test]
+fn the_agent_endpoints_answer_as_the_cli_does() {
+    let repo = Repo::new();
+    copy_dir(&Path::new(env!("CARGO_MANIFEST_DIR")).join("corpora/express-app"), repo.path());
+    repo.index_json(&[]);
+    let server = Server::start(repo.path(), &[]);
+    let checker = Checker::new(&server);
+    let without_generation = |mut v: Value| {
+        v.as_object_mut().unwrap().remove("generation");
+        v
+    };
+    // Roles and checks: the CLI's answers.
+    let roles = checker.get(&server, "/v1/roles?pack=express");
+    assert_eq!(roles.status, 200);
+    assert_eq!(
+        without_generation(roles.json()),
+        without_generation(serde_json::from_str(&repo.ok(&["query", "roles", "--pack", "express", "--json"])).unwrap())
+    );
+    let check = checker.get(&server, "/v1/check?pack=express-to-fastify&file=src/routes/books.ts");
+    assert_eq!(check.status, 200);
+    let out = repo.ckg(&["check", "--pack", "express-to-fastify", "--files", "src/routes/books.ts", "--json"]);
+    assert_eq!(without_generation(check.json()), without_generation(serde_json::from_slice(&out.stdout).unwrap()));
+    // No plan yet; then one made over HTTP, and its status.
+    assert_eq!(checker.get(&server, "/v1/plan/status").status, 404);
+    let plan = common::http::request(server.port, "POST", "/v1/plan?pack=express-to-fastify", &[], b"");
+    checker.check("post", "/v1/plan", &plan);
+    assert_eq!(plan.status, 200, "{}", plan.text());
+    assert_eq!(plan.json()["units"].as_array().unwrap().len(), 41);
+    let status = checker.get(&server, "/v1/plan/status");
+    assert_eq!(status.status, 200);
+    assert_eq!(status.json()["units"].as_array().unwrap().len(), 41);
+    // Bad input is a 400 with a problem, never a 500.
+    for (method, target) in [
+        ("POST", "/v1/plan"),
+        ("POST", "/v1/plan?pack=nope"),
+        ("GET", "/v1/check"),
+        ("GET", "/v1/check?pack=express-to-fastify&file=../etc/passwd"),
+    ] {
+        let r = common::http::request(server.port, method, target, &[], b"");
+        assert_eq!(r.status, 400, "{method} {target}: {}", r.text());
+        checker.check(&method.to_ascii_lowercase(), target.split('?').next().unwrap(), &r);
+    }
+}

@@ -12,6 +12,7 @@
 //!
 //! It depends only on `ckg-query`, whose answers (edges with their evidence) it builds on.
 
+pub mod http;
 pub mod ledger;
 pub mod pack;
 pub mod plan;

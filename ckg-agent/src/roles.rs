@@ -41,7 +41,7 @@ pub struct RoleOccurrence {
     /// The pack rule that recognised it (`express/use`).
     pub rule: String,
     /// What the registration says: `path`, `methods`, `mounted_at`, `params`.
-    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    #[serde(skip_serializing_if = "BTreeMap::is_empty", default)]
     pub detail: BTreeMap<String, String>,
     /// The edges that prove it, with their evidence.
     pub evidence: Vec<Edge>,

@@ -35,7 +35,7 @@ use std::time::{Duration, SystemTime};
 use axum::Router;
 use axum::body::Body;
 use axum::extract::{Request, State};
-use axum::http::{HeaderValue, Method, StatusCode, header};
+use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{MethodRouter, get, post};
 use schemars::{JsonSchema, SchemaGenerator};
@@ -45,6 +45,7 @@ use crate::{Index, Paged};
 use params::{Kind, PAGE, Param, Params, confine, confine_target};
 use problem::Problem;
 
+pub use axum::http::Method;
 pub use events::GenerationEvent;
 
 /// The largest request body accepted (`POST /v1/sql`).
@@ -126,9 +127,21 @@ pub struct Service {
     /// The stored names `def` resolves with, of one generation (loaded by the first `def`
     /// that needs them).
     names: Mutex<Option<(i64, Arc<ckg_core::store::ResolveInput>)>>,
+    /// Endpoints of other layers mounted with these (the agent layer's `/v1/roles`, …).
+    extra: std::sync::OnceLock<&'static [Endpoint]>,
 }
 
 impl Service {
+    /// Mounts endpoints of another layer with the service's own (once, before [`router`]).
+    pub fn add_endpoints(&self, endpoints: &'static [Endpoint]) {
+        let _ = self.extra.set(endpoints);
+    }
+
+    /// The endpoints mounted by [`Service::add_endpoints`].
+    pub fn extra_endpoints(&self) -> &'static [Endpoint] {
+        self.extra.get().copied().unwrap_or(&[])
+    }
+
     pub fn new(config: ServiceConfig) -> Service {
         let (events, _) = tokio::sync::broadcast::channel(256);
         let (closing, _) = tokio::sync::watch::channel(false);
@@ -144,6 +157,7 @@ impl Service {
             loading: Mutex::new(()),
             loading_in_background: std::sync::atomic::AtomicBool::new(false),
             names: Mutex::new(None),
+            extra: std::sync::OnceLock::new(),
         }
     }
 
@@ -306,7 +320,7 @@ fn json_response(body: Vec<u8>) -> Response {
 }
 
 /// A query handler: reads checked parameters, asks the index, serializes the answer.
-type QueryFn = fn(&Index, &Params, &ServiceConfig) -> Result<Vec<u8>, Problem>;
+pub type QueryFn = fn(&Index, &Params, &ServiceConfig) -> Result<Vec<u8>, Problem>;
 
 /// How an endpoint is served.
 #[derive(Clone, Copy)]
@@ -333,7 +347,8 @@ pub struct Endpoint {
     pub route: Route,
 }
 
-fn schema<T: JsonSchema>(g: &mut SchemaGenerator) -> schemars::Schema {
+/// The schema of an answer type, for [`Endpoint::answer`].
+pub fn schema<T: JsonSchema>(g: &mut SchemaGenerator) -> schemars::Schema {
     g.subschema_for::<T>()
 }
 
@@ -342,7 +357,8 @@ fn paged<T: Paged + Serialize>(mut answer: T, p: &Params, what: &str) -> Result<
     encode(&answer)
 }
 
-fn encode<T: Serialize>(answer: &T) -> Result<Vec<u8>, Problem> {
+/// An answer as the JSON body of a 200.
+pub fn encode<T: Serialize>(answer: &T) -> Result<Vec<u8>, Problem> {
     serde_json::to_vec(answer).map_err(|e| Problem::new("internal", format!("serializing the answer: {e}")))
 }
 
@@ -614,8 +630,8 @@ fn sql_route() -> MethodRouter<Arc<Service>> {
 }
 
 fn openapi_route() -> MethodRouter<Arc<Service>> {
-    get(|| async {
-        let mut res = (StatusCode::OK, openapi::document().to_string()).into_response();
+    get(|State(s): State<Arc<Service>>| async move {
+        let mut res = (StatusCode::OK, openapi::document_with(s.extra_endpoints()).to_string()).into_response();
         res.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
         res
     })
@@ -783,24 +799,26 @@ pub static ENDPOINTS: &[Endpoint] = &[
 
 const PAGE_ONLY: &[Param] = &PAGE;
 
-fn query_route(spec: &'static [Param], f: QueryFn) -> MethodRouter<Arc<Service>> {
-    get(move |State(s): State<Arc<Service>>, req: Request<Body>| async move {
+fn query_route(method: &Method, spec: &'static [Param], f: QueryFn) -> MethodRouter<Arc<Service>> {
+    let handler = move |State(s): State<Arc<Service>>, req: Request<Body>| async move {
         let params = match Params::parse(req.uri().query(), spec) {
             Ok(p) => p,
             Err(problem) => return problem.into_response(),
         };
         let service = Arc::clone(&s);
         s.run(move |ix| f(ix, &params, &service.config)).await
-    })
+    };
+    // A POST of this kind takes its parameters in the query string too (no body).
+    if *method == Method::POST { post(handler) } else { get(handler) }
 }
 
 /// The router of every endpoint in [`ENDPOINTS`], with a problem+json fallback for unknown
 /// routes. Wrap it with [`guard::protect`] before serving.
 pub fn router(service: Arc<Service>) -> Router {
     let mut r: Router<Arc<Service>> = Router::new();
-    for e in ENDPOINTS {
+    for e in ENDPOINTS.iter().chain(service.extra_endpoints()) {
         let method_router = match e.route {
-            Route::Query(f) => query_route(e.params, f),
+            Route::Query(f) => query_route(&e.method, e.params, f),
             // Custom handlers take no query parameters: any is refused like a misspelt one.
             Route::Custom(make) => {
                 let spec = e.params;

@@ -30,6 +30,11 @@ fn param_schema(p: &Param) -> Value {
 
 /// The whole document.
 pub fn document() -> Value {
+    document_with(&[])
+}
+
+/// The document with endpoints of other layers mounted after the service's own.
+pub fn document_with(extra: &[super::Endpoint]) -> Value {
     let mut generator = SchemaSettings::draft2020_12()
         .with(|s| {
             s.definitions_path = "/components/schemas".into();
@@ -39,7 +44,7 @@ pub fn document() -> Value {
     let problem_ref = generator.subschema_for::<Problem>();
     let codes: Vec<String> = CODES.iter().map(|c| format!("`{}` ({})", c.0, c.1)).collect();
     let mut paths = Map::new();
-    for e in ENDPOINTS {
+    for e in ENDPOINTS.iter().chain(extra) {
         let answer = (e.answer)(&mut generator);
         let parameters: Vec<Value> = e
             .params

@@ -1,16 +1,18 @@
-//! `ckg check --files` after a one-file edit (the agent's loop), on a generated ~100k-line
-//! TypeScript repository (`ckg-gen`) with `corpora/express-app` inside it, so that the
-//! migration pack has Express roles to read: p50/p95 over the edits, in process (open the
-//! index, evaluate `express-to-fastify` and a house rule file on what the edited file
-//! affects) and as a `ckg check` process; a whole-repository check for comparison.
+//! The agent layer on a generated ~100k-line TypeScript repository (`ckg-gen`) with
+//! `corpora/express-app` inside it, so that the packs have Express roles to read:
+//! - `ckg check --files` after a one-file edit (the agent's loop): p50/p95 over the edits, in
+//!   process (open the index, evaluate `express-to-fastify` and a house rule file on what the
+//!   edited file affects) and as a `ckg check` process; a whole-repository check to compare;
+//! - plan generation (`ckg plan --pack express-to-fastify`), in process and as a process;
+//! - `ckg plan status` after a one-file edit, in process.
 //!
-//! `cargo bench --bench check` (CKG_BENCH_LINES, CKG_BENCH_EDITS to change sizes).
+//! `cargo bench --bench agent` (CKG_BENCH_LINES, CKG_BENCH_EDITS to change sizes).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use ckg_agent::{CheckOptions, Pack, RuleSet};
+use ckg_agent::{CheckOptions, Ledger, Pack, RuleSet};
 
 fn pct(mut d: Vec<Duration>) -> String {
     d.sort();
@@ -110,4 +112,36 @@ fn main() {
         whole.push(t.elapsed());
     }
     println!("  whole repository, in process         {}  ({all} violations)", pct(whole));
+
+    // Plans.
+    let migration = Pack::load("express-to-fastify").unwrap().with_requirements().unwrap();
+    let (mut in_process, mut process, mut units) = (Vec::new(), Vec::new(), 0);
+    for _ in 0..5 {
+        let t = Instant::now();
+        let ix = ckg_query::Index::open(&db).unwrap();
+        let plan = ckg_agent::plan(&ix, &migration).unwrap();
+        Ledger::store(&ix, &db, &plan).unwrap();
+        in_process.push(t.elapsed());
+        units = plan.units.len();
+        let t = Instant::now();
+        let out = Command::new(ckg).args(["plan", "--pack", "express-to-fastify", "--json"]).current_dir(&root).output().unwrap();
+        process.push(t.elapsed());
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    }
+    println!("  plan, in process (plan + ledger)     {}  ({units} units)", pct(in_process));
+    println!("  `ckg plan` process                   {}", pct(process));
+    let mut status = Vec::new();
+    let mut counts = String::new();
+    for n in 0..edits {
+        let file = &routes[n % routes.len()];
+        edit(file, 1000 + n);
+        index(&["--quiet"]);
+        let t = Instant::now();
+        let ix = ckg_query::Index::open(&db).unwrap();
+        let ledger = Ledger::open(&ix, &db).unwrap();
+        let answer = ledger.status(&ix, &migration).unwrap();
+        status.push(t.elapsed());
+        counts = format!("{:?}", answer.counts);
+    }
+    println!("  plan status after an edit, in process {}  ({counts})", pct(status));
 }

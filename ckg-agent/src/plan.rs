@@ -227,7 +227,9 @@ pub fn plan(index: &Index, packs: &[Pack]) -> Result<Plan> {
 
     // What each file is: the framework's roles, and the migration's look-alikes.
     let framework: Vec<Pack> = packs.iter().filter(|p| !p.object.is_empty()).cloned().collect();
-    let found = roles(index, &framework, &RolesOptions { files: Some(files.clone()), ..RolesOptions::default() })?;
+    // (Look-alikes are looked for where the framework is used directly.)
+    let candidates_in = Some(direct.keys().cloned().collect());
+    let found = roles(index, &framework, &RolesOptions { files: Some(files.clone()), candidates_in, ..RolesOptions::default() })?;
     let mut roles_by_file: HashMap<&str, Vec<&RoleOccurrence>> = HashMap::new();
     for r in &found.roles {
         roles_by_file.entry(r.file.as_str()).or_default().push(r);
@@ -266,6 +268,13 @@ pub fn plan(index: &Index, packs: &[Pack]) -> Result<Plan> {
     let order = ordered(&group_deps, rank);
 
     let unit_id = |gi: usize| format!("unit:{}", files[groups[gi][0]]);
+    let mut dependents: Vec<Vec<usize>> = vec![Vec::new(); files.len()];
+    for (i, ds) in deps.iter().enumerate() {
+        for &j in ds {
+            dependents[j].push(i);
+        }
+    }
+    let runner = TestRunner::of(index);
     let mut units = Vec::new();
     for (pos, &gi) in order.iter().enumerate() {
         let paths: Vec<String> = groups[gi].iter().map(|&m| files[m].clone()).collect();
@@ -286,7 +295,8 @@ pub fn plan(index: &Index, packs: &[Pack]) -> Result<Plan> {
         let unit_packages: BTreeSet<String> = groups[gi].iter().flat_map(|&m| packages[m].iter().cloned()).collect();
         let dep_units: Vec<String> = group_deps[gi].iter().map(|&g| unit_id(g)).collect();
         let questions = questions(index, &paths, &migration.packages, &evidence, &gaps, &found.candidates)?;
-        let verification = verification(index, mpack, migration, &paths)?;
+        let tests = tests_reaching(&files, &dependents, &groups[gi]);
+        let verification = verification(&runner, mpack, migration, &paths, &tests);
         units.push(Unit {
             unit_id: unit_id(gi),
             position: pos + 1,
@@ -507,10 +517,9 @@ fn questions(
 }
 
 /// How a unit is verified: tests that reach it, the pack's constraints, no legacy reference.
-fn verification(index: &Index, pack: &Pack, migration: &Migration, paths: &[String]) -> Result<Vec<Check>> {
+fn verification(runner: &TestRunner, pack: &Pack, migration: &Migration, paths: &[String], tests: &[String]) -> Vec<Check> {
     let mut checks = Vec::new();
-    let tests = tests_reaching(index, paths)?;
-    if let Some(cmd) = test_command(index, &tests) {
+    if let Some(cmd) = runner.command(tests) {
         checks.push(Check { name: "tests".into(), kind: "command".into(), run: cmd, timeout_s: Some(600), pass: "exit status 0".into() });
     }
     checks.push(Check {
@@ -527,24 +536,24 @@ fn verification(index: &Index, pack: &Pack, migration: &Migration, paths: &[Stri
         timeout_s: None,
         pass: format!("none: no import, call or reference of {} remains", migration.packages.join(" or ")),
     });
-    Ok(checks)
+    checks
 }
 
-/// Test files that reach a unit's files through the graph (up to three files away).
-fn tests_reaching(index: &Index, paths: &[String]) -> Result<Vec<String>> {
-    let mut seen: BTreeSet<String> = paths.iter().cloned().collect();
-    let mut frontier: Vec<String> = paths.to_vec();
-    let mut tests: BTreeSet<String> = paths.iter().filter(|p| is_test_file(p)).cloned().collect();
+/// Test files that reach a unit's files through the plan's file dependencies (up to three
+/// files away; a test of the unit uses the framework through it, so it is in the plan).
+fn tests_reaching(files: &[String], dependents: &[Vec<usize>], members: &[usize]) -> Vec<String> {
+    let mut seen: BTreeSet<usize> = members.iter().copied().collect();
+    let mut frontier: Vec<usize> = members.to_vec();
+    let mut tests: BTreeSet<&str> = members.iter().map(|&m| files[m].as_str()).filter(|p| is_test_file(p)).collect();
     for _ in 0..3 {
         let mut next = Vec::new();
-        for f in &frontier {
-            let Ok(r) = index.rdeps(f) else { continue };
-            for d in r.deps.into_iter().filter(|d| !d.external) {
-                if seen.insert(d.target.clone()) {
-                    if is_test_file(&d.target) {
-                        tests.insert(d.target.clone());
+        for &f in &frontier {
+            for &d in &dependents[f] {
+                if seen.insert(d) {
+                    if is_test_file(&files[d]) {
+                        tests.insert(&files[d]);
                     } else {
-                        next.push(d.target);
+                        next.push(d);
                     }
                 }
             }
@@ -552,36 +561,48 @@ fn tests_reaching(index: &Index, paths: &[String]) -> Result<Vec<String>> {
         frontier = next;
     }
     // Test helpers and fixtures are not tests to run.
-    Ok(tests.into_iter().filter(|t| !t.contains("/helpers/") && !t.ends_with("conftest.py") && !t.contains("fixtures")).collect())
+    tests.into_iter().filter(|t| !t.contains("/helpers/") && !t.ends_with("conftest.py") && !t.contains("fixtures")).map(String::from).collect()
 }
 
-/// The command that runs some test files with the repository's test runner, when it has one.
-fn test_command(index: &Index, tests: &[String]) -> Option<String> {
-    if tests.is_empty() {
-        return None;
+/// The repository's test runner, read once: how to run some test files.
+struct TestRunner {
+    /// For JavaScript/TypeScript tests: the command before the files (`npx jest`).
+    js: Option<String>,
+    /// For Python tests.
+    python: Option<String>,
+}
+
+impl TestRunner {
+    fn of(index: &Index) -> TestRunner {
+        let Some(root) = index.root() else { return TestRunner { js: None, python: None } };
+        let root = Path::new(&root);
+        let js = std::fs::read_to_string(root.join("package.json")).ok().and_then(|pkg| {
+            let json: serde_json::Value = serde_json::from_str(&pkg).ok()?;
+            let has = |dep: &str| ["dependencies", "devDependencies"].iter().any(|k| json[k].get(dep).is_some());
+            if has("jest") {
+                Some("npx jest".to_string())
+            } else if has("vitest") {
+                Some("npx vitest run".to_string())
+            } else if has("mocha") {
+                Some("npx mocha".to_string())
+            } else {
+                json["scripts"].get("test").map(|_| "npm test --".to_string())
+            }
+        });
+        let pytest = ["pytest.ini", "tox.ini", "setup.cfg", "conftest.py", "tests/conftest.py"].iter().any(|f| root.join(f).exists())
+            || std::fs::read_to_string(root.join("pyproject.toml")).is_ok_and(|s| s.contains("[tool.pytest"));
+        TestRunner { js, python: pytest.then(|| "python -m pytest".to_string()) }
     }
-    let root = index.root()?;
-    let root = Path::new(&root);
-    let js = tests.iter().any(|t| !t.ends_with(".py"));
-    if js {
-        let pkg = std::fs::read_to_string(root.join("package.json")).ok()?;
-        let json: serde_json::Value = serde_json::from_str(&pkg).ok()?;
-        let has = |dep: &str| ["dependencies", "devDependencies"].iter().any(|k| json[k].get(dep).is_some());
-        let files = tests.iter().filter(|t| !t.ends_with(".py")).cloned().collect::<Vec<_>>().join(" ");
-        if has("jest") {
-            return Some(format!("npx jest {files}"));
+
+    fn command(&self, tests: &[String]) -> Option<String> {
+        let js: Vec<&str> = tests.iter().filter(|t| !t.ends_with(".py")).map(String::as_str).collect();
+        let py: Vec<&str> = tests.iter().filter(|t| t.ends_with(".py")).map(String::as_str).collect();
+        match (&self.js, &self.python) {
+            (Some(cmd), _) if !js.is_empty() => Some(format!("{cmd} {}", js.join(" "))),
+            (_, Some(cmd)) if !py.is_empty() => Some(format!("{cmd} {}", py.join(" "))),
+            _ => None,
         }
-        if has("vitest") {
-            return Some(format!("npx vitest run {files}"));
-        }
-        if has("mocha") {
-            return Some(format!("npx mocha {files}"));
-        }
-        return json["scripts"].get("test").map(|_| format!("npm test -- {files}"));
     }
-    let pytest = ["pytest.ini", "tox.ini", "setup.cfg", "conftest.py", "tests/conftest.py"].iter().any(|f| root.join(f).exists())
-        || std::fs::read_to_string(root.join("pyproject.toml")).is_ok_and(|s| s.contains("[tool.pytest"));
-    pytest.then(|| format!("python -m pytest {}", tests.join(" ")))
 }
 
 /// Fills each unit's contract: the request/response properties its role functions set and
@@ -598,6 +619,10 @@ fn contracts(index: &Index, units: &mut [Unit], framework: &[Pack]) -> Result<()
     let mut uses: Vec<(usize, String, String, u32, bool)> = Vec::new();
     for (ui, unit) in units.iter().enumerate() {
         for path in &unit.source.paths {
+            // A file without roles neither sets nor reads request properties for one.
+            if !unit.source.roles.iter().any(|r| &r.file == path) {
+                continue;
+            }
             let Some((_, shapes)) = index.shapes_of(path)? else { continue };
             let role_lines: BTreeSet<u32> =
                 unit.source.roles.iter().filter(|r| &r.file == path && r.role != "req_res_api").map(|r| r.line).collect();

@@ -79,8 +79,10 @@ pub struct RolesOptions {
     pub roles: Vec<String>,
     /// Only occurrences in these files, and candidates among them (all when `None`).
     pub files: Option<Vec<String>>,
-    /// Look for candidates (every function of the files is read).
+    /// Look for candidates (every function of the files is read) …
     pub candidates: bool,
+    /// … among these files only (all of `files` when `None`).
+    pub candidates_in: Option<Vec<String>>,
     /// With `files`: the files whose registrations are read (a role in `files` can be
     /// registered from a file that depends on it, or that it passes a function to); `files`
     /// when `None`.
@@ -89,7 +91,7 @@ pub struct RolesOptions {
 
 impl Default for RolesOptions {
     fn default() -> Self {
-        RolesOptions { roles: Vec::new(), files: None, candidates: true, reach: None }
+        RolesOptions { roles: Vec::new(), files: None, candidates: true, candidates_in: None, reach: None }
     }
 }
 
@@ -938,9 +940,9 @@ impl<'i> Finder<'i> {
             return Ok(Vec::new());
         }
         let langs: Vec<Lang> = pack.pack.languages.iter().filter_map(|l| Lang::parse(l)).collect();
-        let files = match &opts.files {
-            Some(f) => f.clone(),
-            None => self.index.files_in(&langs)?,
+        let files = match (&opts.candidates_in, &opts.files) {
+            (Some(f), _) | (None, Some(f)) => f.clone(),
+            (None, None) => self.index.files_in(&langs)?,
         };
         let registered: BTreeSet<(String, u32)> = self.out.iter().map(|o| (o.file.clone(), o.line)).collect();
         let mut out = Vec::new();

@@ -227,7 +227,8 @@ impl RuleSet {
         let role_packs: Vec<Pack> = self.packs.iter().filter(|p| !p.object.is_empty()).cloned().collect();
         let found: Option<RolesAnswer> = if needs_roles && !role_packs.is_empty() {
             let candidates = self.packs.iter().any(|p| p.rule.iter().any(|r| r.kind == RuleKind::Registered));
-            let ropts = RolesOptions { roles: Vec::new(), files: scope.as_ref().map(|s| s.iter().cloned().collect()), candidates, reach };
+            let ropts =
+                RolesOptions { roles: Vec::new(), files: scope.as_ref().map(|s| s.iter().cloned().collect()), candidates, candidates_in: None, reach };
             Some(roles(index, &role_packs, &ropts)?)
         } else {
             None

@@ -176,7 +176,12 @@ enum PlanCommand {
     /// Re-evaluate every unit of the stored plan on the current index: done only when no
     /// legacy reference remains, the pack's constraints pass in its files and its last
     /// command checks passed.
-    Status,
+    Status {
+        /// Evaluate every unit from scratch (by default what an edit cannot have changed is
+        /// kept from the last evaluation).
+        #[arg(long)]
+        recheck: bool,
+    },
     /// Run a unit's verification checks (commands with time limits, output kept next to the
     /// ledger), record the results and the unit's state.
     Verify {
@@ -233,10 +238,10 @@ pub fn plan(args: PlanArgs) -> Result<ExitCode> {
             }
             Ok(if plan.units.is_empty() { ExitCode::from(1) } else { ExitCode::SUCCESS })
         }
-        Some(PlanCommand::Status) => {
+        Some(PlanCommand::Status { recheck }) => {
             let ledger = ckg_agent::Ledger::open(&index, &db)?;
             let packs = migration_packs(&args, Some(ledger.pack()))?;
-            let a = ledger.status(&index, &packs)?;
+            let a = ledger.status_with(&index, &packs, *recheck)?;
             if format == "json" {
                 serde_json::to_writer_pretty(&mut w, &a)?;
                 writeln!(w)?;

@@ -34,6 +34,15 @@ fn states(status: &serde_json::Value) -> Vec<(String, String)> {
         .collect()
 }
 
+/// `plan status`, checked against an evaluation from scratch (what an edit cannot change is
+/// kept between evaluations; the answer must be the same).
+fn status(repo: &Repo) -> serde_json::Value {
+    let kept = json(repo, &["plan", "status", "--json"]);
+    let scratch = json(repo, &["plan", "status", "--recheck", "--json"]);
+    assert_eq!(kept["units"], scratch["units"], "an evaluation kept from before differs from one from scratch");
+    kept
+}
+
 /// Copies the files of an overlay over a repository.
 fn overlay(repo: &Repo, name: &str) -> Vec<String> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/migration").join(name);
@@ -135,13 +144,13 @@ fn the_plan_json_follows_its_published_schema() {
 fn a_partial_migration_is_seen_unit_by_unit() {
     let repo = corpus("express-app");
     repo.ok(&["plan", "--pack", "express-to-fastify", "--json"]);
-    let before = json(&repo, &["plan", "status", "--json"]);
+    let before = status(&repo);
     assert!(states(&before).iter().all(|(_, s)| s == "pending" || s == "needs_decision"), "{before:#}");
     let original_auth = std::fs::read(repo.path().join("src/middleware/auth.ts")).unwrap();
     let ported = overlay(&repo, "express-app-fastify");
     assert_eq!(ported, ["src/middleware/auth.ts", "src/middleware/errorHandler.ts", "src/routes/books.ts", "test/routes/books.test.ts"]);
     repo.index_json(&[]);
-    let after = json(&repo, &["plan", "status", "--json"]);
+    let after = status(&repo);
     for (id, state) in states(&after) {
         let path = id.trim_start_matches("unit:");
         if ported.iter().any(|p| p == path) {
@@ -153,7 +162,7 @@ fn a_partial_migration_is_seen_unit_by_unit() {
     // Reverting one file puts its unit back.
     repo.write("src/middleware/auth.ts", original_auth);
     repo.index_json(&[]);
-    let reverted = json(&repo, &["plan", "status", "--json"]);
+    let reverted = status(&repo);
     let auth = states(&reverted).into_iter().find(|(id, _)| id == "unit:src/middleware/auth.ts").unwrap().1;
     assert_eq!(auth, "pending");
     // The ported books test reaches Express again (its router uses the reverted middleware);

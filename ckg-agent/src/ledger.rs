@@ -7,7 +7,7 @@
 //!
 //! Each change is one transaction: a killed run loses nothing already recorded.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -33,7 +33,12 @@ CREATE TABLE IF NOT EXISTS units(
     planned_hash TEXT NOT NULL,
     done_hash TEXT,
     -- ... and when its checks were last run.
-    verified_hash TEXT
+    verified_hash TEXT,
+    -- The last evaluation by `status`: of which file contents, and what it found.
+    eval_hash TEXT,
+    eval_legacy INTEGER,
+    eval_violations INTEGER,
+    eval_reaches INTEGER
 ) STRICT;
 CREATE TABLE IF NOT EXISTS runs(
     id INTEGER PRIMARY KEY,
@@ -57,6 +62,9 @@ CREATE TABLE IF NOT EXISTS decisions(
     PRIMARY KEY(unit_id, question_id)
 ) STRICT;
 ";
+
+/// The version of the ledger's tables (a ledger of another version is made again by `ckg plan`).
+const LEDGER_VERSION: &str = "2";
 
 /// The state of one unit, re-evaluated on the current index.
 #[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
@@ -161,7 +169,7 @@ impl Ledger {
         let conn = Connection::open(&path).map_err(sql(&path))?;
         let ledger = Ledger { conn, path };
         let kind: Option<String> = ledger.meta("ckg_ledger");
-        if kind.as_deref() != Some("1") {
+        if kind.as_deref() != Some(LEDGER_VERSION) {
             return Err(Error::Usage(format!("{} is not a ckg plan ledger", ledger.path.display())));
         }
         let (built, root) = (ledger.meta("index_build_id"), ledger.meta("index_root"));
@@ -183,6 +191,14 @@ impl Ledger {
     pub fn store(index: &Index, index_db: &Path, plan: &Plan) -> Result<Ledger> {
         let path = Ledger::path_for(index_db);
         let mut conn = Connection::open(&path).map_err(sql(&path))?;
+        // A ledger of another version (or not a ledger) is started over.
+        let version: Option<String> = conn.query_row("SELECT value FROM meta WHERE key = 'ckg_ledger'", [], |r| r.get(0)).ok();
+        if version.as_deref() != Some(LEDGER_VERSION) {
+            conn.execute_batch(
+                "DROP TABLE IF EXISTS units; DROP TABLE IF EXISTS runs; DROP TABLE IF EXISTS decisions; DROP TABLE IF EXISTS meta;",
+            )
+            .map_err(sql(&path))?;
+        }
         conn.execute_batch(SCHEMA).map_err(sql(&path))?;
         let root = PathBuf::from(index.root().unwrap_or_default());
         let tx = conn.transaction().map_err(sql(&path))?;
@@ -215,13 +231,13 @@ impl Ledger {
             let hash = files_hash(&root, &u.source.paths);
             tx.execute(
                 "INSERT INTO units(unit_id, position, state, notes, planned_hash) VALUES (?1, ?2, ?3, ?4, ?5)
-                 ON CONFLICT(unit_id) DO UPDATE SET position = excluded.position, notes = excluded.notes",
+                 ON CONFLICT(unit_id) DO UPDATE SET position = excluded.position, notes = excluded.notes, eval_hash = NULL",
                 params![u.unit_id, u.position as i64, u.state, notes, hash],
             )
             .map_err(sql(&path))?;
         }
         for (k, v) in [
-            ("ckg_ledger", "1".to_string()),
+            ("ckg_ledger", LEDGER_VERSION.to_string()),
             ("pack", plan.pack.clone()),
             ("index_build_id", index.meta("build_id").unwrap_or_default()),
             ("index_root", index.root().unwrap_or_default()),
@@ -311,39 +327,33 @@ impl Ledger {
 
     /// Re-evaluates every unit on the current index and stores the states.
     pub fn status(&self, index: &Index, packs: &[Pack]) -> Result<StatusAnswer> {
+        self.status_with(index, packs, false)
+    }
+
+    /// [`Ledger::status`]; with `recheck`, every unit is evaluated from scratch (what was
+    /// kept from earlier evaluations is ignored).
+    pub fn status_with(&self, index: &Index, packs: &[Pack], recheck: bool) -> Result<StatusAnswer> {
+        if recheck {
+            self.conn.execute("UPDATE units SET eval_hash = NULL", []).map_err(sql(&self.path))?;
+        }
         let (_, migration) = migration_of(packs)?;
         let root = PathBuf::from(index.root().unwrap_or_default());
         let units = self.units()?;
-        // One check over every unit's files; violations are counted per unit.
-        let all: Vec<String> = units.iter().flat_map(|u| u.0.source.paths.clone()).collect();
-        let set = RuleSet { packs: packs.to_vec() };
-        let checked = set.check(index, &CheckOptions { files: Some(all), baseline: None })?;
-        // The files that still reach the framework, directly or through others.
-        let mut reaching: std::collections::HashSet<String> = std::collections::HashSet::new();
-        for package in &migration.packages {
-            let opts = ckg_query::ImpactOptions { depth: crate::plan::PLAN_DEPTH, ..ckg_query::ImpactOptions::default() };
-            match index.impact(package, &opts) {
-                Ok(a) => reaching.extend(a.files.into_iter().map(|f| f.path)),
-                Err(ckg_query::Error::NotFound(_)) => {}
-                Err(e) => return Err(e.into()),
-            }
-        }
+        let evaluated = self.evaluate(index, packs, &migration.packages, &root, &units)?;
         let mut out = Vec::new();
-        for (unit, _stored, planned_hash, verified_hash) in units {
+        for ((unit, _stored, planned_hash, verified_hash), eval) in units.into_iter().zip(evaluated) {
             let paths = unit.source.paths.clone();
-            let legacy = legacy_references(index, &paths, &migration.packages)?;
-            let violations = checked.violations.iter().filter(|v| paths.iter().any(|p| p == v.cause_file())).count();
+            let Evaluation { legacy, violations, reaches, hash } = eval;
             let commands = self.last_commands(&unit.unit_id)?;
             let decided = self.decided(&unit.unit_id)?;
             let undecided: Vec<String> = unit.open_questions.iter().map(|q| q.id.clone()).filter(|q| !decided.contains(q)).collect();
-            let hash = files_hash(&root, &paths);
             let edited = hash != planned_hash;
             // Command results are about the files as they were when run.
             let stale = verified_hash.as_deref().is_some_and(|h| h != hash);
             let commands_pass = commands.values().all(|r| r == "pass");
             // A unit that used the framework only through others is migrated when it no longer
             // reaches it at all (or a verification passed).
-            let checked = unit.uses_framework || !commands.is_empty() || !paths.iter().any(|p| reaching.contains(p));
+            let checked = unit.uses_framework || !commands.is_empty() || !reaches;
             let (state, reason) = if legacy == 0 && violations == 0 && commands_pass && checked {
                 (
                     "done",
@@ -397,6 +407,100 @@ impl Ledger {
         })
     }
 
+    /// What the graph says of every unit now: legacy references, violations caused by its
+    /// files, whether it still reaches the framework. Kept in the ledger with the contents it
+    /// was computed from: after an edit only what the changed files can affect is computed
+    /// again (a check of those files), and whether units reach the framework only when a
+    /// unit started or stopped using it, or a unit that uses it only through others changed.
+    fn evaluate(
+        &self,
+        index: &Index,
+        packs: &[Pack],
+        packages: &[String],
+        root: &Path,
+        units: &[(Unit, String, String, Option<String>)],
+    ) -> Result<Vec<Evaluation>> {
+        type Cached = (Option<String>, Option<i64>, Option<i64>, Option<i64>);
+        let mut cached: Vec<Cached> = Vec::new();
+        for (u, ..) in units {
+            let row = self
+                .conn
+                .query_row(
+                    "SELECT eval_hash, eval_legacy, eval_violations, eval_reaches FROM units WHERE unit_id = ?1",
+                    [&u.unit_id],
+                    |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+                )
+                .map_err(sql(&self.path))?;
+            cached.push(row);
+        }
+        let hashes: Vec<String> = units.iter().map(|u| files_hash(root, &u.0.source.paths)).collect();
+        let fresh = cached.iter().any(|c| c.0.is_none() || c.1.is_none() || c.2.is_none() || c.3.is_none());
+        let changed: Vec<usize> = (0..units.len()).filter(|&i| cached[i].0.as_deref() != Some(hashes[i].as_str())).collect();
+        // Legacy references: one query per package.
+        let mut legacy_by_file: HashMap<String, usize> = HashMap::new();
+        for package in packages {
+            for e in index.edges_to_prefix(
+                package,
+                &["imports", "calls", "instantiates", "references", "inherits", "implements", "writes"],
+                None,
+            )? {
+                if e.edge.dst == *package || e.edge.dst.strip_prefix(package.as_str()).is_some_and(|r| r.starts_with(['.', '/', '('])) {
+                    *legacy_by_file.entry(e.edge.file).or_default() += 1;
+                }
+            }
+        }
+        let legacy: Vec<usize> =
+            units.iter().map(|u| u.0.source.paths.iter().map(|p| legacy_by_file.get(p).copied().unwrap_or(0)).sum()).collect();
+        // Violations, counted against the unit whose file must change.
+        let set = RuleSet { packs: packs.to_vec() };
+        let count = |answer: &crate::rules::CheckAnswer, paths: &[String]| answer.violations.iter().filter(|v| v.caused_in(paths)).count();
+        let mut violations: Vec<usize> = cached.iter().map(|c| c.2.unwrap_or(0) as usize).collect();
+        if fresh {
+            let answer = set.check(index, &CheckOptions::default())?;
+            for (i, u) in units.iter().enumerate() {
+                violations[i] = count(&answer, &u.0.source.paths);
+            }
+        } else if !changed.is_empty() {
+            let files: Vec<String> = changed.iter().flat_map(|&i| units[i].0.source.paths.clone()).collect();
+            let answer = set.check(index, &CheckOptions { files: Some(files), baseline: None })?;
+            let scope: std::collections::HashSet<&str> = answer.scope.iter().flatten().map(String::as_str).collect();
+            for (i, u) in units.iter().enumerate() {
+                if u.0.source.paths.iter().all(|p| scope.contains(p.as_str())) {
+                    violations[i] = count(&answer, &u.0.source.paths);
+                }
+            }
+        }
+        // Whether each unit still reaches the framework.
+        let flipped = (0..units.len()).any(|i| cached[i].1.is_none_or(|c| (c == 0) != (legacy[i] == 0)));
+        let indirect_changed = changed.iter().any(|&i| !units[i].0.uses_framework);
+        let reaches: Vec<bool> = if fresh || flipped || indirect_changed {
+            let mut reaching: std::collections::HashSet<String> = std::collections::HashSet::new();
+            for package in packages {
+                let opts = ckg_query::ImpactOptions { depth: crate::plan::PLAN_DEPTH, ..ckg_query::ImpactOptions::default() };
+                match index.impact(package, &opts) {
+                    Ok(a) => reaching.extend(a.files.into_iter().map(|f| f.path)),
+                    Err(ckg_query::Error::NotFound(_)) => {}
+                    Err(e) => return Err(e.into()),
+                }
+            }
+            units.iter().map(|u| u.0.source.paths.iter().any(|p| reaching.contains(p))).collect()
+        } else {
+            cached.iter().map(|c| c.3.unwrap_or(1) != 0).collect()
+        };
+        let tx = self.conn.unchecked_transaction().map_err(sql(&self.path))?;
+        for (i, u) in units.iter().enumerate() {
+            tx.execute(
+                "UPDATE units SET eval_hash = ?2, eval_legacy = ?3, eval_violations = ?4, eval_reaches = ?5 WHERE unit_id = ?1",
+                params![u.0.unit_id, hashes[i], legacy[i] as i64, violations[i] as i64, reaches[i] as i64],
+            )
+            .map_err(sql(&self.path))?;
+        }
+        tx.commit().map_err(sql(&self.path))?;
+        Ok((0..units.len())
+            .map(|i| Evaluation { legacy: legacy[i], violations: violations[i], reaches: reaches[i], hash: hashes[i].clone() })
+            .collect())
+    }
+
     /// Runs a unit's checks (commands in the repository root with their time limits, output
     /// captured to files next to the ledger), records each run, and sets the unit's state.
     pub fn verify(&self, index: &Index, packs: &[Pack], unit_id: &str, timeout: Option<Duration>) -> Result<VerifyAnswer> {
@@ -428,7 +532,7 @@ impl Ledger {
                 "constraint" => {
                     let set = RuleSet { packs: packs.to_vec() };
                     let answer = set.check(index, &CheckOptions { files: Some(unit.source.paths.clone()), baseline: None })?;
-                    let mine: Vec<_> = answer.violations.iter().filter(|v| unit.source.paths.iter().any(|p| p == v.cause_file())).collect();
+                    let mine: Vec<_> = answer.violations.iter().filter(|v| v.caused_in(&unit.source.paths)).collect();
                     match mine.first() {
                         None => ("pass".into(), None, "no violation in the unit's files".into(), None),
                         Some(v) => (
@@ -483,6 +587,14 @@ impl Ledger {
             .map_err(sql(&self.path))?;
         Ok(VerifyAnswer { unit_id: unit_id.into(), runs, state: state.into() })
     }
+}
+
+/// What `status` found of one unit.
+struct Evaluation {
+    legacy: usize,
+    violations: usize,
+    reaches: bool,
+    hash: String,
 }
 
 /// Edges from some files to a set of packages (or their members).

@@ -561,7 +561,11 @@ fn tests_reaching(files: &[String], dependents: &[Vec<usize>], members: &[usize]
         frontier = next;
     }
     // Test helpers and fixtures are not tests to run.
-    tests.into_iter().filter(|t| !t.contains("/helpers/") && !t.ends_with("conftest.py") && !t.contains("fixtures")).map(String::from).collect()
+    tests
+        .into_iter()
+        .filter(|t| !t.contains("/helpers/") && !t.ends_with("conftest.py") && !t.contains("fixtures"))
+        .map(String::from)
+        .collect()
 }
 
 /// The repository's test runner, read once: how to run some test files.

@@ -38,6 +38,9 @@ pub struct RoleOccurrence {
     /// Where it is registered (the registration call's site).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub registered_at: Option<Site>,
+    /// The other places it is registered (a middleware used by several routers).
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub also_registered_at: Vec<Site>,
     /// The pack rule that recognised it (`express/use`).
     pub rule: String,
     /// What the registration says: `path`, `methods`, `mounted_at`, `params`.
@@ -47,6 +50,13 @@ pub struct RoleOccurrence {
     pub evidence: Vec<Edge>,
     /// The weakest evidence tier among them.
     pub tier: String,
+}
+
+impl RoleOccurrence {
+    /// Every place it is registered.
+    pub fn registrations(&self) -> impl Iterator<Item = &Site> {
+        self.registered_at.iter().chain(&self.also_registered_at)
+    }
 }
 
 /// A look-alike: something shaped or named like a role that no rule recognised.
@@ -77,7 +87,8 @@ pub struct RolesAnswer {
 pub struct RolesOptions {
     /// Only these roles (all when empty).
     pub roles: Vec<String>,
-    /// Only occurrences in these files, and candidates among them (all when `None`).
+    /// Only occurrences in these files or registered from them, and candidates among them
+    /// (all when `None`).
     pub files: Option<Vec<String>>,
     /// Look for candidates (every function of the files is read) …
     pub candidates: bool,
@@ -168,10 +179,32 @@ pub fn roles(index: &Index, packs: &[Pack], opts: &RolesOptions) -> Result<Roles
     let mut roles = std::mem::take(&mut finder.out);
     roles.retain(|r| opts.roles.is_empty() || opts.roles.contains(&r.role));
     if let Some(files) = &opts.files {
-        roles.retain(|r| files.contains(&r.file));
+        // In the files, or registered from them (what must change is there).
+        roles.retain(|r| files.contains(&r.file) || r.registrations().any(|s| files.contains(&s.file)));
     }
     roles.sort_by(|a, b| (&a.file, a.line, &a.role, &a.name).cmp(&(&b.file, b.line, &b.role, &b.name)));
-    roles.dedup_by(|a, b| a.file == b.file && a.line == b.line && a.role == b.role && a.name == b.name && a.pack == b.pack);
+    // One occurrence per role and place, with every registration that makes it one.
+    roles.dedup_by(|later, kept| {
+        let same = later.file == kept.file
+            && later.line == kept.line
+            && later.role == kept.role
+            && later.name == kept.name
+            && later.pack == kept.pack;
+        if same {
+            for site in later.registrations().cloned().collect::<Vec<_>>() {
+                if !kept.registrations().any(|s| *s == site) {
+                    kept.also_registered_at.push(site);
+                }
+            }
+            for e in later.evidence.drain(..) {
+                if !kept.evidence.contains(&e) {
+                    kept.evidence.push(e);
+                }
+            }
+            kept.tier = weakest(&kept.evidence);
+        }
+        same
+    });
     candidates.sort_by(|a, b| (&a.file, a.line, &a.role).cmp(&(&b.file, b.line, &b.role)));
     candidates.dedup_by(|a, b| a.file == b.file && a.line == b.line && a.pack == b.pack);
     Ok(RolesAnswer {
@@ -268,6 +301,7 @@ impl<'i> Finder<'i> {
                 name: label,
                 symbol: None,
                 registered_at: None,
+                also_registered_at: Vec::new(),
                 rule: format!("{pack}/object/{object}"),
                 detail: BTreeMap::new(),
                 evidence: vec![e.edge.clone()],
@@ -758,6 +792,7 @@ impl<'i> Finder<'i> {
             name,
             symbol,
             registered_at: registered_at.clone(),
+            also_registered_at: Vec::new(),
             rule: rule_id.to_string(),
             detail: detail.clone(),
             evidence,
@@ -870,6 +905,7 @@ impl<'i> Finder<'i> {
                         name: format!("{}.{}", param.name, u.member),
                         symbol: None,
                         registered_at: occ.registered_at.clone(),
+                        also_registered_at: occ.also_registered_at.clone(),
                         rule: format!("{}/param_use", pack.pack.name),
                         detail,
                         evidence: occ.evidence.clone(),

@@ -138,16 +138,16 @@ pub struct Violation {
     /// The edges that prove it, with their evidence.
     pub evidence: Vec<Edge>,
     /// For a violation about a role: where the role is registered (a function defined in one
-    /// file is an Express middleware because another file registers it; that registration
-    /// is what must change).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub registered_at: Option<ckg_query::Site>,
+    /// file is an Express middleware because other files register it; those registrations
+    /// are what must change).
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub registered_at: Vec<ckg_query::Site>,
 }
 
 impl Violation {
-    /// The file whose code must change to fix it: the registration's, else its own.
-    pub fn cause_file(&self) -> &str {
-        self.registered_at.as_ref().map_or(&self.file, |s| &s.file)
+    /// True when fixing it means changing one of `files`: a registration's, else its own.
+    pub fn caused_in(&self, files: &[String]) -> bool {
+        if self.registered_at.is_empty() { files.contains(&self.file) } else { self.registered_at.iter().any(|s| files.contains(&s.file)) }
     }
 }
 
@@ -227,8 +227,13 @@ impl RuleSet {
         let role_packs: Vec<Pack> = self.packs.iter().filter(|p| !p.object.is_empty()).cloned().collect();
         let found: Option<RolesAnswer> = if needs_roles && !role_packs.is_empty() {
             let candidates = self.packs.iter().any(|p| p.rule.iter().any(|r| r.kind == RuleKind::Registered));
-            let ropts =
-                RolesOptions { roles: Vec::new(), files: scope.as_ref().map(|s| s.iter().cloned().collect()), candidates, candidates_in: None, reach };
+            let ropts = RolesOptions {
+                roles: Vec::new(),
+                files: scope.as_ref().map(|s| s.iter().cloned().collect()),
+                candidates,
+                candidates_in: None,
+                reach,
+            };
             Some(roles(index, &role_packs, &ropts)?)
         } else {
             None
@@ -241,7 +246,9 @@ impl RuleSet {
                 ids.push(format!("{}/{}", pack.pack.name, rule.id));
                 let allow = globs(&rule.allow);
                 let mut v = evaluate(index, pack, rule, found.as_ref(), opts)?;
-                v.retain(|v| in_scope(&v.file) && !any_match(&allow, &v.file));
+                // In the scope, or caused there (a registration in scope of a role defined
+                // elsewhere).
+                v.retain(|v| (in_scope(&v.file) || v.registered_at.iter().any(|s| in_scope(&s.file))) && !any_match(&allow, &v.file));
                 violations.extend(v);
             }
         }
@@ -320,7 +327,7 @@ fn violation(pack: &Pack, rule: &RuleSpec, file: &str, line: u32, message: Strin
         message: rule.message.clone().map_or(message.clone(), |m| format!("{m}: {message}")),
         hint,
         evidence,
-        registered_at: None,
+        registered_at: Vec::new(),
     }
 }
 
@@ -380,7 +387,7 @@ fn evaluate(index: &Index, pack: &Pack, rule: &RuleSpec, found: Option<&RolesAns
                 }
                 let msg = format!("{} {} {}", role.replace('_', " "), occ.name, problems.join("; "));
                 let mut v = violation(pack, rule, &occ.file, occ.line, msg, &occ.name, occ.evidence.clone());
-                v.registered_at = occ.registered_at.clone();
+                v.registered_at = occ.registrations().cloned().collect();
                 out.push(v);
             }
         }
@@ -401,7 +408,7 @@ fn evaluate(index: &Index, pack: &Pack, rule: &RuleSpec, found: Option<&RolesAns
                 if v.hint == rule.hint {
                     v.hint = violation(pack, rule, &occ.file, occ.line, String::new(), &key, Vec::new()).hint;
                 }
-                v.registered_at = occ.registered_at.clone();
+                v.registered_at = occ.registrations().cloned().collect();
                 out.push(v);
             }
         }

@@ -29,6 +29,11 @@ CREATE TABLE IF NOT EXISTS units(
     position INTEGER NOT NULL,
     state TEXT NOT NULL,
     notes TEXT NOT NULL,
+    -- From the notes, what `status` needs: files (JSON), whether they use the framework,
+    -- open question ids (JSON).
+    paths TEXT NOT NULL,
+    uses_framework INTEGER NOT NULL,
+    questions TEXT NOT NULL,
     -- The content hash of the unit's files when the plan was made, and when it was last done.
     planned_hash TEXT NOT NULL,
     done_hash TEXT,
@@ -64,7 +69,7 @@ CREATE TABLE IF NOT EXISTS decisions(
 ";
 
 /// The version of the ledger's tables (a ledger of another version is made again by `ckg plan`).
-const LEDGER_VERSION: &str = "2";
+const LEDGER_VERSION: &str = "3";
 
 /// The state of one unit, re-evaluated on the current index.
 #[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
@@ -230,9 +235,20 @@ impl Ledger {
             let notes = serde_json::to_string(u).expect("serializable");
             let hash = files_hash(&root, &u.source.paths);
             tx.execute(
-                "INSERT INTO units(unit_id, position, state, notes, planned_hash) VALUES (?1, ?2, ?3, ?4, ?5)
-                 ON CONFLICT(unit_id) DO UPDATE SET position = excluded.position, notes = excluded.notes, eval_hash = NULL",
-                params![u.unit_id, u.position as i64, u.state, notes, hash],
+                "INSERT INTO units(unit_id, position, state, notes, paths, uses_framework, questions, planned_hash)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
+                 ON CONFLICT(unit_id) DO UPDATE SET position = excluded.position, notes = excluded.notes, paths = excluded.paths,
+                    uses_framework = excluded.uses_framework, questions = excluded.questions, eval_hash = NULL",
+                params![
+                    u.unit_id,
+                    u.position as i64,
+                    u.state,
+                    notes,
+                    serde_json::to_string(&u.source.paths).expect("serializable"),
+                    u.uses_framework,
+                    serde_json::to_string(&u.open_questions.iter().map(|q| &q.id).collect::<Vec<_>>()).expect("serializable"),
+                    hash
+                ],
             )
             .map_err(sql(&path))?;
         }
@@ -256,6 +272,37 @@ impl Ledger {
     /// The pack the plan was made with.
     pub fn pack(&self) -> String {
         self.meta("pack").unwrap_or_default()
+    }
+
+    /// What `status` reads of every unit, in plan order.
+    fn heads(&self) -> Result<Vec<Head>> {
+        let mut s = self
+            .conn
+            .prepare(
+                "SELECT unit_id, position, paths, uses_framework, questions, planned_hash, verified_hash,
+                        eval_hash, eval_legacy, eval_violations, eval_reaches FROM units ORDER BY position",
+            )
+            .map_err(sql(&self.path))?;
+        let rows = s
+            .query_map([], |r| {
+                let json =
+                    |i: usize| -> rusqlite::Result<Vec<String>> { Ok(serde_json::from_str(&r.get::<_, String>(i)?).unwrap_or_default()) };
+                Ok(Head {
+                    unit_id: r.get(0)?,
+                    position: r.get::<_, i64>(1)? as usize,
+                    paths: json(2)?,
+                    uses_framework: r.get(3)?,
+                    questions: json(4)?,
+                    planned_hash: r.get(5)?,
+                    verified_hash: r.get(6)?,
+                    eval_hash: r.get(7)?,
+                    eval_legacy: r.get(8)?,
+                    eval_violations: r.get(9)?,
+                    eval_reaches: r.get(10)?,
+                })
+            })
+            .map_err(sql(&self.path))?;
+        rows.collect::<rusqlite::Result<_>>().map_err(sql(&self.path))
     }
 
     /// The stored units, in plan order.
@@ -304,23 +351,30 @@ impl Ledger {
         Ok(())
     }
 
-    fn decided(&self, unit_id: &str) -> Result<Vec<String>> {
-        let mut s = self.conn.prepare("SELECT question_id FROM decisions WHERE unit_id = ?1").map_err(sql(&self.path))?;
-        let rows = s.query_map([unit_id], |r| r.get(0)).map_err(sql(&self.path))?;
-        rows.collect::<rusqlite::Result<_>>().map_err(sql(&self.path))
+    /// The decided question ids of every unit.
+    fn decided(&self) -> Result<HashMap<String, Vec<String>>> {
+        let mut s = self.conn.prepare("SELECT unit_id, question_id FROM decisions").map_err(sql(&self.path))?;
+        let rows = s.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?))).map_err(sql(&self.path))?;
+        let mut out: HashMap<String, Vec<String>> = HashMap::new();
+        for row in rows {
+            let (u, q) = row.map_err(sql(&self.path))?;
+            out.entry(u).or_default().push(q);
+        }
+        Ok(out)
     }
 
-    /// The last result of each command check of a unit.
-    fn last_commands(&self, unit_id: &str) -> Result<BTreeMap<String, String>> {
+    /// The last result of each command check of every unit.
+    fn last_commands(&self) -> Result<HashMap<String, BTreeMap<String, String>>> {
         let mut s = self
             .conn
-            .prepare("SELECT check_name, result FROM runs WHERE unit_id = ?1 AND kind = 'command' ORDER BY id")
+            .prepare("SELECT unit_id, check_name, result FROM runs WHERE kind = 'command' ORDER BY id")
             .map_err(sql(&self.path))?;
-        let rows = s.query_map([unit_id], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?))).map_err(sql(&self.path))?;
-        let mut out = BTreeMap::new();
+        let rows =
+            s.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?, r.get::<_, String>(2)?))).map_err(sql(&self.path))?;
+        let mut out: HashMap<String, BTreeMap<String, String>> = HashMap::new();
         for row in rows {
-            let (k, v) = row.map_err(sql(&self.path))?;
-            out.insert(k, v);
+            let (u, k, v) = row.map_err(sql(&self.path))?;
+            out.entry(u).or_default().insert(k, v);
         }
         Ok(out)
     }
@@ -338,22 +392,26 @@ impl Ledger {
         }
         let (_, migration) = migration_of(packs)?;
         let root = PathBuf::from(index.root().unwrap_or_default());
-        let units = self.units()?;
+        // One transaction: a consistent read of the ledger, and one write of what was found.
+        let tx = self.conn.unchecked_transaction().map_err(sql(&self.path))?;
+        let units = self.heads()?;
         let evaluated = self.evaluate(index, packs, &migration.packages, &root, &units)?;
+        let all_commands = self.last_commands()?;
+        let all_decided = self.decided()?;
         let mut out = Vec::new();
-        for ((unit, _stored, planned_hash, verified_hash), eval) in units.into_iter().zip(evaluated) {
-            let paths = unit.source.paths.clone();
+        for (unit, eval) in units.into_iter().zip(evaluated) {
+            let Head { unit_id, position, paths, uses_framework, questions, planned_hash, verified_hash, .. } = unit;
             let Evaluation { legacy, violations, reaches, hash } = eval;
-            let commands = self.last_commands(&unit.unit_id)?;
-            let decided = self.decided(&unit.unit_id)?;
-            let undecided: Vec<String> = unit.open_questions.iter().map(|q| q.id.clone()).filter(|q| !decided.contains(q)).collect();
+            let commands = all_commands.get(&unit_id).cloned().unwrap_or_default();
+            let decided = all_decided.get(&unit_id).cloned().unwrap_or_default();
+            let undecided: Vec<String> = questions.into_iter().filter(|q| !decided.contains(q)).collect();
             let edited = hash != planned_hash;
             // Command results are about the files as they were when run.
             let stale = verified_hash.as_deref().is_some_and(|h| h != hash);
             let commands_pass = commands.values().all(|r| r == "pass");
             // A unit that used the framework only through others is migrated when it no longer
             // reaches it at all (or a verification passed).
-            let checked = unit.uses_framework || !commands.is_empty() || !reaches;
+            let checked = uses_framework || !commands.is_empty() || !reaches;
             let (state, reason) = if legacy == 0 && violations == 0 && commands_pass && checked {
                 (
                     "done",
@@ -376,14 +434,12 @@ impl Ledger {
             };
             let done = (state == "done").then_some(hash.clone());
             self.conn
-                .execute(
-                    "UPDATE units SET state = ?2, done_hash = coalesce(?3, done_hash) WHERE unit_id = ?1",
-                    params![unit.unit_id, state, done],
-                )
+                .prepare_cached("UPDATE units SET state = ?2, done_hash = coalesce(?3, done_hash) WHERE unit_id = ?1")
+                .and_then(|mut st| st.execute(params![unit_id, state, done]))
                 .map_err(sql(&self.path))?;
             out.push(UnitStatus {
-                unit_id: unit.unit_id,
-                position: unit.position,
+                unit_id,
+                position,
                 state: state.into(),
                 paths,
                 legacy_references: legacy,
@@ -394,6 +450,7 @@ impl Ledger {
                 reason: reason.into(),
             });
         }
+        tx.commit().map_err(sql(&self.path))?;
         let mut counts = BTreeMap::new();
         for u in &out {
             *counts.entry(u.state.clone()).or_default() += 1;
@@ -412,28 +469,10 @@ impl Ledger {
     /// was computed from: after an edit only what the changed files can affect is computed
     /// again (a check of those files), and whether units reach the framework only when a
     /// unit started or stopped using it, or a unit that uses it only through others changed.
-    fn evaluate(
-        &self,
-        index: &Index,
-        packs: &[Pack],
-        packages: &[String],
-        root: &Path,
-        units: &[(Unit, String, String, Option<String>)],
-    ) -> Result<Vec<Evaluation>> {
-        type Cached = (Option<String>, Option<i64>, Option<i64>, Option<i64>);
-        let mut cached: Vec<Cached> = Vec::new();
-        for (u, ..) in units {
-            let row = self
-                .conn
-                .query_row(
-                    "SELECT eval_hash, eval_legacy, eval_violations, eval_reaches FROM units WHERE unit_id = ?1",
-                    [&u.unit_id],
-                    |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
-                )
-                .map_err(sql(&self.path))?;
-            cached.push(row);
-        }
-        let hashes: Vec<String> = units.iter().map(|u| files_hash(root, &u.0.source.paths)).collect();
+    fn evaluate(&self, index: &Index, packs: &[Pack], packages: &[String], root: &Path, units: &[Head]) -> Result<Vec<Evaluation>> {
+        let cached: Vec<(Option<String>, Option<i64>, Option<i64>, Option<i64>)> =
+            units.iter().map(|u| (u.eval_hash.clone(), u.eval_legacy, u.eval_violations, u.eval_reaches)).collect();
+        let hashes: Vec<String> = units.iter().map(|u| files_hash(root, &u.paths)).collect();
         let fresh = cached.iter().any(|c| c.0.is_none() || c.1.is_none() || c.2.is_none() || c.3.is_none());
         let changed: Vec<usize> = (0..units.len()).filter(|&i| cached[i].0.as_deref() != Some(hashes[i].as_str())).collect();
         // Legacy references: one query per package.
@@ -449,8 +488,7 @@ impl Ledger {
                 }
             }
         }
-        let legacy: Vec<usize> =
-            units.iter().map(|u| u.0.source.paths.iter().map(|p| legacy_by_file.get(p).copied().unwrap_or(0)).sum()).collect();
+        let legacy: Vec<usize> = units.iter().map(|u| u.paths.iter().map(|p| legacy_by_file.get(p).copied().unwrap_or(0)).sum()).collect();
         // Violations, counted against the unit whose file must change.
         let set = RuleSet { packs: packs.to_vec() };
         let count = |answer: &crate::rules::CheckAnswer, paths: &[String]| answer.violations.iter().filter(|v| v.caused_in(paths)).count();
@@ -458,21 +496,21 @@ impl Ledger {
         if fresh {
             let answer = set.check(index, &CheckOptions::default())?;
             for (i, u) in units.iter().enumerate() {
-                violations[i] = count(&answer, &u.0.source.paths);
+                violations[i] = count(&answer, &u.paths);
             }
         } else if !changed.is_empty() {
-            let files: Vec<String> = changed.iter().flat_map(|&i| units[i].0.source.paths.clone()).collect();
+            let files: Vec<String> = changed.iter().flat_map(|&i| units[i].paths.clone()).collect();
             let answer = set.check(index, &CheckOptions { files: Some(files), baseline: None })?;
             let scope: std::collections::HashSet<&str> = answer.scope.iter().flatten().map(String::as_str).collect();
             for (i, u) in units.iter().enumerate() {
-                if u.0.source.paths.iter().all(|p| scope.contains(p.as_str())) {
-                    violations[i] = count(&answer, &u.0.source.paths);
+                if u.paths.iter().all(|p| scope.contains(p.as_str())) {
+                    violations[i] = count(&answer, &u.paths);
                 }
             }
         }
         // Whether each unit still reaches the framework.
         let flipped = (0..units.len()).any(|i| cached[i].1.is_none_or(|c| (c == 0) != (legacy[i] == 0)));
-        let indirect_changed = changed.iter().any(|&i| !units[i].0.uses_framework);
+        let indirect_changed = changed.iter().any(|&i| !units[i].uses_framework);
         let reaches: Vec<bool> = if fresh || flipped || indirect_changed {
             let mut reaching: std::collections::HashSet<String> = std::collections::HashSet::new();
             for package in packages {
@@ -483,19 +521,25 @@ impl Ledger {
                     Err(e) => return Err(e.into()),
                 }
             }
-            units.iter().map(|u| u.0.source.paths.iter().any(|p| reaching.contains(p))).collect()
+            units.iter().map(|u| u.paths.iter().any(|p| reaching.contains(p))).collect()
         } else {
             cached.iter().map(|c| c.3.unwrap_or(1) != 0).collect()
         };
-        let tx = self.conn.unchecked_transaction().map_err(sql(&self.path))?;
         for (i, u) in units.iter().enumerate() {
-            tx.execute(
-                "UPDATE units SET eval_hash = ?2, eval_legacy = ?3, eval_violations = ?4, eval_reaches = ?5 WHERE unit_id = ?1",
-                params![u.0.unit_id, hashes[i], legacy[i] as i64, violations[i] as i64, reaches[i] as i64],
-            )
-            .map_err(sql(&self.path))?;
+            let same = cached[i].0.as_deref() == Some(hashes[i].as_str())
+                && cached[i].1 == Some(legacy[i] as i64)
+                && cached[i].2 == Some(violations[i] as i64)
+                && cached[i].3 == Some(reaches[i] as i64);
+            if same {
+                continue;
+            }
+            self.conn
+                .prepare_cached(
+                    "UPDATE units SET eval_hash = ?2, eval_legacy = ?3, eval_violations = ?4, eval_reaches = ?5 WHERE unit_id = ?1",
+                )
+                .and_then(|mut st| st.execute(params![u.unit_id, hashes[i], legacy[i] as i64, violations[i] as i64, reaches[i] as i64]))
+                .map_err(sql(&self.path))?;
         }
-        tx.commit().map_err(sql(&self.path))?;
         Ok((0..units.len())
             .map(|i| Evaluation { legacy: legacy[i], violations: violations[i], reaches: reaches[i], hash: hashes[i].clone() })
             .collect())
@@ -587,6 +631,21 @@ impl Ledger {
             .map_err(sql(&self.path))?;
         Ok(VerifyAnswer { unit_id: unit_id.into(), runs, state: state.into() })
     }
+}
+
+/// What `status` reads of a unit.
+struct Head {
+    unit_id: String,
+    position: usize,
+    paths: Vec<String>,
+    uses_framework: bool,
+    questions: Vec<String>,
+    planned_hash: String,
+    verified_hash: Option<String>,
+    eval_hash: Option<String>,
+    eval_legacy: Option<i64>,
+    eval_violations: Option<i64>,
+    eval_reaches: Option<i64>,
 }
 
 /// What `status` found of one unit.

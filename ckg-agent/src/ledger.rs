@@ -18,7 +18,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::pack::Pack;
-use crate::plan::{Plan, Unit, migration_of};
+use crate::plan::{Plan, Unit, migration_of, uses_package};
 use crate::rules::{CheckOptions, RuleSet};
 use crate::{Error, Result};
 
@@ -483,7 +483,7 @@ impl Ledger {
                 &["imports", "calls", "instantiates", "references", "inherits", "implements", "writes"],
                 None,
             )? {
-                if e.edge.dst == *package || e.edge.dst.strip_prefix(package.as_str()).is_some_and(|r| r.starts_with(['.', '/', '('])) {
+                if uses_package(&e.edge.dst, package) {
                     *legacy_by_file.entry(e.edge.file).or_default() += 1;
                 }
             }
@@ -661,10 +661,7 @@ pub fn legacy_references(index: &Index, paths: &[String], packages: &[String]) -
     let mut n = 0;
     for p in paths {
         for e in index.edges_in_file(p)?.into_values().flatten() {
-            if packages
-                .iter()
-                .any(|pkg| e.edge.dst == *pkg || e.edge.dst.strip_prefix(pkg.as_str()).is_some_and(|r| r.starts_with(['.', '/', '('])))
-            {
+            if packages.iter().any(|pkg| uses_package(&e.edge.dst, pkg)) {
                 n += 1;
             }
         }

@@ -333,7 +333,7 @@ pub fn plan(index: &Index, packs: &[Pack]) -> Result<Plan> {
 }
 
 /// True when a qname is the package or one of its members.
-fn uses_package(qname: &str, package: &str) -> bool {
+pub(crate) fn uses_package(qname: &str, package: &str) -> bool {
     qname == package || qname.strip_prefix(package).is_some_and(|rest| rest.starts_with(['.', '/', '(']))
 }
 

@@ -15,7 +15,7 @@ use ckg_query::Index;
 /// The framework packs `roles` reads when none is named.
 const FRAMEWORK_PACKS: &[&str] = &["express", "flask"];
 
-fn load_packs(names: &[String]) -> Result<Vec<Pack>> {
+pub(crate) fn load_packs(names: &[String]) -> Result<Vec<Pack>> {
     let names: Vec<String> = if names.is_empty() { FRAMEWORK_PACKS.iter().map(|s| s.to_string()).collect() } else { names.to_vec() };
     let mut packs: Vec<Pack> = Vec::new();
     for n in &names {

@@ -43,6 +43,10 @@ enum Command {
     /// verification contracts and open questions, stored in a ledger next to the index;
     /// `plan status`, `plan verify UNIT`, `plan decide UNIT QUESTION --answer …`.
     Plan(crate::agent::PlanArgs),
+    /// Serve the Model Context Protocol over stdio for coding agents (tools: search,
+    /// definition, references, impact, dependencies, status). Indexes in the background
+    /// when there is no index yet; logs go to stderr.
+    Mcp(crate::mcp::McpArgs),
     /// Show the index: generation, last update and its latency, totals, staleness.
     Status {
         /// Database file (default: found by walking up from the current directory).
@@ -138,6 +142,7 @@ pub fn run() -> Result<ExitCode> {
         Command::Serve(args) => crate::serve::run(args),
         Command::Check(args) => crate::agent::check(args),
         Command::Plan(args) => crate::agent::plan(args),
+        Command::Mcp(args) => crate::mcp::run(args),
         Command::Status { db, json } => status(db, json),
         Command::ParseOnly { root, jobs } => {
             let t = std::time::Instant::now();

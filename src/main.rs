@@ -4,6 +4,7 @@
 
 mod agent;
 mod cli;
+mod mcp;
 mod progress;
 mod query;
 mod serve;

@@ -158,7 +158,10 @@ pub fn run(args: ServeArgs) -> Result<ExitCode> {
         .context("starting the async runtime")?;
     // The agent layer's endpoints (roles, checks, plans) are served with the queries.
     service.add_endpoints(ckg_agent::http::ENDPOINTS);
-    let app = ckg_query::http::guard::protect(ckg_query::http::router(Arc::clone(&service)), Arc::clone(&service));
+    // The MCP server (Streamable HTTP) at /mcp, behind the same guard (token, Host, Origin).
+    let mcp = crate::mcp::http_service(service.config.root.clone(), service.config.db.clone());
+    let router = ckg_query::http::router(Arc::clone(&service)).nest_service("/mcp", mcp);
+    let app = ckg_query::http::guard::protect(router, Arc::clone(&service));
     runtime.block_on(serve(listener, app, &service, args.max_connections))?;
 
     // Stop the watcher; a batch in progress commits or rolls back as one transaction.

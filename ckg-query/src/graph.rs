@@ -256,6 +256,20 @@ impl Index {
         Ok(out)
     }
 
+    /// The nodes of some ids (what [`Index::resolve_target`] gives).
+    pub fn nodes(&self, ids: &[i64]) -> Result<Vec<Node>> {
+        self.roots(ids)
+    }
+
+    /// The last line of a repository definition.
+    pub fn end_line(&self, qname: &str) -> Result<Option<u32>> {
+        self.conn
+            .prepare_cached("SELECT end_line FROM symbols WHERE qname = ?1 AND file_id IS NOT NULL")
+            .and_then(|mut s| s.query_row([qname], |r| r.get::<_, i64>(0)).optional())
+            .map(|v| v.map(|n| n as u32))
+            .map_err(|e| self.db_err(e))
+    }
+
     fn roots(&self, ids: &[i64]) -> Result<Vec<Node>> {
         let mut out = Vec::new();
         for &id in ids {

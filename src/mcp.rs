@@ -682,6 +682,12 @@ impl ServerHandler for Ckg {
         info
     }
 
+    fn supported_protocol_versions(&self) -> std::borrow::Cow<'static, [rmcp::model::ProtocolVersion]> {
+        use rmcp::model::ProtocolVersion as V;
+        // The current revision, and the older ones clients still use.
+        std::borrow::Cow::Owned(vec![V::V_2025_06_18, V::V_2025_11_25, V::V_2026_07_28])
+    }
+
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,

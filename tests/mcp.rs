@@ -159,6 +159,14 @@ fn stdio_with_an_older_protocol() {
         let r = call(&client, "search", json!({"pattern": "createApp"})).await;
         assert_eq!(structured(&r)["symbols"][0]["qname"], "src/app.ts#createApp");
         client.cancel().await.unwrap();
+        // An older revision than 2025-06-18 is not agreed to: the server answers with the
+        // newest revision it supports with `initialize` (the spec's rule), the client decides.
+        let mut config = ClientConfig::default();
+        config.protocol_version = ProtocolVersion::V_2024_11_05;
+        let client = stdio_with(repo.path(), ClientLifecycleMode::Initialize, config).await;
+        let info = format!("{:?}", client.peer_info().expect("the server's info"));
+        assert!(info.contains("2025-11-25") && !info.contains("2024-11-05"), "{info}");
+        client.cancel().await.unwrap();
     });
 }
 

@@ -1,5 +1,10 @@
 #!/usr/bin/env python3
-"""ckg's go-to-definition against a compiler's: scip-typescript and scip-python (npm).
+"""ckg against a compiler's indexer: scip-typescript and scip-python (npm).
+
+Two modes. `def` (the default) asks ckg's go-to-definition; `export` compares ckg's own SCIP
+index (`ckg export --format scip`) with the compiler's.
+
+--mode def:
 
 For each corpus: the SCIP indexer writes every definition and reference it resolves (with
 the type checker); ckg indexes the same copy and answers `def` (over `ckg serve`, on loopback)
@@ -9,8 +14,22 @@ at the position of a sample of the compiler's references to definitions of the c
   hit rate   = ckg answers with a definition of the repository
   precision  = of those answers, the share at the compiler's definition (same file and line)
 
-usage: python3 benches/scip_compare.py [--sample N] [--seed S] [CORPUS_ID ...]
+--mode export: both indexes are read whole. For every reference of the compiler's index to a
+definition of the corpus itself (not locals; parameters and type parameters, which ckg does
+not model as nodes, are counted apart), ckg's reference at the same position (file, line, first column):
+
+  recall     = the share of the compiler's references where ckg has a reference to a
+               definition of the repository
+  precision  = of those, the share whose definition is the compiler's (same file and line)
+
+split same file / cross-file / import statements; and, for the definitions both indexes
+have at the same position, how often the symbol strings are equal (exactly, and without the
+package's name and version). Positions: scip-typescript counts UTF-16 units, ckg UTF-8
+bytes, so only references on ASCII lines are compared.
+
+usage: python3 benches/scip_compare.py [--mode def|export] [--sample N] [--seed S] [CORPUS_ID ...]
        (default corpora: ts-m ra-core, py-m pytest; fetched by corpora/fetch.sh)
+       CKG=path/to/ckg skips the release build; CORPORA_CACHE=dir reads fetched corpora there.
 
 The SCIP file is decoded here (a minimal protobuf reader for the fields used: documents,
 occurrences with their ranges, symbols and roles), so no protoc or generated code is needed.
@@ -30,8 +49,9 @@ import tempfile
 import urllib.parse
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-PEERS = os.path.join(ROOT, "target", "peers")
-CKG = os.path.join(ROOT, "target", "release", "ckg")
+PEERS = os.environ.get("SCIP_PEERS") or os.path.join(ROOT, "target", "peers")
+CKG = os.environ.get("CKG") or os.path.join(os.environ.get("CARGO_TARGET_DIR") or os.path.join(ROOT, "target"), "release", "ckg")
+CACHE = os.environ.get("CORPORA_CACHE") or os.path.join(ROOT, "corpora", "cache")
 CORPORA = {"ts-m": "typescript", "py-m": "python", "ts-s": "typescript", "py-s": "python", "express-s": "typescript"}
 
 
@@ -131,7 +151,17 @@ def run_scip(lang, work, tools):
         env_file = os.path.join(work, ".env.json")
         with open(env_file, "w") as f:
             f.write("[]")
-        sh([tools[1], "index", "--project-name", "corpus", "--project-version", "0", "--quiet", "--environment", env_file,
+        # The project's name and version as ckg's SCIP export reads them (scip-python needs a
+        # version: "." is what an unknown one is written as).
+        name, version = "corpus", "."
+        try:
+            import tomllib
+            with open(os.path.join(work, "pyproject.toml"), "rb") as f:
+                project = tomllib.load(f).get("project", {})
+            name, version = project.get("name", name), project.get("version", version)
+        except (OSError, ValueError, ImportError):
+            pass
+        sh([tools[1], "index", "--project-name", name, "--project-version", version, "--quiet", "--environment", env_file,
             "--output", out], cwd=work, env=env, capture_output=True)
     return out
 
@@ -165,7 +195,7 @@ class Server:
 # ---------------------------------------------------------------- comparison
 
 def compare(corpus_id, lang, sample, seed, tools):
-    src = os.path.join(ROOT, "corpora", "cache", corpus_id, "src")
+    src = os.path.join(CACHE, corpus_id, "src")
     if not os.path.isdir(src):
         sh(["bash", os.path.join(ROOT, "corpora", "fetch.sh"), corpus_id], capture_output=True)
     work = tempfile.mkdtemp(prefix=f"ckg-scip-{corpus_id}-")
@@ -245,14 +275,137 @@ def compare(corpus_id, lang, sample, seed, tools):
         shutil.rmtree(work, ignore_errors=True)
 
 
+# ---------------------------------------------------------------- export mode
+
+def package_free(sym):
+    """A global symbol without its package (`scheme manager name version descriptors`)."""
+    parts = sym.split(" ")
+    # Spaces inside a name or version are doubled; they never occur in these corpora's.
+    return " ".join(parts[:2] + parts[4:]) if len(parts) > 4 else sym
+
+
+def compare_export(corpus_id, lang, tools):
+    src = os.path.join(CACHE, corpus_id, "src")
+    if not os.path.isdir(src):
+        sh(["bash", os.path.join(ROOT, "corpora", "fetch.sh"), corpus_id], capture_output=True)
+    work = tempfile.mkdtemp(prefix=f"ckg-scip-{corpus_id}-")
+    try:
+        shutil.copytree(src, work, dirs_exist_ok=True, ignore=shutil.ignore_patterns(".ckg"))
+        theirs = read_scip(run_scip(lang, work, tools))
+        sh([CKG, "index", work, "--quiet"])
+        mine_path = os.path.join(work, ".ckg.scip")
+        sh([CKG, "export", "--db", os.path.join(work, ".ckg", "index.db"), "--format", "scip", "-o", mine_path])
+        mine = read_scip(mine_path)
+
+        text = {}
+
+        def line_of(rel, n):
+            if rel not in text:
+                try:
+                    text[rel] = open(os.path.join(work, rel), encoding="utf-8", errors="replace").read().split("\n")
+                except OSError:
+                    text[rel] = []
+            return text[rel][n] if n < len(text[rel]) else ""
+
+        def definitions(docs):
+            out = {}
+            for rel, occs in docs:
+                for rng, sym, roles in occs:
+                    if roles & 1 and sym:
+                        key = (rel, sym) if sym.startswith("local ") else sym
+                        out.setdefault(key, (rel, rng[0], rng[1]))
+            return out
+
+        their_defs, my_defs = definitions(theirs), definitions(mine)
+        my_refs = {}
+        for rel, occs in mine:
+            for rng, sym, roles in occs:
+                if not roles & 1 and sym:
+                    my_refs.setdefault((rel, rng[0], rng[1]), sym)
+        # Definitions at the same position: are the symbol strings the same?
+        my_def_at = {(f, l, c): sym for sym, (f, l, c) in my_defs.items() if isinstance(sym, str)}
+        agree = [0, 0, 0]
+        for sym, where in their_defs.items():
+            if isinstance(sym, tuple) or sym.endswith((")", "]")) or where not in my_def_at:
+                continue
+            if not line_of(where[0], where[1]).isascii():
+                continue
+            agree[0] += 1
+            agree[1] += my_def_at[where] == sym
+            agree[2] += package_free(my_def_at[where]) == package_free(sym)
+        stats, misses, params = {}, [], 0
+        for rel, occs in theirs:
+            for rng, sym, roles in occs:
+                if roles & 1 or not sym or sym.startswith("local ") or sym not in their_defs:
+                    continue
+                line = line_of(rel, rng[0])
+                if not line.isascii():
+                    continue
+                if sym.endswith((")", "]")):
+                    params += 1
+                    continue
+                stripped = line.lstrip()
+                if roles & 2 or stripped.startswith(("import ", "from ", "export {", "export *", "} from ")):
+                    split = "import"
+                elif their_defs[sym][0] == rel:
+                    split = "same-file"
+                else:
+                    split = "cross-file"
+                s = stats.setdefault(split, [0, 0, 0, 0])
+                s[0] += 1
+                got = my_refs.get((rel, rng[0], rng[1]))
+                if got is None:
+                    continue
+                where = my_defs.get((rel, got) if got.startswith("local ") else got)
+                if where is None:
+                    continue
+                s[1] += 1
+                want = their_defs[sym]
+                if where[0] == want[0] and where[1] == want[1]:
+                    s[2] += 1
+                    s[3] += where[2] == want[2]
+                elif len(misses) < 12:
+                    misses.append(f"  {split} {rel}:{rng[0] + 1}:{rng[1] + 1} -> ckg {where[0]}:{where[1] + 1} ({got.split(' ')[-1]}), "
+                                  f"compiler {want[0]}:{want[1] + 1} ({sym.split(' ')[-1]})")
+        return stats, params, agree, misses
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def main_export(corpora, tools):
+    print("| corpus | split | compiler references | ckg resolves (recall) | same definition (precision) | same column |")
+    print("|---|---|---:|---:|---:|---:|")
+    report = []
+    for cid in corpora:
+        stats, params, agree, misses = compare_export(cid, CORPORA[cid], tools)
+        for split in ["same-file", "cross-file", "import"]:
+            n, hit, ok, col = stats.get(split, [0, 0, 0, 0])
+            if n:
+                print(f"| {cid} | {split} | {n} | {hit / n:.3f} | {ok / max(hit, 1):.3f} | {col / max(ok, 1):.3f} |")
+        n, hit, ok, col = (sum(s[i] for s in stats.values()) for i in range(4))
+        print(f"| {cid} | all | {n} | {hit / max(n, 1):.3f} | {ok / max(hit, 1):.3f} | {col / max(ok, 1):.3f} |")
+        report.append((cid, params, agree, misses))
+    for cid, params, agree, misses in report:
+        print(f"\n{cid}: {params} compiler references to parameters and type parameters (ckg has no nodes for them) left out.")
+        print(f"{cid}: definitions at the same position in both indexes: {agree[0]}; same symbol string: "
+              f"{agree[1] / max(agree[0], 1):.3f}; same without the package name and version: {agree[2] / max(agree[0], 1):.3f}")
+        if misses:
+            print(f"{cid}: some references whose definition differs from the compiler's:")
+            print("\n".join(misses))
+
+
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--sample", type=int, default=700, help="references asked per split")
+    ap.add_argument("--mode", choices=["def", "export"], default="def")
+    ap.add_argument("--sample", type=int, default=700, help="references asked per split (def mode)")
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("corpora", nargs="*", default=["ts-m", "py-m"])
     a = ap.parse_args()
-    sh(["cargo", "build", "--release", "--locked", "-q"], cwd=ROOT)
+    if not os.environ.get("CKG"):
+        sh(["cargo", "build", "--release", "--locked", "-q"], cwd=ROOT)
     tools = ensure_peers()
+    if a.mode == "export":
+        return main_export(a.corpora, tools)
     print("| corpus | split | asked | hit rate | precision | same column |")
     print("|---|---|---:|---:|---:|---:|")
     report = []

@@ -115,9 +115,12 @@ struct WatchArgs {
     debounce_ms: u64,
 }
 
-#[derive(Copy, Clone, Debug, ValueEnum)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
 enum ExportFormat {
+    /// The canonical JSONL export (one object per line, sorted).
     Jsonl,
+    /// A SCIP index (protobuf) for code-intelligence tools; needs `-o FILE` (`-o -` for stdout).
+    Scip,
 }
 
 #[derive(Args, Debug)]
@@ -127,9 +130,12 @@ struct ExportArgs {
     db: Option<PathBuf>,
     #[arg(long, value_enum, default_value = "jsonl")]
     format: ExportFormat,
-    /// Write to a file instead of stdout.
+    /// Write to a file instead of stdout (`-` for stdout).
     #[arg(long, short = 'o')]
     output: Option<PathBuf>,
+    /// SCIP: also export references whose only evidence is heuristic.
+    #[arg(long)]
+    heuristic: bool,
 }
 
 pub fn run() -> Result<ExitCode> {
@@ -305,18 +311,29 @@ fn print_summary(out: &mut dyn Write, s: &Summary) -> Result<()> {
 fn export(args: ExportArgs) -> Result<ExitCode> {
     let db = ckg_query::locate_db(args.db.as_deref())?;
     let conn = ckg_core::store::open_reader(&db)?;
-    let ExportFormat::Jsonl = args.format;
-    match args.output {
+    let output = args.output.filter(|p| p.as_os_str() != "-");
+    if args.format == ExportFormat::Scip && output.is_none() && std::io::IsTerminal::is_terminal(&std::io::stdout()) {
+        anyhow::bail!("a SCIP index is binary: pass -o FILE (or -o - to write it to stdout anyway)");
+    }
+    let config = ckg_core::export::scip::ScipConfig { heuristic: args.heuristic };
+    let write = |w: &mut dyn Write| -> Result<()> {
+        match args.format {
+            ExportFormat::Jsonl => ckg_core::export::export_jsonl(&conn, &db, w)?,
+            ExportFormat::Scip => ckg_core::export::scip::export_scip(&conn, &db, &config, w)?,
+        }
+        Ok(())
+    };
+    match output {
         Some(path) => {
             let file = std::fs::File::create(&path).with_context(|| format!("creating {}", path.display()))?;
             let mut w = std::io::BufWriter::new(file);
-            ckg_core::export::export_jsonl(&conn, &db, &mut w)?;
+            write(&mut w)?;
             w.flush()?;
         }
         None => {
             let stdout = std::io::stdout();
             let mut w = std::io::BufWriter::new(stdout.lock());
-            ckg_core::export::export_jsonl(&conn, &db, &mut w)?;
+            write(&mut w)?;
             w.flush()?;
         }
     }

@@ -1,13 +1,16 @@
 //! `ckg export --format jsonl`: every file, diagnostic, symbol, external node and edge, one
 //! JSON object per line, sorted, so the same tree always gives byte-identical output.
 //!
-//! This canonical export is also what the incremental-update tests compare.
+//! This canonical export is also what the incremental-update tests compare. [`scip`] writes
+//! the same graph as a SCIP index for code-intelligence tools.
 
 use std::io::Write;
 
 use rusqlite::Connection;
 
 use crate::error::{Error, Result};
+
+pub mod scip;
 
 fn js(s: &str) -> String {
     serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into())

@@ -609,6 +609,26 @@ fn export(db: &Path) -> String {
     String::from_utf8(out).unwrap()
 }
 
+/// Totals counted by scanning the tables (what the kept counts must equal).
+fn scanned_totals(db: &Path) -> (BTreeMap<String, u64>, BTreeMap<String, u64>, u64, u64) {
+    let conn = ckg_core::store::open_reader(db).unwrap();
+    let group = |sql: &str| -> BTreeMap<String, u64> {
+        let mut s = conn.prepare(sql).unwrap();
+        s.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)? as u64))).unwrap().map(Result::unwrap).collect()
+    };
+    let count = |sql: &str| conn.query_row(sql, [], |r| r.get::<_, i64>(0)).unwrap() as u64;
+    (
+        group("SELECT kind, count(*) FROM edges GROUP BY kind"),
+        group("SELECT evidence, count(*) FROM edges GROUP BY evidence"),
+        count("SELECT count(*) FROM symbols WHERE kind != 'external'"),
+        count("SELECT count(*) FROM symbols WHERE kind = 'external'"),
+    )
+}
+
+fn kept_totals(c: &ckg_core::store::Counts) -> (BTreeMap<String, u64>, BTreeMap<String, u64>, u64, u64) {
+    (c.edges_by_kind.clone(), c.edges_by_evidence.clone(), c.symbols, c.externals)
+}
+
 fn differential(lang: Lang, seed: u64) {
     let steps: usize = std::env::var("CKG_DIFF_STEPS").ok().and_then(|s| s.parse().ok()).unwrap_or(300);
     let repo = Repo::new();
@@ -644,7 +664,14 @@ fn differential(lang: Lang, seed: u64) {
             partial += 1;
         }
         index_with(&cached, &|_| {}, &mut session).unwrap();
-        index(&fresh, &|_| {}).unwrap();
+        let f = index(&fresh, &|_| {}).unwrap();
+        // The totals are kept by each write, never recounted: they equal a scan, and the
+        // fresh index's.
+        let summary = (s.edges_by_kind.clone(), s.edges_by_evidence.clone(), s.symbols, s.externals);
+        assert_eq!(summary, scanned_totals(&inc_db), "step {step} ({what}): kept totals differ from a scan");
+        assert_eq!(summary, (f.edges_by_kind.clone(), f.edges_by_evidence.clone(), f.symbols, f.externals), "step {step} ({what})");
+        let cached_counts = ckg_core::store::read_counts(&ckg_core::store::open_reader(&cached_db).unwrap()).unwrap();
+        assert_eq!(kept_totals(&cached_counts), scanned_totals(&cached_db), "step {step} ({what}): the watcher's path keeps them too");
         let b = export(&fresh_db);
         for (name, a) in [("incremental", export(&inc_db)), ("cached incremental", export(&cached_db))] {
             if a == b {

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use rusqlite::{Connection, OpenFlags, OptionalExtension};
 
-use super::schema::{APPLICATION_ID, SCHEMA_VERSION};
+use super::schema::{APPLICATION_ID, EDGE_KINDS, EVIDENCE, SCHEMA_VERSION};
 use super::write::WriteTx;
 use crate::error::{Error, Result};
 
@@ -61,8 +61,15 @@ pub fn read_counts(conn: &Connection) -> rusqlite::Result<Counts> {
         rows.collect()
     };
     c.files_by_lang = group("SELECT lang, count(*) FROM files GROUP BY lang")?;
-    c.edges_by_kind = group("SELECT kind, count(*) FROM edges GROUP BY kind")?;
-    c.edges_by_evidence = group("SELECT evidence, count(*) FROM edges GROUP BY evidence")?;
+    // Kept by every write of edges (`edge_counts`), named as the view `edges` names them.
+    let mut s = conn.prepare("SELECT kind, evidence, n FROM edge_counts WHERE n != 0")?;
+    let mut rows = s.query([])?;
+    while let Some(r) = rows.next()? {
+        let (kind, evidence, n): (usize, usize, i64) = (r.get(0)?, r.get(1)?, r.get(2)?);
+        let name = |list: &[&str], i: usize| list.get(i).copied().unwrap_or("unknown").to_string();
+        *c.edges_by_kind.entry(name(&EDGE_KINDS, kind)).or_default() += n as u64;
+        *c.edges_by_evidence.entry(name(&EVIDENCE, evidence)).or_default() += n as u64;
+    }
     let (lines, bytes, errors, with_errors): (i64, i64, i64, i64) = conn.query_row(
         "SELECT coalesce(sum(lines), 0), coalesce(sum(size), 0), coalesce(sum(parse_errors), 0),
                 coalesce(sum(parse_errors > 0), 0) FROM files",
@@ -73,14 +80,18 @@ pub fn read_counts(conn: &Connection) -> rusqlite::Result<Counts> {
     c.bytes = bytes as u64;
     c.parse_errors = errors as u64;
     c.files_with_parse_errors = with_errors as u64;
-    c.symbols = conn.query_row("SELECT count(*) FROM symbols WHERE kind != 'external'", [], |r| r.get::<_, i64>(0))? as u64;
-    c.externals = conn.query_row("SELECT count(*) FROM symbols WHERE kind = 'external'", [], |r| r.get::<_, i64>(0))? as u64;
+    // External nodes are the symbols without a file (a count over `symbols_file`); the
+    // table's own count needs no scan.
+    let all = conn.query_row("SELECT count(*) FROM symbols", [], |r| r.get::<_, i64>(0))? as u64;
+    c.externals = conn.query_row("SELECT count(*) FROM symbols WHERE file_id IS NULL", [], |r| r.get::<_, i64>(0))? as u64;
+    c.symbols = all - c.externals;
     Ok(c)
 }
 
 impl WriteTx<'_> {
     /// Totals for the run summary, as seen inside the transaction.
     pub fn counts(&self) -> Result<Counts> {
+        self.flush_edge_counts()?;
         read_counts(&self.tx).map_err(|e| self.err(e))
     }
 }

@@ -6,7 +6,7 @@ use rusqlite::Connection;
 
 /// Bump when the schema or the meaning of stored facts changes; an index with another
 /// version is rebuilt from scratch (it is derived data).
-pub const SCHEMA_VERSION: i64 = 13;
+pub const SCHEMA_VERSION: i64 = 14;
 /// `PRAGMA application_id` of ckg databases ("ckg1").
 pub const APPLICATION_ID: i64 = 0x636b_6731;
 
@@ -110,6 +110,14 @@ CREATE TABLE edge_rows(
     -- completeness can find the sites that could be a target without scanning them all.
     dst_last TEXT
 ) STRICT;
+-- How many edges there are of each kind and evidence (codes as in `edge_rows`), kept by
+-- every write of edges, so the totals of a run never scan the edges.
+CREATE TABLE edge_counts(
+    kind INTEGER NOT NULL,
+    evidence INTEGER NOT NULL,
+    n INTEGER NOT NULL,
+    PRIMARY KEY(kind, evidence)
+) STRICT, WITHOUT ROWID;
 CREATE VIEW edges AS SELECT id,
     CASE kind WHEN 0 THEN 'calls' WHEN 1 THEN 'instantiates' WHEN 2 THEN 'imports' WHEN 3 THEN 'exports'
         WHEN 4 THEN 'references' WHEN 5 THEN 'inherits' WHEN 6 THEN 'implements' WHEN 7 THEN 'writes' END AS kind,

@@ -52,6 +52,9 @@ pub struct WriteTx<'a> {
     pub(super) tx: rusqlite::Transaction<'a>,
     path: &'a Path,
     externals: HashMap<String, i64>,
+    /// Edges written minus edges deleted in this run, by (kind, evidence) code, not yet added
+    /// to `edge_counts`.
+    edge_delta: std::cell::RefCell<HashMap<(i64, i64), i64>>,
     /// A fresh build: nothing is stored yet, so there is nothing to delete or look up (and
     /// no secondary index to do it with).
     fresh: bool,
@@ -59,7 +62,7 @@ pub struct WriteTx<'a> {
 
 impl<'a> WriteTx<'a> {
     pub(super) fn new(tx: rusqlite::Transaction<'a>, path: &'a Path, fresh: bool) -> WriteTx<'a> {
-        WriteTx { tx, path, externals: HashMap::new(), fresh }
+        WriteTx { tx, path, externals: HashMap::new(), edge_delta: Default::default(), fresh }
     }
 }
 
@@ -326,9 +329,20 @@ impl WriteTx<'_> {
         self.delete_edge_range(file_id)
     }
 
-    /// Deletes the edges whose site is in `file_id` (one range of ids).
+    /// Deletes the edges whose site is in `file_id` (one range of ids), and counts them out.
     fn delete_edge_range(&self, file_id: i64) -> Result<()> {
         let (lo, hi) = edge_ids(file_id);
+        {
+            let mut s = self
+                .tx
+                .prepare_cached("SELECT kind, evidence, count(*) FROM edge_rows WHERE id BETWEEN ?1 AND ?2 GROUP BY kind, evidence")
+                .map_err(|e| Error::sqlite(self.path, e))?;
+            let mut rows = s.query([lo, hi]).map_err(|e| Error::sqlite(self.path, e))?;
+            while let Some(r) = rows.next().map_err(|e| Error::sqlite(self.path, e))? {
+                let key: (i64, i64) = (r.get(0).map_err(|e| Error::sqlite(self.path, e))?, r.get(1).map_err(|e| Error::sqlite(self.path, e))?);
+                *self.edge_delta.borrow_mut().entry(key).or_default() -= r.get::<_, i64>(2).map_err(|e| Error::sqlite(self.path, e))?;
+            }
+        }
         self.tx
             .prepare_cached("DELETE FROM edge_rows WHERE id BETWEEN ?1 AND ?2")
             .and_then(|mut s| s.execute([lo, hi]))
@@ -417,6 +431,8 @@ impl WriteTx<'_> {
             }
             let edge_id = *id;
             *id += 1;
+            let (kind, evidence) = (code(&EDGE_KINDS, edge.kind), code(&EVIDENCE, edge.evidence));
+            *self.edge_delta.borrow_mut().entry((kind, evidence)).or_default() += 1;
             let (dst_id, dst_name) = match &edge.dst {
                 Dst::Symbol(id) => (Some(*id), None),
                 Dst::External(q) => (Some(self.external_id(q)?), None),
@@ -430,20 +446,37 @@ impl WriteTx<'_> {
                 .and_then(|mut s| {
                     let last = dst_name.map(last_name);
                     s.execute(params![
-                        code(&EDGE_KINDS, edge.kind),
+                        kind,
                         edge.src,
                         dst_id,
                         dst_name,
                         edge.file,
                         edge.line,
                         edge.col,
-                        code(&EVIDENCE, edge.evidence),
+                        evidence,
                         edge.dynamic,
                         last,
                         edge_id
                     ])
                 })
                 .map_err(|e| self.err(e))?;
+        }
+        Ok(())
+    }
+
+    /// Adds the edges written and deleted so far to `edge_counts`.
+    pub(super) fn flush_edge_counts(&self) -> Result<()> {
+        let mut delta: Vec<((i64, i64), i64)> = self.edge_delta.borrow_mut().drain().filter(|(_, n)| *n != 0).collect();
+        delta.sort_unstable();
+        let mut s = self
+            .tx
+            .prepare_cached(
+                "INSERT INTO edge_counts(kind, evidence, n) VALUES (?1, ?2, ?3)
+                 ON CONFLICT(kind, evidence) DO UPDATE SET n = n + excluded.n",
+            )
+            .map_err(|e| Error::sqlite(self.path, e))?;
+        for ((kind, evidence), n) in delta {
+            s.execute(params![kind, evidence, n]).map_err(|e| Error::sqlite(self.path, e))?;
         }
         Ok(())
     }
@@ -466,6 +499,7 @@ impl WriteTx<'_> {
 
     /// Bumps the generation and commits the run. Nothing is visible to readers before this.
     pub fn commit(self, stats_json: &str, root: &Path) -> Result<i64> {
+        self.flush_edge_counts()?;
         let generation = self.generation()? + 1;
         let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
         for (k, v) in [

@@ -262,16 +262,21 @@ pub fn index_with(config: &IndexConfig, progress: &(dyn Fn(Progress) + Sync), se
     let mut timings = BTreeMap::new();
     let run_started = Instant::now();
     let t = Instant::now();
-    let (root, discovery) = discover_tree(config)?;
+    let root = config.root.canonicalize().map_err(|e| Error::Io { path: config.root.clone(), source: e })?;
+    let db = config.db.clone().unwrap_or_else(|| default_db_path(&root));
+    // Without facts kept from an earlier run, the stored ones are read on another thread
+    // meanwhile: used if something changed, dropped otherwise.
+    let mut preload = (session.cached.is_none() && !config.rebuild).then(|| Preload::start(&db)).flatten();
+    let walk_cache = db.with_extension("walk");
+    let (discovery, listing) = discover_tree(&root, config, &walk_cache)?;
     timings.insert("discover".to_string(), ms(t.elapsed()));
 
-    let db = config.db.clone().unwrap_or_else(|| default_db_path(&root));
     let (mut store, report) = Store::open(&db, config.rebuild)?;
     let fresh = store.is_fresh();
     let mut tx = store.begin()?;
     let build = tx.meta("build_id")?;
     let mut cache = valid_cache(session, &tx, fresh, &db, &build)?;
-    let mut changes = Changes::new(fresh, cache.is_some(), &discovery);
+    let mut changes = Changes::new(fresh, cache.is_some() || (preload.is_some() && !fresh), &discovery);
     let states = tx.file_states()?;
     let scan_started = now_ns();
     let (to_parse, unchanged) = files_to_parse(&tx, &discovery, &states)?;
@@ -294,6 +299,12 @@ pub fn index_with(config: &IndexConfig, progress: &(dyn Fn(Progress) + Sync), se
         progress(Progress::Resolving);
         let t = Instant::now();
         let affected = affected_files(&tx, &changes)?;
+        if cache.is_none() && !fresh {
+            if let Some(p) = preload.take() {
+                session.cached = p.join();
+                cache = valid_cache(session, &tx, fresh, &db, &build)?;
+            }
+        }
         let input = resolve_input(&tx, &mut changes, cache.take(), affected.as_ref())?;
         timings.insert("resolve_load".to_string(), ms(t.elapsed()));
         let resolution = resolve::resolve(&input, affected.as_ref());
@@ -306,6 +317,9 @@ pub fn index_with(config: &IndexConfig, progress: &(dyn Fn(Progress) + Sync), se
     } else {
         Some(tx.generation()?)
     };
+    if let Some(p) = preload.take() {
+        p.cancel();
+    }
     let t = Instant::now();
     let counts = if config.totals { tx.counts()? } else { crate::store::Counts::default() };
     timings.insert("totals".to_string(), ms(t.elapsed()));
@@ -321,6 +335,9 @@ pub fn index_with(config: &IndexConfig, progress: &(dyn Fn(Progress) + Sync), se
     timings.insert("commit".to_string(), ms(t.elapsed()));
     let t = Instant::now();
     store.finish()?;
+    if let Some(listing) = listing {
+        discover::cache::save(&listing, &walk_cache);
+    }
     timings.insert("finish".to_string(), ms(t.elapsed()));
     session.cached = cache.map(|c| Cached { generation, ..c });
     let mut skipped: Vec<SkippedFile> =
@@ -391,14 +408,53 @@ impl Changes {
     }
 }
 
-/// The canonical root and the files under it (never our own database folder).
-fn discover_tree(config: &IndexConfig) -> Result<(PathBuf, Discovery)> {
-    let root = config.root.canonicalize().map_err(|e| Error::Io { path: config.root.clone(), source: e })?;
+/// The files under the (canonical) root, never our own database folder; with the walk's
+/// listing when it changed (saved once the run is committed).
+fn discover_tree(root: &Path, config: &IndexConfig, cache: &Path) -> Result<(Discovery, Option<discover::cache::Listing>)> {
     let mut discover_config = config.discover.clone();
     // Never index our own database folder.
     discover_config.exclude.push(".ckg/**".into());
-    let discovery = discover::discover(&root, &discover_config)?;
-    Ok((root, discovery))
+    discover::discover_cached(root, &discover_config, cache)
+}
+
+/// The stored facts that resolution reads, loaded on another thread while the tree is walked
+/// and the changed files are parsed (what a [`Session`] keeps between a watcher's runs). The
+/// run checks that they are of the generation it writes on before using them.
+struct Preload {
+    thread: std::thread::JoinHandle<Option<Cached>>,
+    interrupt: rusqlite::InterruptHandle,
+}
+
+impl Preload {
+    /// Starts reading an existing index; `None` when there is none that this ckg reads.
+    fn start(db: &Path) -> Option<Preload> {
+        let conn = crate::store::open_reader(db).ok()?;
+        let interrupt = conn.get_interrupt_handle();
+        let db = db.to_path_buf();
+        let thread = std::thread::Builder::new()
+            .name("ckg-preload".into())
+            .spawn(move || {
+                // One read transaction: the generation, the build and the facts agree.
+                let tx = conn.unchecked_transaction().ok()?;
+                let generation = crate::store::read_generation(&tx).ok()?;
+                let build = tx.query_row("SELECT value FROM meta WHERE key = 'build_id'", [], |r| r.get(0)).ok();
+                let input = crate::store::load_names(&tx).ok()?;
+                Some(Cached { generation, ..Cached::new(db, build, input) })
+            })
+            .ok()?;
+        Some(Preload { thread, interrupt })
+    }
+
+    fn join(self) -> Option<Cached> {
+        self.thread.join().ok().flatten()
+    }
+
+    /// Stops the reading (nothing changed, so nothing is resolved): the statement running is
+    /// interrupted, and the thread ends on its own without being waited for.
+    fn cancel(self) {
+        self.interrupt.interrupt();
+        drop(self.thread);
+    }
 }
 
 /// The facts the session cached, if they are still those of this index: same file, same build

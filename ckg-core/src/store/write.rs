@@ -339,7 +339,8 @@ impl WriteTx<'_> {
                 .map_err(|e| Error::sqlite(self.path, e))?;
             let mut rows = s.query([lo, hi]).map_err(|e| Error::sqlite(self.path, e))?;
             while let Some(r) = rows.next().map_err(|e| Error::sqlite(self.path, e))? {
-                let key: (i64, i64) = (r.get(0).map_err(|e| Error::sqlite(self.path, e))?, r.get(1).map_err(|e| Error::sqlite(self.path, e))?);
+                let key: (i64, i64) =
+                    (r.get(0).map_err(|e| Error::sqlite(self.path, e))?, r.get(1).map_err(|e| Error::sqlite(self.path, e))?);
                 *self.edge_delta.borrow_mut().entry(key).or_default() -= r.get::<_, i64>(2).map_err(|e| Error::sqlite(self.path, e))?;
             }
         }

@@ -15,6 +15,8 @@ use crate::error::{Error, Result};
 use crate::facts::{Diagnostic, DiagnosticKind};
 use crate::lang::Lang;
 
+pub mod cache;
+
 /// Directory names never descended into.
 pub const SKIPPED_DIRS: &[&str] = &[
     ".git",
@@ -119,98 +121,170 @@ pub fn mtime_ns(meta: &std::fs::Metadata) -> i64 {
 
 /// Walks the root and returns the files to index, sorted by path.
 pub fn discover(root: &Path, config: &DiscoverConfig) -> Result<Discovery> {
-    if !root.is_dir() {
-        return Err(Error::NotADirectory(root.to_path_buf()));
-    }
-    let mut overrides = OverrideBuilder::new(root);
-    for g in &config.include {
-        overrides.add(g).map_err(|e| Error::Pattern { pattern: g.clone(), message: e.to_string() })?;
-    }
-    for g in &config.exclude {
-        overrides.add(&format!("!{g}")).map_err(|e| Error::Pattern { pattern: g.clone(), message: e.to_string() })?;
-    }
-    let overrides = overrides.build().map_err(|e| Error::Pattern { pattern: "<globs>".into(), message: e.to_string() })?;
-    let mut builder = ignore::WalkBuilder::new(root);
-    builder
-        .follow_links(config.follow_symlinks)
-        .hidden(false)
-        .git_ignore(config.respect_ignore_files)
-        .git_global(false)
-        .git_exclude(config.respect_ignore_files)
-        .ignore(config.respect_ignore_files)
-        .parents(config.respect_ignore_files)
-        .require_git(false)
-        .overrides(overrides)
-        .filter_entry(|e| {
-            if e.file_type().is_some_and(|t| t.is_dir()) && e.depth() > 0 {
-                let name = e.file_name().to_string_lossy();
-                if SKIPPED_DIRS.contains(&name.as_ref()) {
-                    return false;
-                }
-                // A virtualenv under any name.
-                if e.path().join("pyvenv.cfg").exists() {
-                    return false;
-                }
-            }
-            true
-        });
-    let mut out = Discovery::default();
-    for entry in builder.build() {
-        let entry = match entry {
-            Ok(e) => e,
-            Err(err) => {
-                let path = walk_error_path(&err).map(|p| rel_path(root, &p)).unwrap_or_else(|| ".".into());
-                let message = if err.is_io() { err.to_string() } else { format!("{err}") };
-                out.skipped.push(Skipped { path, diagnostic: Diagnostic { kind: DiagnosticKind::WalkError, message, line: None } });
-                continue;
-            }
-        };
-        if !entry.file_type().is_some_and(|t| t.is_file()) {
-            continue;
+    let walker = Walker::new(root, config)?;
+    let listing = walker.walk(root, None);
+    Ok(finish(root, config, &listing))
+}
+
+/// Walks the root like [`discover`], reusing the listing cached at `cache` for the
+/// directories whose modification time says nothing was added, removed or renamed in them
+/// (see [`cache`]). Returns the listing to cache again when it changed.
+pub fn discover_cached(root: &Path, config: &DiscoverConfig, cache: &Path) -> Result<(Discovery, Option<cache::Listing>)> {
+    let walker = Walker::new(root, config)?;
+    let (listing, changed) = cache::refresh(&walker, cache);
+    let discovery = finish(root, config, &listing);
+    Ok((discovery, changed.then_some(listing)))
+}
+
+/// The walk's settings: ignore files, overrides, skipped directories, symlinks.
+pub(crate) struct Walker<'a> {
+    root: &'a Path,
+    config: &'a DiscoverConfig,
+    overrides: ignore::overrides::Override,
+}
+
+impl<'a> Walker<'a> {
+    fn new(root: &'a Path, config: &'a DiscoverConfig) -> Result<Walker<'a>> {
+        if !root.is_dir() {
+            return Err(Error::NotADirectory(root.to_path_buf()));
         }
-        let path = rel_path(root, entry.path());
-        let Some(lang) = Lang::from_path(&path) else {
-            if is_config(&entry.file_name().to_string_lossy()) {
-                out.configs.push((path, entry.path().to_path_buf()));
-            }
-            continue;
-        };
-        let meta = match entry.metadata() {
-            Ok(m) => m,
-            Err(err) => {
-                out.skipped.push(Skipped {
-                    path,
-                    diagnostic: Diagnostic { kind: DiagnosticKind::Unreadable, message: err.to_string(), line: None },
-                });
-                continue;
-            }
-        };
-        if meta.len() > config.max_file_size {
-            out.skipped.push(Skipped {
-                path,
-                diagnostic: Diagnostic {
-                    kind: DiagnosticKind::TooLarge,
-                    message: format!("{} bytes is over the limit of {} bytes (--max-file-size)", meta.len(), config.max_file_size),
-                    line: None,
-                },
+        let mut overrides = OverrideBuilder::new(root);
+        for g in &config.include {
+            overrides.add(g).map_err(|e| Error::Pattern { pattern: g.clone(), message: e.to_string() })?;
+        }
+        for g in &config.exclude {
+            overrides.add(&format!("!{g}")).map_err(|e| Error::Pattern { pattern: g.clone(), message: e.to_string() })?;
+        }
+        let overrides = overrides.build().map_err(|e| Error::Pattern { pattern: "<globs>".into(), message: e.to_string() })?;
+        Ok(Walker { root, config, overrides })
+    }
+
+    /// Lists the tree under `start` (the root or a directory below it), `max_depth` levels
+    /// deep: the directories entered and the virtualenvs not entered (with their modification
+    /// times), the source and configuration files, the ignore files that shaped the walk, and
+    /// walk errors.
+    pub(crate) fn walk(&self, start: &Path, max_depth: Option<usize>) -> cache::Listing {
+        let config = self.config;
+        let venvs: std::sync::Arc<std::sync::Mutex<Vec<PathBuf>>> = Default::default();
+        let seen_venvs = venvs.clone();
+        let mut builder = ignore::WalkBuilder::new(start);
+        builder
+            .follow_links(config.follow_symlinks)
+            .hidden(false)
+            .git_ignore(config.respect_ignore_files)
+            .git_global(false)
+            .git_exclude(config.respect_ignore_files)
+            .ignore(config.respect_ignore_files)
+            .parents(config.respect_ignore_files)
+            .require_git(false)
+            .max_depth(max_depth)
+            .overrides(self.overrides.clone())
+            .filter_entry(move |e| {
+                if e.file_type().is_some_and(|t| t.is_dir()) && e.depth() > 0 {
+                    let name = e.file_name().to_string_lossy();
+                    if SKIPPED_DIRS.contains(&name.as_ref()) {
+                        return false;
+                    }
+                    // A virtualenv under any name.
+                    if e.path().join("pyvenv.cfg").exists() {
+                        seen_venvs.lock().unwrap_or_else(|p| p.into_inner()).push(e.path().to_path_buf());
+                        return false;
+                    }
+                }
+                true
             });
-            continue;
+        let root = self.root;
+        let mut out = cache::Listing::default();
+        for entry in builder.build() {
+            let entry = match entry {
+                Ok(e) => e,
+                Err(err) => {
+                    let path = walk_error_path(&err).map(|p| rel_path(root, &p)).unwrap_or_else(|| ".".into());
+                    let message = if err.is_io() { err.to_string() } else { format!("{err}") };
+                    out.errors.push(Skipped { path, diagnostic: Diagnostic { kind: DiagnosticKind::WalkError, message, line: None } });
+                    continue;
+                }
+            };
+            let Some(file_type) = entry.file_type() else { continue };
+            if file_type.is_dir() {
+                let rel = rel_path(root, entry.path());
+                out.dirs.insert(rel.clone(), entry.metadata().map(|m| mtime_ns(&m)).unwrap_or(0));
+                if config.respect_ignore_files {
+                    out.record_ignore_files(&rel, entry.path());
+                }
+                continue;
+            }
+            if !file_type.is_file() {
+                continue;
+            }
+            let path = rel_path(root, entry.path());
+            if Lang::from_path(&path).is_some() || is_config(&entry.file_name().to_string_lossy()) {
+                out.files.insert(path);
+            }
         }
-        out.files.push(SourceFile {
-            path,
-            abs: entry.path().to_path_buf(),
-            lang,
-            size: meta.len(),
-            mtime_ns: mtime_ns(&meta),
-            module: String::new(),
-        });
+        for v in venvs.lock().unwrap_or_else(|p| p.into_inner()).drain(..) {
+            let mtime = std::fs::metadata(&v).map(|m| mtime_ns(&m)).unwrap_or(0);
+            out.venvs.insert(rel_path(root, &v), mtime);
+        }
+        out
+    }
+}
+
+/// The files of a listing with their sizes and times, sorted, with their
+/// module names; files over the size limit and unreadable ones are skipped with a diagnostic.
+fn finish(root: &Path, config: &DiscoverConfig, listing: &cache::Listing) -> Discovery {
+    enum Found {
+        Source(SourceFile),
+        Config(String, PathBuf),
+        Skipped(Skipped),
+        Gone,
+    }
+    let paths: Vec<&String> = listing.files.iter().collect();
+    let found: Vec<Found> = paths
+        .iter()
+        .map(|path| {
+            let abs = root.join(path.as_str());
+            let Some(lang) = Lang::from_path(path) else { return Found::Config(path.to_string(), abs) };
+            let meta = if config.follow_symlinks { std::fs::metadata(&abs) } else { std::fs::symlink_metadata(&abs) };
+            let meta = match meta {
+                Ok(m) if m.is_file() => m,
+                Ok(_) => return Found::Gone,
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Found::Gone,
+                Err(err) => {
+                    let diagnostic = Diagnostic { kind: DiagnosticKind::Unreadable, message: err.to_string(), line: None };
+                    return Found::Skipped(Skipped { path: path.to_string(), diagnostic });
+                }
+            };
+            if meta.len() > config.max_file_size {
+                let message = format!("{} bytes is over the limit of {} bytes (--max-file-size)", meta.len(), config.max_file_size);
+                let diagnostic = Diagnostic { kind: DiagnosticKind::TooLarge, message, line: None };
+                return Found::Skipped(Skipped { path: path.to_string(), diagnostic });
+            }
+            Found::Source(SourceFile {
+                path: path.to_string(),
+                abs,
+                lang,
+                size: meta.len(),
+                mtime_ns: mtime_ns(&meta),
+                module: String::new(),
+            })
+        })
+        .collect();
+    let mut out = Discovery { skipped: listing.errors.clone(), ..Discovery::default() };
+    for f in found {
+        match f {
+            Found::Source(s) => out.files.push(s),
+            Found::Config(rel, abs) => out.configs.push((rel, abs)),
+            Found::Skipped(s) => out.skipped.push(s),
+            Found::Gone => {}
+        }
     }
     out.files.sort_by(|a, b| a.path.cmp(&b.path));
     out.files.dedup_by(|b, a| a.path == b.path);
     out.skipped.sort_by(|a, b| a.path.cmp(&b.path));
     out.configs.sort();
     assign_modules(&mut out.files, &config.python_roots);
-    Ok(out)
+    out
 }
 
 fn walk_error_path(err: &ignore::Error) -> Option<PathBuf> {

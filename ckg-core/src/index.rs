@@ -248,7 +248,12 @@ impl Cached {
 
 /// Indexes (or updates the index of) a root.
 pub fn index(config: &IndexConfig, progress: &(dyn Fn(Progress) + Sync)) -> Result<Summary> {
-    index_with(config, progress, &mut Session::default())
+    let mut session = Session::default();
+    let r = index_with(config, progress, &mut session);
+    // What the session holds is only freed: on another thread, so that a process that exits
+    // now does not wait for it.
+    let _ = std::thread::Builder::new().name("ckg-free".into()).spawn(move || drop(session));
+    r
 }
 
 /// [`index`], keeping what the next run can reuse in `session`.
@@ -282,7 +287,7 @@ pub fn index_with(config: &IndexConfig, progress: &(dyn Fn(Progress) + Sync), se
     let (to_parse, unchanged) = files_to_parse(&tx, &discovery, &states)?;
     progress(Progress::Discovered { files: discovery.files.len(), to_parse: to_parse.len() });
 
-    let (pool, jobs) = parse_pool(config.jobs)?;
+    let (pool, jobs) = parse_pool(config.jobs, to_parse.len())?;
     let t = Instant::now();
     let mut store_time = parse_and_store(&tx, &states, &to_parse, pool, config.minified_line_len, progress, &mut changes)?;
     timings.insert("parse_extract".to_string(), ms(t.elapsed()));
@@ -299,11 +304,12 @@ pub fn index_with(config: &IndexConfig, progress: &(dyn Fn(Progress) + Sync), se
         progress(Progress::Resolving);
         let t = Instant::now();
         let affected = affected_files(&tx, &changes)?;
-        if cache.is_none() && !fresh {
-            if let Some(p) = preload.take() {
-                session.cached = p.join();
-                cache = valid_cache(session, &tx, fresh, &db, &build)?;
-            }
+        if cache.is_none()
+            && !fresh
+            && let Some(p) = preload.take()
+        {
+            session.cached = p.join();
+            cache = valid_cache(session, &tx, fresh, &db, &build)?;
         }
         let input = resolve_input(&tx, &mut changes, cache.take(), affected.as_ref())?;
         timings.insert("resolve_load".to_string(), ms(t.elapsed()));
@@ -417,43 +423,70 @@ fn discover_tree(root: &Path, config: &IndexConfig, cache: &Path) -> Result<(Dis
     discover::discover_cached(root, &discover_config, cache)
 }
 
-/// The stored facts that resolution reads, loaded on another thread while the tree is walked
+/// The stored facts that resolution reads, loaded on other threads while the tree is walked
 /// and the changed files are parsed (what a [`Session`] keeps between a watcher's runs). The
 /// run checks that they are of the generation it writes on before using them.
 struct Preload {
-    thread: std::thread::JoinHandle<Option<Cached>>,
-    interrupt: rusqlite::InterruptHandle,
+    threads: Vec<std::thread::JoinHandle<Option<PreloadPart>>>,
+    interrupts: Vec<rusqlite::InterruptHandle>,
+    db: PathBuf,
 }
+
+/// One part of the stored facts, with the generation and build it was read at.
+type PreloadPart = (i64, Option<String>, crate::store::ResolveInput);
+
+/// How many threads load the stored facts (each a part, on its own connection). One: on two
+/// cores, a second loader slowed the walk and the parse more than it saved (django: an edit
+/// took 110–146 ms with two, 90–100 ms with one).
+const PRELOAD_THREADS: i64 = 1;
 
 impl Preload {
     /// Starts reading an existing index; `None` when there is none that this ckg reads.
     fn start(db: &Path) -> Option<Preload> {
-        let conn = crate::store::open_reader(db).ok()?;
-        let interrupt = conn.get_interrupt_handle();
-        let db = db.to_path_buf();
-        let thread = std::thread::Builder::new()
-            .name("ckg-preload".into())
-            .spawn(move || {
-                // One read transaction: the generation, the build and the facts agree.
-                let tx = conn.unchecked_transaction().ok()?;
-                let generation = crate::store::read_generation(&tx).ok()?;
-                let build = tx.query_row("SELECT value FROM meta WHERE key = 'build_id'", [], |r| r.get(0)).ok();
-                let input = crate::store::load_names(&tx).ok()?;
-                Some(Cached { generation, ..Cached::new(db, build, input) })
-            })
-            .ok()?;
-        Some(Preload { thread, interrupt })
+        let mut preload = Preload { threads: Vec::new(), interrupts: Vec::new(), db: db.to_path_buf() };
+        for part in 0..PRELOAD_THREADS {
+            let conn = crate::store::open_reader(db).ok()?;
+            preload.interrupts.push(conn.get_interrupt_handle());
+            let thread = std::thread::Builder::new()
+                .name(format!("ckg-preload-{part}"))
+                .spawn(move || {
+                    // One read transaction: the generation, the build and the facts agree.
+                    let tx = conn.unchecked_transaction().ok()?;
+                    let generation = crate::store::read_generation(&tx).ok()?;
+                    let build = tx.query_row("SELECT value FROM meta WHERE key = 'build_id'", [], |r| r.get(0)).ok();
+                    let input = crate::store::load_names_part(&tx, part, PRELOAD_THREADS).ok()?;
+                    Some((generation, build, input))
+                })
+                .ok()?;
+            preload.threads.push(thread);
+        }
+        Some(preload)
     }
 
+    /// The parts, when every thread read the same generation of the same build.
     fn join(self) -> Option<Cached> {
-        self.thread.join().ok().flatten()
+        let mut parts = Vec::new();
+        for t in self.threads {
+            parts.push(t.join().ok().flatten());
+        }
+        let mut parts = parts.into_iter().collect::<Option<Vec<_>>>()?.into_iter();
+        let (generation, build, mut input) = parts.next()?;
+        for (g, b, part) in parts {
+            if g != generation || b != build {
+                return None;
+            }
+            input.extend_part(part);
+        }
+        Some(Cached { generation, ..Cached::new(self.db, build, input) })
     }
 
     /// Stops the reading (nothing changed, so nothing is resolved): the statement running is
     /// interrupted, and the thread ends on its own without being waited for.
     fn cancel(self) {
-        self.interrupt.interrupt();
-        drop(self.thread);
+        for i in &self.interrupts {
+            i.interrupt();
+        }
+        drop(self.threads);
     }
 }
 
@@ -707,10 +740,11 @@ fn commit_run(
 }
 
 /// The parser threads: `jobs` of them, or one per core for 0.
-fn parse_pool(jobs: usize) -> Result<(rayon::ThreadPool, usize)> {
+/// The parser threads: `jobs` (0: one per core), and no more than there are `files`.
+fn parse_pool(jobs: usize, files: usize) -> Result<(rayon::ThreadPool, usize)> {
     let jobs = if jobs == 0 { std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1) } else { jobs };
     let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(jobs)
+        .num_threads(jobs.min(files).max(1))
         .thread_name(|i| format!("ckg-parse-{i}"))
         .build()
         .map_err(|e| Error::Invalid(format!("cannot start {jobs} worker threads: {e}")))?;
@@ -721,7 +755,7 @@ fn parse_pool(jobs: usize) -> Result<(rayon::ThreadPool, usize)> {
 /// that full indexing is compared with. Returns (files, bytes).
 pub fn parse_only(root: &std::path::Path, config: &DiscoverConfig, jobs: usize) -> Result<(usize, u64)> {
     let discovery = discover::discover(root, config)?;
-    let (pool, _) = parse_pool(jobs)?;
+    let (pool, _) = parse_pool(jobs, discovery.files.len())?;
     let bytes: u64 = pool.install(|| {
         discovery
             .files

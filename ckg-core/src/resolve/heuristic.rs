@@ -1,15 +1,13 @@
 //! The heuristic tier: a member call on a value of unknown type binds to the one repository
 //! method with that name, unless the name is a method of a builtin type.
 
-use std::collections::HashMap;
-
 use super::{Resolver, record};
 use crate::facts::{LocalBinding, RefKind, SymbolKind};
 use crate::store::{RefRow, ResolveInput};
 
 /// Methods by name: the id when the name is unique.
-pub(super) fn methods_by_name(input: &ResolveInput) -> HashMap<&str, Option<i64>> {
-    let mut methods: HashMap<&str, Option<i64>> = HashMap::new();
+pub(super) fn methods_by_name(input: &ResolveInput) -> super::Map<&str, Option<i64>> {
+    let mut methods: super::Map<&str, Option<i64>> = super::Map::default();
     for s in input.symbols.iter().filter(|s| s.kind == SymbolKind::Method) {
         methods.entry(crate::store::last_name(&s.qname)).and_modify(|m| *m = None).or_insert(Some(s.id));
     }

@@ -104,21 +104,26 @@ enum Target {
     Opaque,
 }
 
+/// The resolver's hash maps: keyed by ids and qnames built in this process, so a fast
+/// non-cryptographic hasher (building them is most of a one-file update's resolution).
+pub(crate) type Map<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
+pub(crate) type Set<K> = HashSet<K, foldhash::fast::RandomState>;
+
 /// The indexes resolution needs over the loaded facts.
 pub struct Resolver<'a> {
     input: &'a ResolveInput,
-    files: HashMap<i64, usize>,
+    files: Map<i64, usize>,
     modules: modules::ModuleIndex<'a>,
-    by_qname: HashMap<&'a str, usize>,
-    by_id: HashMap<i64, usize>,
-    module_sym: HashMap<i64, i64>,
-    imports: HashMap<i64, Vec<&'a ImportRow>>,
-    exports: HashMap<i64, Vec<usize>>,
-    builtins_py: HashSet<&'static str>,
-    builtins_script: HashSet<&'static str>,
+    by_qname: Map<&'a str, usize>,
+    by_id: Map<i64, usize>,
+    module_sym: Map<i64, i64>,
+    imports: Map<i64, Vec<&'a ImportRow>>,
+    exports: Map<i64, Vec<usize>>,
+    builtins_py: Set<&'static str>,
+    builtins_script: Set<&'static str>,
     /// Methods by name (for the heuristic tier): the id when the name is unique.
-    methods: HashMap<&'a str, Option<i64>>,
-    common_methods: HashSet<&'static str>,
+    methods: Map<&'a str, Option<i64>>,
+    common_methods: Set<&'static str>,
 }
 
 impl<'a> Resolver<'a> {
@@ -127,11 +132,11 @@ impl<'a> Resolver<'a> {
         let by_qname = input.symbols.iter().enumerate().map(|(i, s)| (s.qname.as_str(), i)).collect();
         let by_id = input.symbols.iter().enumerate().map(|(i, s)| (s.id, i)).collect();
         let module_sym = input.symbols.iter().filter(|s| s.kind == SymbolKind::Module).filter_map(|s| s.file.map(|f| (f, s.id))).collect();
-        let mut imports: HashMap<i64, Vec<&ImportRow>> = HashMap::new();
+        let mut imports: Map<i64, Vec<&ImportRow>> = Map::default();
         for i in &input.imports {
             imports.entry(i.file).or_default().push(i);
         }
-        let mut exports: HashMap<i64, Vec<usize>> = HashMap::new();
+        let mut exports: Map<i64, Vec<usize>> = Map::default();
         for (k, e) in input.exports.iter().enumerate() {
             exports.entry(e.file).or_default().push(k);
         }

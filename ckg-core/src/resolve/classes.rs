@@ -1,7 +1,7 @@
 //! Class hierarchies: a class's bases resolved in its own file, its method resolution order
 //! (C3), members looked up along it, and the methods that run on attribute access.
 
-use super::{Resolver, Target, UNRESOLVED};
+use super::{Resolver, Target, UNRESOLVED, record};
 use crate::facts::{LocalBinding, SymbolKind};
 use crate::store::SymbolRow;
 
@@ -19,6 +19,9 @@ impl Resolver<'_> {
     pub(super) fn bases(&self, class: &SymbolRow, depth: usize) -> Vec<i64> {
         let (Some(file), true) = (class.file, depth < 16) else { return Vec::new() };
         let Some(&module) = self.module_sym.get(&file) else { return Vec::new() };
+        // The bases are names of the class's file: what its imports bind them to (another
+        // file's, when a subclass is looked at from its base's file).
+        record(&format!("imports:{}", self.file_path(file)));
         class
             .bases
             .iter()
@@ -85,5 +88,33 @@ impl Resolver<'_> {
             }
         }
         None
+    }
+
+    /// The methods named `name` that override, in a subclass of `class` in the repository,
+    /// what a call on an instance of `class` runs (`method`): the receiver may be any
+    /// subclass. Names that many methods share are not followed (a cost bound).
+    pub(super) fn overrides(&self, class: i64, name: &str, method: i64) -> Vec<i64> {
+        const MAX_CANDIDATES: usize = 64;
+        record(&format!("name:{name}"));
+        let Some(candidates) = self.methods.get(name) else { return Vec::new() };
+        if candidates.len() > MAX_CANDIDATES {
+            return Vec::new();
+        }
+        let mut out = Vec::new();
+        for &m in candidates {
+            let Some(owner) = self.sym(m).and_then(|s| s.parent) else { continue };
+            if m == method || owner == class {
+                continue;
+            }
+            let Some(owner_sym) = self.sym(owner).filter(|s| s.kind.is_class_like()) else { continue };
+            // Its bases (resolved through its file) say whether it derives from `class`; a
+            // change of the owner's bases changes this key.
+            record(&format!("q:{}", owner_sym.qname));
+            if self.mro(owner, 0).contains(&class) {
+                out.push(m);
+            }
+        }
+        out.sort_unstable();
+        out
     }
 }

@@ -7,7 +7,7 @@ use std::collections::HashSet;
 
 use super::classes::is_getter;
 use super::modules::ModuleTarget;
-use super::{CONTAINER, EXACT, GETTERS, HEURISTIC, INFERRED, Resolver, Target, UNRESOLVED, VALUES};
+use super::{CONTAINER, DISPATCH, EXACT, GETTERS, HEURISTIC, INFERRED, Resolver, Target, UNRESOLVED, VALUES};
 use crate::facts::{ImportKind, LocalBinding, RefKind, SymbolKind, ValueSource};
 use crate::store::{Dst, EdgeRow, RefRow};
 
@@ -166,6 +166,7 @@ impl Resolver<'_> {
                 }
             }
             GETTERS.with(|g| g.borrow_mut().clear());
+            DISPATCH.with(|d| d.set(None));
             VALUES.with(|v| v.borrow_mut().clear());
             CONTAINER.with(|c| c.set(None));
             if r.kind == RefKind::Patch {
@@ -275,6 +276,14 @@ impl Resolver<'_> {
                 Some((Target::External(ref e), _)) if value_use && e.ends_with(')') => {}
                 Some((target, evidence)) if evidence != UNRESOLVED && target != Target::Opaque => {
                     self.push_edge(&mut out, r, r.kind, r.src, &target, evidence, !lang.is_script());
+                    // A call on an instance may run a subclass's override.
+                    if let (RefKind::Call, Target::Sym(m), Some(class)) = (r.kind, &target, DISPATCH.with(|d| d.get())) {
+                        if self.sym(*m).is_some_and(|s| s.kind == SymbolKind::Method) {
+                            for o in self.overrides(class, crate::store::last_name(&r.path), *m) {
+                                out.push(site_edge(r, "calls", r.src, Dst::Symbol(o), INFERRED, 0));
+                            }
+                        }
+                    }
                     if !r.args.is_empty() {
                         self.param_flow(&mut out, file, r, &target);
                     }

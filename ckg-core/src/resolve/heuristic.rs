@@ -6,10 +6,10 @@ use crate::facts::{LocalBinding, RefKind, SymbolKind};
 use crate::store::{RefRow, ResolveInput};
 
 /// Methods by name: the id when the name is unique.
-pub(super) fn methods_by_name(input: &ResolveInput) -> super::Map<&str, Option<i64>> {
-    let mut methods: super::Map<&str, Option<i64>> = super::Map::default();
+pub(super) fn methods_by_name(input: &ResolveInput) -> super::Map<&str, Vec<i64>> {
+    let mut methods: super::Map<&str, Vec<i64>> = super::Map::default();
     for s in input.symbols.iter().filter(|s| s.kind == SymbolKind::Method) {
-        methods.entry(crate::store::last_name(&s.qname)).and_modify(|m| *m = None).or_insert(Some(s.id));
+        methods.entry(crate::store::last_name(&s.qname)).or_default().push(s.id);
     }
     methods
 }
@@ -26,6 +26,9 @@ impl Resolver<'_> {
             return None;
         }
         record(&format!("name:{name}"));
-        self.methods.get(name).copied().flatten()
+        match self.methods.get(name).map(Vec::as_slice) {
+            Some(&[only]) => Some(only),
+            _ => None,
+        }
     }
 }

@@ -61,6 +61,13 @@ thread_local! {
     static LOOKUPS: RefCell<Vec<i64>> = const { RefCell::new(Vec::new()) };
     /// Property getters run while walking the path of the current reference.
     static GETTERS: RefCell<Vec<i64>> = const { RefCell::new(Vec::new()) };
+    /// The class of the instance whose member the last step of the current reference's path
+    /// looked up (`C` for `self.m()` in a method of `C`, or `p.m()` with `p: C`): a call
+    /// there may run an override of a subclass.
+    static DISPATCH: std::cell::Cell<Option<i64>> = const { std::cell::Cell::new(None) };
+    /// Whether the current reference's path starts at an instance whose class is an upper
+    /// bound (`self`, an annotated name), not an exact class.
+    static UPPER_BOUND: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
     /// Value symbols the path of the current reference passes through, with the evidence
     /// at that step (`CONFIG` in `CONFIG.load()`, `repo` in `self.repo.find()`).
     static VALUES: RefCell<Vec<(i64, &'static str)>> = const { RefCell::new(Vec::new()) };
@@ -121,8 +128,9 @@ pub struct Resolver<'a> {
     exports: Map<i64, Vec<usize>>,
     builtins_py: Set<&'static str>,
     builtins_script: Set<&'static str>,
-    /// Methods by name (for the heuristic tier): the id when the name is unique.
-    methods: Map<&'a str, Option<i64>>,
+    /// Every repository method by name (the heuristic tier binds a name only one has;
+    /// overrides are found among them).
+    methods: Map<&'a str, Vec<i64>>,
     common_methods: Set<&'static str>,
 }
 

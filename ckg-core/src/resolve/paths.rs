@@ -4,8 +4,8 @@
 //! site's edges (values, the first container, property getters).
 
 use super::classes::is_getter;
-use super::{CONTAINER, EXACT, GETTERS, INFERRED, NESTING, Resolver, Target, UNRESOLVED, VALUES};
-use crate::facts::{LocalBinding, SymbolKind};
+use super::{CONTAINER, DISPATCH, EXACT, GETTERS, INFERRED, NESTING, Resolver, Target, UNRESOLVED, UPPER_BOUND, VALUES};
+use crate::facts::{LocalBinding, SymbolKind, ValueSource};
 
 /// Path resolutions nest (a member's declared type, a class's bases, a variable's value are
 /// paths too); code can make them refer back to themselves (`class A(A.B)`, a property typed
@@ -62,6 +62,10 @@ impl Resolver<'_> {
         if depth == 0 {
             self.note_value(&target, evidence);
             self.note_container(&target, evidence, 0);
+            // `self` and an annotated name hold an instance of their class or of any
+            // subclass; an instance made here (`Foo()`) is of exactly its class.
+            let bound = matches!(binding, LocalBinding::SelfOf(_) | LocalBinding::Var(Some(ValueSource::Annotation(_))));
+            UPPER_BOUND.with(|b| b.set(bound && matches!(target, Target::Instance(_))));
         }
         self.walk(target, evidence, segments, depth)
     }
@@ -101,6 +105,14 @@ impl Resolver<'_> {
                 Some(n) => (n, true),
                 None => (seg, false),
             };
+            if depth == 0 {
+                // Only the member right after such a root (`self.m()`, `shape.area()`).
+                let receiver = match target {
+                    Target::Instance(c) if i == 0 && UPPER_BOUND.with(|b| b.get()) => Some(c),
+                    _ => None,
+                };
+                DISPATCH.with(|d| d.set(receiver));
+            }
             let (next, inferred) = self.member(&target, name, depth)?;
             if inferred && evidence == EXACT {
                 evidence = INFERRED;

@@ -29,6 +29,7 @@ pub(crate) fn run(cfg: &Config, sink: &mut dyn Sink) -> io::Result<Output> {
     let mut g = Gen::new(cfg, sink);
     g.plan();
     g.emit_all()?;
+    g.dispatch_edges();
     let mut truth = std::mem::take(&mut g.edges);
     truth.sort_unstable();
     truth.dedup();
@@ -227,6 +228,9 @@ struct Gen<'s> {
     funcs: Vec<Func>,
     classes: Vec<Class>,
     edges: Vec<String>,
+    /// `self.m()` / `this.m()` sites: (caller, class of `self`, method). A call on `self` may
+    /// run the override of any subclass, known once every class is emitted.
+    self_calls: Vec<(String, usize, String)>,
     /// Modules (in emission order) that define public symbols other modules can use.
     done_mods: Vec<usize>,
     planned_modules: usize,
@@ -253,6 +257,7 @@ impl<'s> Gen<'s> {
             funcs: Vec::new(),
             classes: Vec::new(),
             edges: Vec::new(),
+            self_calls: Vec::new(),
             done_mods: Vec::new(),
             planned_modules: 0,
             emitted_modules: 0,
@@ -525,6 +530,20 @@ impl<'s> Gen<'s> {
             cur = self.classes[o].base.and_then(|b| self.init_owner(b));
         }
         false
+    }
+
+    /// The overrides a `self.m()` call may run: `m` as defined by every class below the
+    /// receiver's class.
+    fn dispatch_edges(&mut self) {
+        let mut edges = Vec::new();
+        for (src, c, m) in &self.self_calls {
+            for (x, class) in self.classes.iter().enumerate() {
+                if x != *c && class.methods.iter().any(|n| n == m) && self.chain(x).contains(c) {
+                    edges.push(format!("calls {src} -> {}.{m}", class.qname));
+                }
+            }
+        }
+        self.edges.extend(edges);
     }
 
     fn method_qname(&self, c: usize, m: &str) -> String {
@@ -1632,6 +1651,7 @@ impl<'s> Gen<'s> {
                 let m = self.rng.pick(&f.self_cands).clone();
                 let mq = self.method_qname(c, &m);
                 ctx.edge("calls", &src, &mq);
+                self.self_calls.push((src.clone(), c, m.clone()));
                 Some(format!("{s}.{m}({args})"))
             }
         }

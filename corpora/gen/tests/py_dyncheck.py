@@ -224,13 +224,17 @@ def main():
 
     target_code = [None]
     failures = []
+    all_classes = sorted({o for o in (owner for _, owner in originals.values()) if o is not None}, key=lambda c: (c.__module__, c.__qualname__))
     for q, (f, owner) in sorted(originals.items()):
         params = list(inspect.signature(f).parameters)
         if params and params[0] == "self":
-            inst = object.__new__(owner)
+            # On an instance of its class and of each subclass (one that overrides the method
+            # still runs it through `super()`): `self.m()` then runs the subclass's override
+            # (the truth lists those dispatch edges).
+            insts = [object.__new__(c) for c in all_classes if issubclass(c, owner)]
             rest = params[1:]
         else:
-            inst = None
+            insts = [None]
             rest = params
         if rest == ["value", "count"]:
             # small and large values and stub results, so that both branches of each `if` run
@@ -246,21 +250,22 @@ def main():
         else:
             failures.append(f"unexpected signature {q}{params}")
             continue
-        for args in arg_sets:
-            *args, stub_ret[0] = args
-            current[0] = q
-            target_code[0] = f.__code__
-            sys.setprofile(profiler)
-            try:
-                if inst is not None:
-                    f(inst, *args)
-                else:
-                    f(*args)
-            except Exception as e:  # noqa: BLE001
-                failures.append(f"{q}{args}: {type(e).__name__}: {e}")
-            finally:
-                sys.setprofile(None)
-                current[0] = None
+        for inst in insts:
+            for args in arg_sets:
+                *args, stub_ret[0] = args
+                current[0] = q
+                target_code[0] = f.__code__
+                sys.setprofile(profiler)
+                try:
+                    if inst is not None:
+                        f(inst, *args)
+                    else:
+                        f(*args)
+                except Exception as e:  # noqa: BLE001
+                    failures.append(f"{q}{args}: {type(e).__name__}: {e}")
+                finally:
+                    sys.setprofile(None)
+                    current[0] = None
 
     truth = set(open(truth_path).read().split("\n")) - {""}
     # Edges to values (registries, attributes) and imports of single definitions are not

@@ -201,8 +201,8 @@ pub(super) fn value_source(ident: Node, src: &[u8]) -> Option<ValueSource> {
     match parent.kind() {
         "assignment" if parent.child_by_field_name("left") == Some(ident) => {
             if let Some(t) = parent.child_by_field_name("type") {
-                if let Some(p) = annotation_path(t, src) {
-                    return Some(ValueSource::Annotation(p));
+                if let Some(v) = annotation_source(t, src) {
+                    return Some(v);
                 }
             }
             let right = parent.child_by_field_name("right")?;
@@ -222,6 +222,8 @@ pub(super) fn value_source(ident: Node, src: &[u8]) -> Option<ValueSource> {
             let inner = match right.kind() {
                 "list" | "tuple" => items(right, src, 0)?,
                 "identifier" | "attribute" => ValueSource::Alias(path_of(right, src)?.0),
+                // `for p in self.get_params()`: the elements of what the call returns.
+                "call" => ValueSource::Call(path_of(right.child_by_field_name("function")?, src)?.0),
                 _ => return None,
             };
             Some(ValueSource::Each(Box::new(inner)))
@@ -262,11 +264,11 @@ pub(super) fn value_source(ident: Node, src: &[u8]) -> Option<ValueSource> {
 /// A function's return annotation (`-> User`).
 pub(super) fn declared_type(node: Node, src: &[u8]) -> Option<ValueSource> {
     match node.kind() {
-        "function_definition" => node.child_by_field_name("return_type").and_then(|t| annotation_path(t, src)).map(ValueSource::Annotation),
+        "function_definition" => node.child_by_field_name("return_type").and_then(|t| annotation_source(t, src)),
         // An attribute: `self.x: Foo = ...`, `self.x = Foo()`, `x: Foo` in a class body.
         "assignment" => {
             if let Some(t) = node.child_by_field_name("type") {
-                return annotation_path(t, src).map(ValueSource::Annotation);
+                return annotation_source(t, src);
             }
             let right = node.child_by_field_name("right")?;
             match right.kind() {
@@ -274,6 +276,71 @@ pub(super) fn declared_type(node: Node, src: &[u8]) -> Option<ValueSource> {
                 _ => None,
             }
         }
+        _ => None,
+    }
+}
+
+/// What an annotation says a function returns or a name holds: an instance of a class
+/// (`Foo`, `Optional[Foo]`), or a container of them (`List[Foo]`, `Iterator["Foo"]`,
+/// `tuple[Foo, ...]`: `each:type:Foo`), whose elements a loop over it binds.
+pub(super) fn annotation_source(t: Node, src: &[u8]) -> Option<ValueSource> {
+    match container_element(t, src) {
+        Some(element) => Some(ValueSource::Each(Box::new(ValueSource::Annotation(element)))),
+        None => annotation_path(t, src).map(ValueSource::Annotation),
+    }
+}
+
+/// The element type of a homogeneous container annotation.
+fn container_element(t: Node, src: &[u8]) -> Option<String> {
+    const CONTAINERS: &[&str] = &[
+        "List",
+        "list",
+        "Sequence",
+        "MutableSequence",
+        "Iterable",
+        "Iterator",
+        "Collection",
+        "Set",
+        "set",
+        "FrozenSet",
+        "frozenset",
+        "AbstractSet",
+        "MutableSet",
+        "Generator",
+        "AsyncIterator",
+        "AsyncIterable",
+        "AsyncGenerator",
+        "Deque",
+        "deque",
+        "Tuple",
+        "tuple",
+    ];
+    let inner = if t.kind() == "type" { t.named_child(0)? } else { t };
+    if !matches!(inner.kind(), "generic_type" | "subscript") {
+        return None;
+    }
+    let head = text(inner.named_child(0)?, src);
+    let head = head.rsplit('.').next().unwrap_or(&head).to_string();
+    let args: Vec<Node> = {
+        let mut c = inner.walk();
+        inner
+            .named_children(&mut c)
+            .skip(1)
+            .flat_map(|a| {
+                if a.kind() == "type_parameter" {
+                    (0..a.named_child_count()).filter_map(|i| a.named_child(i)).collect::<Vec<_>>()
+                } else {
+                    vec![a]
+                }
+            })
+            .collect()
+    };
+    let first = *args.first()?;
+    match head.as_str() {
+        "Optional" | "Final" | "Annotated" => container_element(first, src),
+        // `tuple[Foo, ...]` only: other tuples hold different types by position.
+        "Tuple" | "tuple" if !(args.len() == 2 && text(args[1], src).trim() == "...") => None,
+        h if CONTAINERS.contains(&h) => annotation_path(first, src),
         _ => None,
     }
 }

@@ -7,7 +7,7 @@ use std::collections::HashSet;
 
 use super::classes::is_getter;
 use super::modules::ModuleTarget;
-use super::{CONTAINER, DISPATCH, EXACT, GETTERS, HEURISTIC, INFERRED, Resolver, Target, UNRESOLVED, VALUES};
+use super::{CONTAINER, DISPATCH, EXACT, GETTERS, HEURISTIC, INFERRED, Resolver, Target, UNRESOLVED, UPPER_BOUND, VALUES};
 use crate::facts::{ImportKind, LocalBinding, RefKind, SymbolKind, ValueSource};
 use crate::store::{Dst, EdgeRow, RefRow};
 
@@ -130,6 +130,17 @@ impl Resolver<'_> {
                 _ => None,
             };
             if let Some(inner) = each {
+                // Over what a function returns or an attribute holds, declared as a container
+                // (`-> List[Param]`, `self.params: list[Param]`): an element is an instance.
+                if let Some(element) = self.element_of(file, r.src, inner) {
+                    let rest = r.path.split('.').skip(1);
+                    UPPER_BOUND.with(|b| b.set(true));
+                    DISPATCH.with(|d| d.set(None));
+                    if let Some((t, e)) = self.walk(element.clone(), INFERRED, rest, 0).filter(|(_, e)| *e != UNRESOLVED) {
+                        self.push_call_edges(&mut out, r, &t, e, !lang.is_script());
+                    }
+                    continue;
+                }
                 if let (Target::Items(f, s, items), _) = self.value_target(file, r.src, inner, 1) {
                     for (_, value) in &items {
                         let (t, e) = self.value_target(f, s, value, 1);
@@ -275,15 +286,7 @@ impl Resolver<'_> {
                     if value_use && matches!(r.binding, LocalBinding::Var(_) | LocalBinding::Free) && !r.path.contains('.') => {}
                 Some((Target::External(ref e), _)) if value_use && e.ends_with(')') => {}
                 Some((target, evidence)) if evidence != UNRESOLVED && target != Target::Opaque => {
-                    self.push_edge(&mut out, r, r.kind, r.src, &target, evidence, !lang.is_script());
-                    // A call on an instance may run a subclass's override.
-                    if let (RefKind::Call, Target::Sym(m), Some(class)) = (r.kind, &target, DISPATCH.with(|d| d.get())) {
-                        if self.sym(*m).is_some_and(|s| s.kind == SymbolKind::Method) {
-                            for o in self.overrides(class, crate::store::last_name(&r.path), *m) {
-                                out.push(site_edge(r, "calls", r.src, Dst::Symbol(o), INFERRED, 0));
-                            }
-                        }
-                    }
+                    self.push_call_edges(&mut out, r, &target, evidence, !lang.is_script());
                     if !r.args.is_empty() {
                         self.param_flow(&mut out, file, r, &target);
                     }
@@ -300,6 +303,19 @@ impl Resolver<'_> {
         out.sort();
         out.dedup();
         out
+    }
+
+    /// The edges of a site to its target ([`Resolver::push_edge`]) and, for a call on an
+    /// instance whose class is an upper bound, to the overrides of its subclasses.
+    fn push_call_edges(&self, out: &mut Vec<EdgeRow>, r: &RefRow, target: &Target, evidence: &'static str, python: bool) {
+        self.push_edge(out, r, r.kind, r.src, target, evidence, python);
+        if let (RefKind::Call, Target::Sym(m), Some(class)) = (r.kind, target, DISPATCH.with(|d| d.get())) {
+            if self.sym(*m).is_some_and(|s| s.kind == SymbolKind::Method) {
+                for o in self.overrides(class, crate::store::last_name(&r.path), *m) {
+                    out.push(site_edge(r, "calls", r.src, Dst::Symbol(o), INFERRED, 0));
+                }
+            }
+        }
     }
 
     /// A path that goes into a class, enum or namespace to reach a member uses it: a

@@ -22,7 +22,8 @@ impl Resolver<'_> {
             }
             ValueSource::Call(p) | ValueSource::New(p) | ValueSource::Annotation(p) | ValueSource::Alias(p) => p,
         };
-        let Some((target, evidence)) = self.path_target(file, src, path, &LocalBinding::Free, depth + 1) else {
+        let binding = self.self_binding(src, path);
+        let Some((target, evidence)) = self.path_target(file, src, path, &binding, depth + 1) else {
             return (Target::Opaque, UNRESOLVED);
         };
         if evidence == UNRESOLVED {
@@ -45,6 +46,44 @@ impl Resolver<'_> {
             Some(t) => (t, flowed),
             None => (Target::Opaque, UNRESOLVED),
         }
+    }
+
+    /// How the first name of a value's path is bound: `self` / `this` / `cls` in a method
+    /// (or a function nested in one) is the instance or the class of the method's class
+    /// (`x = self.make()`, `const s = this.store`); any other name is looked up as written.
+    pub(super) fn self_binding(&self, src: i64, path: &str) -> LocalBinding {
+        let root = path.split('.').next().unwrap_or(path);
+        let root = root.strip_suffix("()").unwrap_or(root);
+        if !matches!(root, "self" | "this" | "cls") {
+            return LocalBinding::Free;
+        }
+        let mut scope = self.sym(src);
+        for _ in 0..MAX_HOPS {
+            let Some(s) = scope else { break };
+            if s.kind == SymbolKind::Method {
+                return match s.parent.and_then(|p| self.sym(p)).filter(|c| c.kind.is_class_like()) {
+                    Some(class) => LocalBinding::SelfOf(class.qname.clone()),
+                    None => LocalBinding::Free,
+                };
+            }
+            scope = s.parent.and_then(|p| self.sym(p));
+        }
+        LocalBinding::Free
+    }
+
+    /// An element of what a function returns or a value symbol holds when its declared type
+    /// is a container (`each:type:Foo`): an instance of `Foo`.
+    pub(super) fn element_of(&self, file: i64, src: i64, container: &ValueSource) -> Option<Target> {
+        let (ValueSource::Call(p) | ValueSource::Alias(p)) = container else { return None };
+        let (t, e) = self.path_target(file, src, p, &self.self_binding(src, p), 1)?;
+        let Target::Sym(id) = t else { return None };
+        let sym = self.sym(id).filter(|_| e != UNRESOLVED)?;
+        let Some(ValueSource::Each(element)) = &sym.ty else { return None };
+        let ValueSource::Annotation(ty) = element.as_ref() else { return None };
+        let owner_file = sym.file?;
+        let module = *self.module_sym.get(&owner_file)?;
+        let (t, e) = self.path_target(owner_file, module, ty, &LocalBinding::Free, 1)?;
+        (e != UNRESOLVED).then(|| self.instance_of(t)).flatten()
     }
 
     /// An instance of what a type or constructor path denotes.

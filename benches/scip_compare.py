@@ -194,16 +194,22 @@ class Server:
 
 # ---------------------------------------------------------------- comparison
 
-def compare(corpus_id, lang, sample, seed, tools):
+def prepare(corpus_id, lang, tools):
+    """A copy of the corpus (fetched when missing), the compiler's SCIP index of it read, and
+    ckg's index of it: (work folder, the compiler's documents)."""
     src = os.path.join(CACHE, corpus_id, "src")
     if not os.path.isdir(src):
         sh(["bash", os.path.join(ROOT, "corpora", "fetch.sh"), corpus_id], capture_output=True)
     work = tempfile.mkdtemp(prefix=f"ckg-scip-{corpus_id}-")
+    shutil.copytree(src, work, dirs_exist_ok=True, ignore=shutil.ignore_patterns(".ckg"))
+    docs = read_scip(run_scip(lang, work, tools))
+    sh([CKG, "index", work, "--quiet"])
+    return work, docs
+
+
+def compare(corpus_id, lang, sample, seed, tools):
+    work, docs = prepare(corpus_id, lang, tools)
     try:
-        shutil.copytree(src, work, dirs_exist_ok=True, ignore=shutil.ignore_patterns(".ckg"))
-        scip = run_scip(lang, work, tools)
-        docs = read_scip(scip)
-        sh([CKG, "index", work, "--quiet"])
         defs = {}
         for rel, occs in docs:
             for rng, sym, roles in occs:
@@ -285,14 +291,8 @@ def package_free(sym):
 
 
 def compare_export(corpus_id, lang, tools):
-    src = os.path.join(CACHE, corpus_id, "src")
-    if not os.path.isdir(src):
-        sh(["bash", os.path.join(ROOT, "corpora", "fetch.sh"), corpus_id], capture_output=True)
-    work = tempfile.mkdtemp(prefix=f"ckg-scip-{corpus_id}-")
+    work, theirs = prepare(corpus_id, lang, tools)
     try:
-        shutil.copytree(src, work, dirs_exist_ok=True, ignore=shutil.ignore_patterns(".ckg"))
-        theirs = read_scip(run_scip(lang, work, tools))
-        sh([CKG, "index", work, "--quiet"])
         mine_path = os.path.join(work, ".ckg.scip")
         sh([CKG, "export", "--db", os.path.join(work, ".ckg", "index.db"), "--format", "scip", "-o", mine_path])
         mine = read_scip(mine_path)

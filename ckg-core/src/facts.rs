@@ -177,10 +177,13 @@ pub enum RefKind {
     /// An assignment to a binding of another scope or file (`counter++` in a function,
     /// `global x; x = 1`, `self.count += 1`): a `writes` edge.
     Write,
+    /// The context manager of a Python `with` (`with ctx:`, `with self.lock():`): its
+    /// class's `__enter__` and `__exit__` run there.
+    With,
 }
 
 impl RefKind {
-    pub const ALL: [RefKind; 12] = [
+    pub const ALL: [RefKind; 13] = [
         RefKind::Call,
         RefKind::New,
         RefKind::Argument,
@@ -193,6 +196,7 @@ impl RefKind {
         RefKind::Read,
         RefKind::Patch,
         RefKind::Write,
+        RefKind::With,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -209,6 +213,7 @@ impl RefKind {
             RefKind::Read => "read",
             RefKind::Patch => "patch",
             RefKind::Write => "write",
+            RefKind::With => "with",
         }
     }
 

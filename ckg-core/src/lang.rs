@@ -139,6 +139,7 @@ pub const CAPTURES: &[(&str, Capture)] = {
         ("reference.read", Capture::Reference(R::Read)),
         ("reference.patch", Capture::Reference(R::Patch)),
         ("reference.write", Capture::Reference(R::Write)),
+        ("reference.with", Capture::Reference(R::With)),
         ("import.statement", Capture::ImportStatement),
         ("import.require", Capture::ImportRequire),
         ("import.dynamic", Capture::ImportDynamic),

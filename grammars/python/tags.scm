@@ -52,6 +52,9 @@
 (assignment left: (attribute object: (_) @_obj) @name @reference.patch (#not-eq? @_obj "self"))
 ((call function: (identifier) @_f arguments: (argument_list . (_) . (string))) @name @reference.patch (#eq? @_f "setattr"))
 (class_definition superclasses: (argument_list [(identifier) (attribute)] @name @reference.inherits))
+; Context managers: `with ctx:` / `with self.lock() as l:` run `__enter__` and `__exit__`
+; (extraction takes the manager out of an `as` pattern).
+(with_item value: (_) @name @reference.with)
 (type [(identifier) (attribute)] @name @reference.type)
 (type (subscript value: [(identifier) (attribute)] @name @reference.type))
 (type (generic_type (identifier) @name @reference.type))

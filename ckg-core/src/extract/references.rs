@@ -27,12 +27,28 @@ impl File<'_, '_> {
         let (iv, sym_of_interval, def_by_node, name_nodes) =
             (&nesting.intervals, &self.sym_of_interval, &self.def_by_node, &self.name_nodes);
         let mut param_uses: Vec<(u32, ParamUse)> = Vec::new();
-        let claimed: HashSet<usize> =
-            caps.refs.iter().filter(|(k, _, _)| !matches!(k, RefKind::Type | RefKind::Read)).map(|(_, n, _)| n.id()).collect();
+        let claimed: HashSet<usize> = caps
+            .refs
+            .iter()
+            .filter(|(k, _, _)| !matches!(k, RefKind::Type | RefKind::Read | RefKind::With))
+            .map(|(_, n, _)| n.id())
+            .collect();
         // Binding sites are not reads.
         let binding_nodes: HashSet<usize> = caps.local_defs.iter().chain(&caps.globals).map(|n| n.id()).collect();
         for ((kind, name_node, role_node), point) in caps.refs.iter().zip(&self.points.refs) {
-            let (kind, name_node, role_node) = (*kind, *name_node, *role_node);
+            let (kind, mut name_node, role_node) = (*kind, *name_node, *role_node);
+            if kind == RefKind::With {
+                // `with open(p) as f`: the manager is the pattern's first part.
+                if name_node.kind() == "as_pattern" {
+                    match name_node.named_child(0) {
+                        Some(n) => name_node = n,
+                        None => continue,
+                    }
+                }
+                if !matches!(name_node.kind(), "identifier" | "attribute" | "call") {
+                    continue;
+                }
+            }
             if kind == RefKind::Type
                 && (name_nodes.contains(&name_node.id())
                     || claimed.contains(&name_node.id())

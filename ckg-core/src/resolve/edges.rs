@@ -180,6 +180,28 @@ impl Resolver<'_> {
             DISPATCH.with(|d| d.set(None));
             VALUES.with(|v| v.borrow_mut().clear());
             CONTAINER.with(|c| c.set(None));
+            if r.kind == RefKind::With {
+                // `with ctx:` runs `ctx.__enter__()` and `ctx.__exit__(...)`.
+                let resolved = self.path_target(file, r.src, &r.path, &r.binding, 0);
+                let class = match resolved {
+                    Some((Target::Instance(c), e)) if e != UNRESOLVED => Some(c),
+                    Some((Target::Sym(id), e)) if e != UNRESOLVED && self.sym(id).is_some_and(|s| s.kind.is_value()) => {
+                        match self.deref(id, e, 1) {
+                            (Target::Instance(c), e) if e != UNRESOLVED => Some(c),
+                            _ => None,
+                        }
+                    }
+                    _ => None,
+                };
+                if let Some(class) = class {
+                    for name in ["__enter__", "__exit__"] {
+                        if let Some((m, _)) = self.class_member(class, name, false) {
+                            out.push(site_edge(r, "calls", r.src, Dst::Symbol(m), INFERRED, 0));
+                        }
+                    }
+                }
+                continue;
+            }
             if r.kind == RefKind::Patch {
                 // Rebinding a member from outside: a function, method or class rebound is
                 // monkey-patching (an edge marked so completeness lists it); a value is a write.
@@ -429,7 +451,7 @@ fn runs_target(kind: RefKind) -> bool {
 fn edge_kind(kind: RefKind, target: Option<SymbolKind>) -> &'static str {
     match kind {
         RefKind::Call if target == Some(SymbolKind::Class) => "instantiates",
-        RefKind::Call | RefKind::Decorator => "calls",
+        RefKind::Call | RefKind::Decorator | RefKind::With => "calls",
         RefKind::New => "instantiates",
         RefKind::Argument | RefKind::Jsx | RefKind::Type | RefKind::Member | RefKind::Read | RefKind::Patch => "references",
         RefKind::Write => "writes",

@@ -67,6 +67,8 @@ pub(super) fn call_args(
                 let (p, _) = path_of(n, src)?;
                 match bind(Lang::Python, &p, n.start_byte(), inner, src_sym, nesting, locals, facts) {
                     LocalBinding::Free => Some(ValueSource::Alias(p)),
+                    // `self.stop`: a member of the instance (resolved through the method's class).
+                    LocalBinding::SelfOf(_) if p.starts_with("self.") => Some(ValueSource::Alias(p)),
                     LocalBinding::Def(q) if !p.contains('.') => Some(ValueSource::Def(q)),
                     LocalBinding::Var(v) if !p.contains('.') => v,
                     _ => None,

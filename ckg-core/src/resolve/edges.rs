@@ -311,6 +311,7 @@ impl Resolver<'_> {
                     self.push_call_edges(&mut out, r, &target, evidence, !lang.is_script());
                     if !r.args.is_empty() {
                         self.param_flow(&mut out, file, r, &target);
+                        self.callback_flow(&mut out, file, r, &target);
                     }
                 }
                 // A local or module variable passed along is data flow, not a graph edge.
@@ -325,6 +326,45 @@ impl Resolver<'_> {
         out.sort();
         out.dedup();
         out
+    }
+
+    /// A function handed to a builtin or standard-library function that calls it
+    /// (`map(f, xs)`, `sorted(xs, key=f)`, `Thread(target=f)`, `atexit.register(f)`,
+    /// `functools.partial(f, 1)`): an `inferred` call of it from the site's code.
+    fn callback_flow(&self, out: &mut Vec<EdgeRow>, file: i64, r: &RefRow, callee: &Target) {
+        const CALLBACKS: &[(&str, &[&str])] = &[
+            ("<builtin>.map", &["0"]),
+            ("<builtin>.filter", &["0"]),
+            ("<builtin>.sorted", &["key"]),
+            ("<builtin>.min", &["key"]),
+            ("<builtin>.max", &["key"]),
+            ("functools.reduce", &["0", "function"]),
+            ("functools.partial", &["0", "func"]),
+            ("functools.cmp_to_key", &["0", "mycmp"]),
+            ("itertools.starmap", &["0"]),
+            ("itertools.filterfalse", &["0"]),
+            ("itertools.takewhile", &["0"]),
+            ("itertools.dropwhile", &["0"]),
+            ("itertools.groupby", &["key"]),
+            ("threading.Thread", &["target"]),
+            ("threading.Timer", &["1", "function"]),
+            ("multiprocessing.Process", &["target"]),
+            ("atexit.register", &["0", "func"]),
+            ("signal.signal", &["1", "handler"]),
+        ];
+        let Target::External(name) = callee else { return };
+        let Some((_, keys)) = CALLBACKS.iter().find(|(n, _)| n == name) else { return };
+        for (key, value) in &r.args {
+            if !keys.contains(&key.as_str()) {
+                continue;
+            }
+            let (t, e) = self.value_target(file, r.src, value, 1);
+            if let (Target::Sym(id), true) = (t, e != UNRESOLVED) {
+                if self.sym(id).is_some_and(|s| matches!(s.kind, SymbolKind::Function | SymbolKind::Method | SymbolKind::Lambda)) {
+                    out.push(site_edge(r, "calls", r.src, Dst::Symbol(id), INFERRED, 0));
+                }
+            }
+        }
     }
 
     /// The edges of a site to its target ([`Resolver::push_edge`]) and, for a call on an

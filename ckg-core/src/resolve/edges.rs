@@ -7,7 +7,7 @@ use std::collections::HashSet;
 
 use super::classes::is_getter;
 use super::modules::ModuleTarget;
-use super::{CONTAINER, DISPATCH, EXACT, GETTERS, HEURISTIC, INFERRED, Resolver, Target, UNRESOLVED, UPPER_BOUND, VALUES};
+use super::{CONTAINER, DISPATCH, EXACT, GETTERS, HEURISTIC, INFERRED, Resolver, Target, UNRESOLVED, UPPER_BOUND, VALUES, weaker};
 use crate::facts::{ImportKind, LocalBinding, RefKind, SymbolKind, ValueSource};
 use crate::store::{Dst, EdgeRow, RefRow};
 
@@ -229,6 +229,26 @@ impl Resolver<'_> {
                     }
                 }
                 continue;
+            }
+            // `f.call(…)`, `f.apply(…)`, `f.bind(…)()`: a call of `f` itself; `f.bind(…)` alone
+            // uses `f`.
+            if lang.is_script() && r.kind == RefKind::Call {
+                let stripped = [(".call", "calls"), (".apply", "calls"), (".bind()", "calls"), (".bind", "references")]
+                    .into_iter()
+                    .find_map(|(suffix, kind)| r.path.strip_suffix(suffix).map(|base| (base, kind)));
+                if let Some((base, kind)) = stripped {
+                    let target = self.path_target(file, r.src, base, &r.binding, 0).filter(|(_, e)| *e != UNRESOLVED);
+                    if let Some((Target::Sym(f), e)) = target {
+                        if self.sym(f).is_some_and(|s| matches!(s.kind, SymbolKind::Function | SymbolKind::Method | SymbolKind::Lambda)) {
+                            out.push(site_edge(r, kind, r.src, Dst::Symbol(f), weaker(e, INFERRED), 0));
+                            continue;
+                        }
+                    }
+                    GETTERS.with(|g| g.borrow_mut().clear());
+                    VALUES.with(|v| v.borrow_mut().clear());
+                    CONTAINER.with(|c| c.set(None));
+                    DISPATCH.with(|d| d.set(None));
+                }
             }
             let resolved = self.path_target(file, r.src, &r.path, &r.binding, 0);
             let values = VALUES.with(|v| std::mem::take(&mut *v.borrow_mut()));

@@ -455,3 +455,26 @@ pub const COMMON_METHODS: &[&str] = &[
     "toJSON",
     "hasOwnProperty",
 ];
+
+/// Builtin and standard-library functions that call a function handed to them, with the
+/// arguments (by position or keyword) that hold it: `map(f, xs)`, `sorted(xs, key=f)`.
+pub(super) const CALLBACKS: &[(&str, &[&str])] = &[
+    ("<builtin>.map", &["0"]),
+    ("<builtin>.filter", &["0"]),
+    ("<builtin>.sorted", &["key"]),
+    ("<builtin>.min", &["key"]),
+    ("<builtin>.max", &["key"]),
+    ("functools.reduce", &["0", "function"]),
+    ("functools.partial", &["0", "func"]),
+    ("functools.cmp_to_key", &["0", "mycmp"]),
+    ("itertools.starmap", &["0"]),
+    ("itertools.filterfalse", &["0"]),
+    ("itertools.takewhile", &["0"]),
+    ("itertools.dropwhile", &["0"]),
+    ("itertools.groupby", &["key"]),
+    ("threading.Thread", &["target"]),
+    ("threading.Timer", &["1", "function"]),
+    ("multiprocessing.Process", &["target"]),
+    ("atexit.register", &["0", "func"]),
+    ("signal.signal", &["1", "handler"]),
+];

@@ -352,28 +352,8 @@ impl Resolver<'_> {
     /// (`map(f, xs)`, `sorted(xs, key=f)`, `Thread(target=f)`, `atexit.register(f)`,
     /// `functools.partial(f, 1)`): an `inferred` call of it from the site's code.
     fn callback_flow(&self, out: &mut Vec<EdgeRow>, file: i64, r: &RefRow, callee: &Target) {
-        const CALLBACKS: &[(&str, &[&str])] = &[
-            ("<builtin>.map", &["0"]),
-            ("<builtin>.filter", &["0"]),
-            ("<builtin>.sorted", &["key"]),
-            ("<builtin>.min", &["key"]),
-            ("<builtin>.max", &["key"]),
-            ("functools.reduce", &["0", "function"]),
-            ("functools.partial", &["0", "func"]),
-            ("functools.cmp_to_key", &["0", "mycmp"]),
-            ("itertools.starmap", &["0"]),
-            ("itertools.filterfalse", &["0"]),
-            ("itertools.takewhile", &["0"]),
-            ("itertools.dropwhile", &["0"]),
-            ("itertools.groupby", &["key"]),
-            ("threading.Thread", &["target"]),
-            ("threading.Timer", &["1", "function"]),
-            ("multiprocessing.Process", &["target"]),
-            ("atexit.register", &["0", "func"]),
-            ("signal.signal", &["1", "handler"]),
-        ];
         let Target::External(name) = callee else { return };
-        let Some((_, keys)) = CALLBACKS.iter().find(|(n, _)| n == name) else { return };
+        let Some((_, keys)) = super::builtins::CALLBACKS.iter().find(|(n, _)| n == name) else { return };
         for (key, value) in &r.args {
             if !keys.contains(&key.as_str()) {
                 continue;

@@ -222,6 +222,10 @@ impl RefKind {
     }
 }
 
+/// The key of a TS/JS argument's `args` entry that names the call it is handed to
+/// (`xs.map(f)` -> `map`); not a parameter name.
+pub const CALLBACK_KEY: &str = "=callee";
+
 /// How the first segment of a reference's path is bound inside its own file, decided by
 /// extraction from the file's scopes alone.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -335,6 +339,8 @@ pub struct RefFact {
     pub computed: bool,
     /// Python calls: the values passed, by position (`0`, `1`) or keyword (`callback`), as far
     /// as they are names, lambdas, calls or literal containers; `*` / `**` for splats.
+    /// TS/JS arguments handed to a call that calls them back: [`CALLBACK_KEY`] and the
+    /// callee's name.
     pub args: Vec<(String, ValueSource)>,
 }
 

@@ -8,8 +8,8 @@ use super::probe::{Probe, probe_use};
 use super::scopes::{Local, Locals, bind, lookup_local};
 use super::syntax::{is_computed, path_of, position, short_text, text};
 use super::values::{AttrParams, call_args};
-use super::{File, python};
-use crate::facts::{FileFacts, LocalBinding, ParamUse, RefFact, RefKind, ValueSource};
+use super::{File, python, typescript};
+use crate::facts::{CALLBACK_KEY, FileFacts, LocalBinding, ParamUse, RefFact, RefKind, ValueSource};
 
 impl File<'_, '_> {
     /// The references worth keeping, in capture order; returns the calls made through
@@ -207,6 +207,13 @@ impl File<'_, '_> {
                             .unwrap_or_default(),
                         _ => Vec::new(),
                     };
+                }
+            }
+            // A function handed to a call that calls it back (`xs.map(f)`, `setTimeout(f)`,
+            // `p.then(f)`): the callee's name goes with the argument.
+            if lang.is_script() && kind == RefKind::Argument && !path.is_empty() {
+                if let Some(callee) = typescript::callback_callee(name_node, src) {
+                    args.push((CALLBACK_KEY.to_string(), ValueSource::Alias(callee)));
                 }
             }
             let (line, col) = position(anchor);

@@ -345,6 +345,53 @@ pub(super) fn expression_value(mut v: Node, src: &[u8]) -> Option<ValueSource> {
     }
 }
 
+/// When `arg` is an argument of a call to a function that calls what it is handed
+/// (`xs.map(f)`, `p.then(f)`, `setTimeout(f, 1)`, `el.addEventListener('x', f)`,
+/// `new Promise(f)`): the callee's last name.
+pub(super) fn callback_callee(arg: Node, src: &[u8]) -> Option<String> {
+    const CALLERS: &[&str] = &[
+        "map",
+        "forEach",
+        "filter",
+        "reduce",
+        "reduceRight",
+        "sort",
+        "find",
+        "findIndex",
+        "findLast",
+        "findLastIndex",
+        "some",
+        "every",
+        "flatMap",
+        "then",
+        "catch",
+        "finally",
+        "setTimeout",
+        "setInterval",
+        "setImmediate",
+        "queueMicrotask",
+        "requestAnimationFrame",
+        "addEventListener",
+        "on",
+        "once",
+        "from",
+        "Promise",
+        "nextTick",
+    ];
+    let list = arg.parent().filter(|p| p.kind() == "arguments")?;
+    let call = list.parent().filter(|c| matches!(c.kind(), "call_expression" | "new_expression"))?;
+    let callee = call.child_by_field_name("function").or_else(|| call.child_by_field_name("constructor"))?;
+    // `[1, 2].map(f)`, `fetch(u).then(f)`: the member's name, whatever the object.
+    let last = match callee.kind() {
+        "member_expression" => text(callee.child_by_field_name("property")?, src).into_owned(),
+        _ => {
+            let (path, _) = path_of(callee, src)?;
+            path.rsplit('.').next().unwrap_or(&path).trim_end_matches("()").to_string()
+        }
+    };
+    CALLERS.contains(&last.as_str()).then_some(last)
+}
+
 pub(super) fn value_source(ident: Node, src: &[u8]) -> Option<ValueSource> {
     let parent = ident.parent()?;
     match parent.kind() {

@@ -332,6 +332,7 @@ impl Resolver<'_> {
                     if !r.args.is_empty() {
                         self.param_flow(&mut out, file, r, &target);
                         self.callback_flow(&mut out, file, r, &target);
+                        self.handed_over(&mut out, r, &target);
                     }
                 }
                 // A local or module variable passed along is data flow, not a graph edge.
@@ -363,6 +364,19 @@ impl Resolver<'_> {
                 if self.sym(id).is_some_and(|s| matches!(s.kind, SymbolKind::Function | SymbolKind::Method | SymbolKind::Lambda)) {
                     out.push(site_edge(r, "calls", r.src, Dst::Symbol(id), INFERRED, 0));
                 }
+            }
+        }
+    }
+
+    /// A TS/JS function handed to a call that calls it back (`xs.map(f)`, `setTimeout(f)`,
+    /// `p.then(f)`): besides the reference, an `inferred` call of it from the site's code.
+    fn handed_over(&self, out: &mut Vec<EdgeRow>, r: &RefRow, target: &Target) {
+        if r.kind != RefKind::Argument || !r.args.iter().any(|(k, _)| k == crate::facts::CALLBACK_KEY) {
+            return;
+        }
+        if let Target::Sym(id) = *target {
+            if self.sym(id).is_some_and(|s| matches!(s.kind, SymbolKind::Function | SymbolKind::Method | SymbolKind::Lambda)) {
+                out.push(site_edge(r, "calls", r.src, Dst::Symbol(id), INFERRED, 0));
             }
         }
     }

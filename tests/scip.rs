@@ -22,7 +22,14 @@ fn fixture(lang: &str) -> Repo {
 }
 
 fn export(repo: &Repo) -> Index {
-    repo.ok(&["export", "--format", "scip", "-o", "index.scip"]);
+    export_with(repo, &[])
+}
+
+/// `ckg export --format scip` with extra arguments, read back.
+fn export_with(repo: &Repo, extra: &[&str]) -> Index {
+    let mut args = vec!["export", "--format", "scip", "-o", "index.scip"];
+    args.extend_from_slice(extra);
+    repo.ok(&args);
     let bytes = std::fs::read(repo.path().join("index.scip")).unwrap();
     Index::parse_from_bytes(&bytes).expect("a valid SCIP protobuf")
 }
@@ -282,10 +289,7 @@ fn heuristic_references_only_on_request() {
     repo.write("b.py", "def use(x):\n    return x.sharpen_blade()\n");
     repo.index_json(&[]);
     let count = |args: &[&str]| {
-        let mut all = vec!["export", "--format", "scip", "-o", "h.scip"];
-        all.extend_from_slice(args);
-        repo.ok(&all);
-        let index = Index::parse_from_bytes(&std::fs::read(repo.path().join("h.scip")).unwrap()).unwrap();
+        let index = export_with(&repo, args);
         doc(&index, "b.py").occurrences.iter().filter(|o| o.symbol.ends_with(" a/Tool#sharpen_blade().")).count()
     };
     assert_eq!(count(&[]), 0, "heuristic edges stay out by default");

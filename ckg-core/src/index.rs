@@ -423,70 +423,45 @@ fn discover_tree(root: &Path, config: &IndexConfig, cache: &Path) -> Result<(Dis
     discover::discover_cached(root, &discover_config, cache)
 }
 
-/// The stored facts that resolution reads, loaded on other threads while the tree is walked
+/// The stored facts that resolution reads, loaded on another thread while the tree is walked
 /// and the changed files are parsed (what a [`Session`] keeps between a watcher's runs). The
-/// run checks that they are of the generation it writes on before using them.
+/// run checks that they are of the generation it writes on before using them. (One thread:
+/// on two cores, splitting the load over two slowed the walk and the parse more than it saved;
+/// django: an edit took 110–146 ms with two, 90–100 ms with one.)
 struct Preload {
-    threads: Vec<std::thread::JoinHandle<Option<PreloadPart>>>,
-    interrupts: Vec<rusqlite::InterruptHandle>,
-    db: PathBuf,
+    thread: std::thread::JoinHandle<Option<Cached>>,
+    interrupt: rusqlite::InterruptHandle,
 }
-
-/// One part of the stored facts, with the generation and build it was read at.
-type PreloadPart = (i64, Option<String>, crate::store::ResolveInput);
-
-/// How many threads load the stored facts (each a part, on its own connection). One: on two
-/// cores, a second loader slowed the walk and the parse more than it saved (django: an edit
-/// took 110–146 ms with two, 90–100 ms with one).
-const PRELOAD_THREADS: i64 = 1;
 
 impl Preload {
     /// Starts reading an existing index; `None` when there is none that this ckg reads.
     fn start(db: &Path) -> Option<Preload> {
-        let mut preload = Preload { threads: Vec::new(), interrupts: Vec::new(), db: db.to_path_buf() };
-        for part in 0..PRELOAD_THREADS {
-            let conn = crate::store::open_reader(db).ok()?;
-            preload.interrupts.push(conn.get_interrupt_handle());
-            let thread = std::thread::Builder::new()
-                .name(format!("ckg-preload-{part}"))
-                .spawn(move || {
-                    // One read transaction: the generation, the build and the facts agree.
-                    let tx = conn.unchecked_transaction().ok()?;
-                    let generation = crate::store::read_generation(&tx).ok()?;
-                    let build = tx.query_row("SELECT value FROM meta WHERE key = 'build_id'", [], |r| r.get(0)).ok();
-                    let input = crate::store::load_names_part(&tx, part, PRELOAD_THREADS).ok()?;
-                    Some((generation, build, input))
-                })
-                .ok()?;
-            preload.threads.push(thread);
-        }
-        Some(preload)
+        let conn = crate::store::open_reader(db).ok()?;
+        let interrupt = conn.get_interrupt_handle();
+        let db = db.to_path_buf();
+        let thread = std::thread::Builder::new()
+            .name("ckg-preload".into())
+            .spawn(move || {
+                // One read transaction: the generation, the build and the facts agree.
+                let tx = conn.unchecked_transaction().ok()?;
+                let generation = crate::store::read_generation(&tx).ok()?;
+                let build = tx.query_row("SELECT value FROM meta WHERE key = 'build_id'", [], |r| r.get(0)).ok();
+                let input = crate::store::load_names(&tx).ok()?;
+                Some(Cached { generation, ..Cached::new(db, build, input) })
+            })
+            .ok()?;
+        Some(Preload { thread, interrupt })
     }
 
-    /// The parts, when every thread read the same generation of the same build.
     fn join(self) -> Option<Cached> {
-        let mut parts = Vec::new();
-        for t in self.threads {
-            parts.push(t.join().ok().flatten());
-        }
-        let mut parts = parts.into_iter().collect::<Option<Vec<_>>>()?.into_iter();
-        let (generation, build, mut input) = parts.next()?;
-        for (g, b, part) in parts {
-            if g != generation || b != build {
-                return None;
-            }
-            input.extend_part(part);
-        }
-        Some(Cached { generation, ..Cached::new(self.db, build, input) })
+        self.thread.join().ok().flatten()
     }
 
     /// Stops the reading (nothing changed, so nothing is resolved): the statement running is
     /// interrupted, and the thread ends on its own without being waited for.
     fn cancel(self) {
-        for i in &self.interrupts {
-            i.interrupt();
-        }
-        drop(self.threads);
+        self.interrupt.interrupt();
+        drop(self.thread);
     }
 }
 

@@ -176,10 +176,7 @@ impl Resolver<'_> {
                     continue;
                 }
             }
-            GETTERS.with(|g| g.borrow_mut().clear());
-            DISPATCH.with(|d| d.set(None));
-            VALUES.with(|v| v.borrow_mut().clear());
-            CONTAINER.with(|c| c.set(None));
+            reset_path_notes();
             if r.kind == RefKind::With {
                 // `with ctx:` runs `ctx.__enter__()` and `ctx.__exit__(...)`.
                 let resolved = self.path_target(file, r.src, &r.path, &r.binding, 0);
@@ -238,16 +235,12 @@ impl Resolver<'_> {
                     .find_map(|(suffix, kind)| r.path.strip_suffix(suffix).map(|base| (base, kind)));
                 if let Some((base, kind)) = stripped {
                     let target = self.path_target(file, r.src, base, &r.binding, 0).filter(|(_, e)| *e != UNRESOLVED);
-                    if let Some((Target::Sym(f), e)) = target {
-                        if self.sym(f).is_some_and(|s| matches!(s.kind, SymbolKind::Function | SymbolKind::Method | SymbolKind::Lambda)) {
-                            out.push(site_edge(r, kind, r.src, Dst::Symbol(f), weaker(e, INFERRED), 0));
-                            continue;
-                        }
+                    if let Some((Target::Sym(f), e)) = target
+                        && self.push_function_edge(&mut out, r, kind, f, weaker(e, INFERRED))
+                    {
+                        continue;
                     }
-                    GETTERS.with(|g| g.borrow_mut().clear());
-                    VALUES.with(|v| v.borrow_mut().clear());
-                    CONTAINER.with(|c| c.set(None));
-                    DISPATCH.with(|d| d.set(None));
+                    reset_path_notes();
                 }
             }
             let resolved = self.path_target(file, r.src, &r.path, &r.binding, 0);
@@ -359,11 +352,10 @@ impl Resolver<'_> {
             if !keys.contains(&key.as_str()) {
                 continue;
             }
-            let (t, e) = self.value_target(file, r.src, value, 1);
-            if let (Target::Sym(id), true) = (t, e != UNRESOLVED) {
-                if self.sym(id).is_some_and(|s| matches!(s.kind, SymbolKind::Function | SymbolKind::Method | SymbolKind::Lambda)) {
-                    out.push(site_edge(r, "calls", r.src, Dst::Symbol(id), INFERRED, 0));
-                }
+            if let (Target::Sym(id), e) = self.value_target(file, r.src, value, 1)
+                && e != UNRESOLVED
+            {
+                self.push_function_edge(out, r, "calls", id, INFERRED);
             }
         }
     }
@@ -375,21 +367,29 @@ impl Resolver<'_> {
             return;
         }
         if let Target::Sym(id) = *target {
-            if self.sym(id).is_some_and(|s| matches!(s.kind, SymbolKind::Function | SymbolKind::Method | SymbolKind::Lambda)) {
-                out.push(site_edge(r, "calls", r.src, Dst::Symbol(id), INFERRED, 0));
-            }
+            self.push_function_edge(out, r, "calls", id, INFERRED);
         }
+    }
+
+    /// An edge of `kind` from the site to `id` when it is a function, method or lambda;
+    /// whether it was one.
+    fn push_function_edge(&self, out: &mut Vec<EdgeRow>, r: &RefRow, kind: &'static str, id: i64, evidence: &'static str) -> bool {
+        let function = self.sym(id).is_some_and(|s| matches!(s.kind, SymbolKind::Function | SymbolKind::Method | SymbolKind::Lambda));
+        if function {
+            out.push(site_edge(r, kind, r.src, Dst::Symbol(id), evidence, 0));
+        }
+        function
     }
 
     /// The edges of a site to its target ([`Resolver::push_edge`]) and, for a call on an
     /// instance whose class is an upper bound, to the overrides of its subclasses.
     fn push_call_edges(&self, out: &mut Vec<EdgeRow>, r: &RefRow, target: &Target, evidence: &'static str, python: bool) {
         self.push_edge(out, r, r.kind, r.src, target, evidence, python);
-        if let (RefKind::Call, Target::Sym(m), Some(class)) = (r.kind, target, DISPATCH.with(|d| d.get())) {
-            if self.sym(*m).is_some_and(|s| s.kind == SymbolKind::Method) {
-                for o in self.overrides(class, crate::store::last_name(&r.path), *m) {
-                    out.push(site_edge(r, "calls", r.src, Dst::Symbol(o), INFERRED, 0));
-                }
+        if let (RefKind::Call, Target::Sym(m), Some(class)) = (r.kind, target, DISPATCH.with(|d| d.get()))
+            && self.sym(*m).is_some_and(|s| s.kind == SymbolKind::Method)
+        {
+            for o in self.overrides(class, crate::store::last_name(&r.path), *m) {
+                out.push(site_edge(r, "calls", r.src, Dst::Symbol(o), INFERRED, 0));
             }
         }
     }
@@ -499,6 +499,15 @@ impl Resolver<'_> {
 /// Sites that run what they name: a value symbol there stands for what it holds.
 fn runs_target(kind: RefKind) -> bool {
     matches!(kind, RefKind::Call | RefKind::New | RefKind::Decorator | RefKind::Inherits | RefKind::Implements | RefKind::Jsx)
+}
+
+/// Forgets what walking the current reference's path noted (getters, values, the first
+/// container, the receiver a call may dispatch on).
+fn reset_path_notes() {
+    GETTERS.with(|g| g.borrow_mut().clear());
+    VALUES.with(|v| v.borrow_mut().clear());
+    CONTAINER.with(|c| c.set(None));
+    DISPATCH.with(|d| d.set(None));
 }
 
 /// The edge kind for a reference site and what it resolved to.

@@ -211,36 +211,21 @@ pub fn load_names(conn: &Connection) -> rusqlite::Result<ResolveInput> {
 }
 
 fn load_resolve_input(conn: &Connection, refs_of: Option<&std::collections::HashSet<i64>>) -> rusqlite::Result<ResolveInput> {
-    let mut input = load_names_part(conn, 0, 2)?;
-    input.extend_part(load_names_part(conn, 1, 2)?);
-    input.refs = load_refs(conn, refs_of)?;
-    Ok(input)
-}
-
-impl ResolveInput {
-    /// Appends a part loaded by [`load_names_part`] after this one.
-    pub fn extend_part(&mut self, other: ResolveInput) {
-        self.files.extend(other.files);
-        self.symbols.extend(other.symbols);
-        self.imports.extend(other.imports);
-        self.exports.extend(other.exports);
-        self.configs.extend(other.configs);
-    }
-}
-
-/// Part `part` of `parts` of what resolution needs to bind names (no reference facts), so
-/// that several threads can load it: symbols split by id ranges in id order, and the other
-/// tables with the last part. The parts, appended in order ([`ResolveInput::extend_part`]),
-/// are [`load_names`].
-pub fn load_names_part(conn: &Connection, part: i64, parts: i64) -> rusqlite::Result<ResolveInput> {
     let mut input = ResolveInput::default();
-    let max_id: i64 = conn.query_row("SELECT coalesce(max(id), 0) FROM symbols", [], |r| r.get(0))?;
-    let (lo, hi) = (max_id * part / parts, if part + 1 == parts { i64::MAX } else { max_id * (part + 1) / parts });
-    // A range of the table (no index): external nodes are skipped here, names are not needed.
-    let mut s = conn.prepare(
-        "SELECT id, qname, kind, file_id, parent_id, exported, bases, ty, decorators, params FROM symbols WHERE id > ?1 AND id <= ?2",
-    )?;
-    let mut rows = s.query([lo, hi])?;
+    let mut s = conn.prepare("SELECT id, path, lang, module FROM files ORDER BY path")?;
+    input.files = s
+        .query_map([], |r| {
+            Ok(FileRow {
+                id: r.get(0)?,
+                path: r.get(1)?,
+                lang: Lang::parse(&r.get::<_, String>(2)?).unwrap_or(Lang::TypeScript),
+                module: r.get(3)?,
+            })
+        })?
+        .collect::<rusqlite::Result<_>>()?;
+    // A plain table scan (no index): external nodes are skipped here, names are not needed.
+    let mut s = conn.prepare("SELECT id, qname, kind, file_id, parent_id, exported, bases, ty, decorators, params FROM symbols")?;
+    let mut rows = s.query([])?;
     while let Some(r) = rows.next()? {
         let Some(file) = r.get::<_, Option<i64>>(3)? else { continue };
         let kind = match r.get_ref(2)? {
@@ -261,20 +246,6 @@ pub fn load_names_part(conn: &Connection, part: i64, parts: i64) -> rusqlite::Re
             param_uses: decode_list(r.get::<_, Option<String>>(9)?.as_deref()),
         });
     }
-    if part + 1 != parts {
-        return Ok(input);
-    }
-    let mut s = conn.prepare("SELECT id, path, lang, module FROM files ORDER BY path")?;
-    input.files = s
-        .query_map([], |r| {
-            Ok(FileRow {
-                id: r.get(0)?,
-                path: r.get(1)?,
-                lang: Lang::parse(&r.get::<_, String>(2)?).unwrap_or(Lang::TypeScript),
-                module: r.get(3)?,
-            })
-        })?
-        .collect::<rusqlite::Result<_>>()?;
     let mut s =
         conn.prepare("SELECT file_id, kind, specifier, imported, local, scope_id, type_only, alternative, line, col FROM imports")?;
     input.imports = s
@@ -301,6 +272,7 @@ pub fn load_names_part(conn: &Connection, part: i64, parts: i64) -> rusqlite::Re
         .collect::<rusqlite::Result<_>>()?;
     let mut s = conn.prepare("SELECT path, content FROM configs ORDER BY path")?;
     input.configs = s.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?.collect::<rusqlite::Result<_>>()?;
+    input.refs = load_refs(conn, refs_of)?;
     Ok(input)
 }
 

@@ -22,7 +22,7 @@ mod schema;
 mod write;
 
 pub use interface::Interface;
-pub use load::{ExportRow, FileRow, ImportRow, RefRow, ResolveInput, SymbolRow, load_names, load_names_part, load_refs};
+pub use load::{ExportRow, FileRow, ImportRow, RefRow, ResolveInput, SymbolRow, load_names, load_refs};
 pub use open::{OpenReport, Store};
 pub use read::{Counts, open_reader, read_counts, read_generation};
 pub use schema::{APPLICATION_ID, EDGE_ID_BITS, SCHEMA_VERSION, edge_ids};

@@ -9,6 +9,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use ckg_core::discover::DiscoverConfig;
 use ckg_core::index::{IndexConfig, Summary};
+use ckg_core::watch::WatchEvent;
 
 use crate::progress::Bar;
 
@@ -182,7 +183,27 @@ fn watch(args: WatchArgs) -> Result<ExitCode> {
     let json = args.index.json;
     let quiet = args.index.quiet;
     let mut first = true;
-    ckg_core::watch::watch(&config, &stop, &mut |u| {
+    ckg_core::watch::watch(&config, &stop, &mut |event| {
+        let u = match event {
+            WatchEvent::Updated(u) => u,
+            // Faults go to stderr (as JSON lines under --json): the watch goes on.
+            WatchEvent::Failed { error, retry_in } => {
+                if json {
+                    let line = serde_json::json!({"error": error.to_string(), "retry_in_ms": retry_in.as_millis() as u64});
+                    let _ = writeln!(std::io::stderr(), "{line}");
+                } else {
+                    eprintln!(
+                        "ckg watch: error: update failed: {error}; the index keeps its last committed generation; retrying in {} s or at the next change",
+                        retry_in.as_secs()
+                    );
+                }
+                return;
+            }
+            WatchEvent::DatabaseReplaced { db } => {
+                eprintln!("ckg watch: the index database {} was removed or replaced; indexing again", db.display());
+                return;
+            }
+        };
         let s = &u.summary;
         let mut out = std::io::stdout().lock();
         let written = if json {
@@ -195,7 +216,7 @@ fn watch(args: WatchArgs) -> Result<ExitCode> {
         } else if quiet {
             Ok(())
         } else if first {
-            let files: u64 = s.files_by_lang.values().sum();
+            let files = s.parsed + s.unchanged;
             writeln!(
                 out,
                 "watching {} ({files} files, generation {}, indexed in {:.0} ms)",

@@ -21,6 +21,7 @@ use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::service::TowerToHyperService;
 
 use ckg_core::index::{IndexConfig, Progress};
+use ckg_core::watch::WatchEvent;
 use ckg_query::http::{GenerationEvent, IndexState, Service, ServiceConfig};
 
 use crate::cli::{IndexArgs, index_config};
@@ -276,8 +277,25 @@ fn run_indexer(service: &Service, config: IndexConfig, watch: Option<Duration>, 
     let mut watch_config = ckg_core::watch::WatchConfig::new(config);
     watch_config.debounce = debounce;
     while !stop.load(Ordering::Relaxed) {
-        let result = ckg_core::watch::watch(&watch_config, stop, &mut |u| {
+        let result = ckg_core::watch::watch(&watch_config, stop, &mut |event| {
+            let u = match event {
+                WatchEvent::Updated(u) => u,
+                WatchEvent::Failed { error, retry_in } => {
+                    // The last committed generation is still served; /v1/status shows the error.
+                    eprintln!(
+                        "ckg serve: error: update failed: {error}; serving the last committed generation; retrying in {} s or at the next change",
+                        retry_in.as_secs()
+                    );
+                    service.set_watch_error(Some(error.to_string()));
+                    return;
+                }
+                WatchEvent::DatabaseReplaced { db } => {
+                    eprintln!("ckg serve: the index database {} was removed or replaced; indexing again", db.display());
+                    return;
+                }
+            };
             service.set_state(IndexState::Ready);
+            service.set_watch_error(None);
             // One event per committed generation: a run that changed nothing commits none.
             if !u.summary.changed {
                 return;

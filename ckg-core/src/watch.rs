@@ -7,6 +7,12 @@
 //! list, editors' write-temp-then-rename saves, directory moves and deletions, branch switches
 //! and event overflows all end in the same, correct state. Readers keep answering from the
 //! previous generation while a batch is applied.
+//!
+//! A batch that fails (disk full, database read-only or locked, a file system error) rolls
+//! back as one transaction: the index keeps its last committed generation, the failure is
+//! reported, and the batch is tried again after a growing pause (or at the next change) until
+//! it succeeds. A database file removed or replaced while watching is noticed within a tick
+//! and indexed again from scratch.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -19,6 +25,7 @@ use crate::discover::SKIPPED_DIRS;
 use crate::error::{Error, Result};
 use crate::index::{IndexConfig, Session, Summary, index_with};
 use crate::lang::Lang;
+use crate::store::file_identity;
 
 /// Options for watching.
 #[derive(Clone, Debug)]
@@ -49,6 +56,23 @@ pub struct Update {
     pub summary: Summary,
 }
 
+/// What the watcher reports to its caller.
+#[derive(Debug)]
+pub enum WatchEvent<'a> {
+    /// The initial index or a batch was applied (committed, or found nothing to commit).
+    Updated(&'a Update),
+    /// A batch failed and rolled back; the index keeps its last committed generation. The
+    /// batch is tried again after `retry_in`, or sooner when files change.
+    Failed { error: &'a Error, retry_in: Duration },
+    /// The database file was removed or replaced by another file; the next batch indexes
+    /// into the file now at the path (a new one if none).
+    DatabaseReplaced { db: &'a Path },
+}
+
+/// The first pause after a failed batch; it doubles with each failure, up to `MAX_RETRY`.
+const FIRST_RETRY: Duration = Duration::from_secs(1);
+const MAX_RETRY: Duration = Duration::from_secs(30);
+
 /// Whether an event path can matter to the index: not inside ignored folders or `.ckg`, and
 /// either an indexable file or something without an extension (a folder moved or deleted).
 fn relevant(root: &Path, path: &Path) -> bool {
@@ -74,10 +98,12 @@ fn is_read(kind: &notify::EventKind) -> bool {
     matches!(kind, EventKind::Access(a) if !matches!(a, AccessKind::Close(AccessMode::Write)))
 }
 
-/// Indexes the root, then applies batches of changes until `stop` is set. `on_update` is
-/// called after the initial index and after every batch.
-pub fn watch(config: &WatchConfig, stop: &AtomicBool, on_update: &mut dyn FnMut(&Update)) -> Result<()> {
+/// Indexes the root, then applies batches of changes until `stop` is set. `on_event` hears
+/// about the initial index, every batch, every failed batch and a replaced database. Only a
+/// failure of the initial index (or of the file watcher itself) ends the watch with an error.
+pub fn watch(config: &WatchConfig, stop: &AtomicBool, on_event: &mut dyn FnMut(WatchEvent<'_>)) -> Result<()> {
     let root: PathBuf = config.index.root.canonicalize().map_err(|e| Error::Io { path: config.index.root.clone(), source: e })?;
+    let db = config.index.db_path();
     let (tx, rx) = mpsc::channel::<notify::Result<notify::Event>>();
     let mut watcher = notify::recommended_watcher(tx).map_err(|e| Error::Invalid(format!("cannot start the file watcher: {e}")))?;
     watcher.watch(&root, RecursiveMode::Recursive).map_err(|e| Error::Invalid(format!("cannot watch {}: {e}", root.display())))?;
@@ -86,53 +112,93 @@ pub fn watch(config: &WatchConfig, stop: &AtomicBool, on_update: &mut dyn FnMut(
     // The facts resolution reads stay in memory between batches.
     let mut session = Session::default();
     let summary = index_with(&config.index, &|_| {}, &mut session)?;
-    on_update(&Update { event_paths: 0, rescan: true, latency: t.elapsed(), summary });
+    on_event(WatchEvent::Updated(&Update { event_paths: 0, rescan: true, latency: t.elapsed(), summary }));
+    let mut identity = file_identity(&db);
+    // Set after a failed batch: when to try again, and the pause after the next failure.
+    let mut retry: Option<(Instant, Duration)> = None;
 
     while !stop.load(Ordering::Relaxed) {
-        let first = match rx.recv_timeout(Duration::from_millis(100)) {
-            Ok(ev) => ev,
-            Err(mpsc::RecvTimeoutError::Timeout) => continue,
+        let mut batch = Batch::default();
+        match rx.recv_timeout(Duration::from_millis(100)) {
+            Ok(ev) => {
+                batch.started = Instant::now();
+                batch.absorb(&root, ev);
+                // Debounce: wait for quiet, but never longer than max_batch.
+                loop {
+                    let left = config.max_batch.saturating_sub(batch.started.elapsed());
+                    if left.is_zero() {
+                        break;
+                    }
+                    match rx.recv_timeout(config.debounce.min(left)) {
+                        Ok(ev) => batch.absorb(&root, ev),
+                        Err(_) => break,
+                    }
+                }
+            }
+            Err(mpsc::RecvTimeoutError::Timeout) => batch.started = Instant::now(),
             Err(mpsc::RecvTimeoutError::Disconnected) => return Err(Error::Invalid("the file watcher stopped".into())),
-        };
-        let started = Instant::now();
-        let mut paths = std::collections::BTreeSet::new();
-        let mut rescan = false;
-        let absorb = |ev: notify::Result<notify::Event>, paths: &mut std::collections::BTreeSet<PathBuf>, rescan: &mut bool| match ev {
+        }
+        if file_identity(&db) != identity {
+            on_event(WatchEvent::DatabaseReplaced { db: &db });
+            session = Session::default();
+            identity = file_identity(&db);
+            batch.rescan = true;
+        }
+        if retry.is_some_and(|(at, _)| Instant::now() >= at) {
+            batch.rescan = true;
+        }
+        if batch.paths.is_empty() && !batch.rescan {
+            continue;
+        }
+        match index_with(&config.index, &|_| {}, &mut session) {
+            Ok(summary) => {
+                retry = None;
+                identity = file_identity(&db);
+                let update = Update { event_paths: batch.paths.len(), rescan: batch.rescan, latency: batch.started.elapsed(), summary };
+                on_event(WatchEvent::Updated(&update));
+            }
+            Err(error) => {
+                // What the run kept in memory may be ahead of the rolled-back database.
+                session = Session::default();
+                let pause = retry.map_or(FIRST_RETRY, |(_, p)| (p * 2).min(MAX_RETRY));
+                retry = Some((Instant::now() + pause, pause));
+                on_event(WatchEvent::Failed { error: &error, retry_in: pause });
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The changes collected for one batch.
+struct Batch {
+    started: Instant,
+    /// Event paths that can matter (deduplicated).
+    paths: std::collections::BTreeSet<PathBuf>,
+    /// Events were lost (or a retry or a replaced database): everything is rescanned.
+    rescan: bool,
+}
+
+impl Default for Batch {
+    fn default() -> Batch {
+        Batch { started: Instant::now(), paths: Default::default(), rescan: false }
+    }
+}
+
+impl Batch {
+    fn absorb(&mut self, root: &Path, ev: notify::Result<notify::Event>) {
+        match ev {
             // Reads are not changes: our own scan opens every folder it walks (and reads the
             // files it parses), and counting those would start the next batch, forever.
             Ok(ev) if is_read(&ev.kind) => {}
             Ok(ev) => {
                 if ev.need_rescan() {
-                    *rescan = true;
+                    self.rescan = true;
                 }
-                for p in ev.paths {
-                    if relevant(&root, &p) {
-                        paths.insert(p);
-                    }
-                }
+                self.paths.extend(ev.paths.into_iter().filter(|p| relevant(root, p)));
             }
-            Err(_) => *rescan = true,
-        };
-        absorb(first, &mut paths, &mut rescan);
-        // Debounce: wait for quiet, but never longer than max_batch.
-        loop {
-            let left = config.max_batch.saturating_sub(started.elapsed());
-            if left.is_zero() {
-                break;
-            }
-            match rx.recv_timeout(config.debounce.min(left)) {
-                Ok(ev) => absorb(ev, &mut paths, &mut rescan),
-                Err(mpsc::RecvTimeoutError::Timeout) => break,
-                Err(mpsc::RecvTimeoutError::Disconnected) => break,
-            }
+            Err(_) => self.rescan = true,
         }
-        if paths.is_empty() && !rescan {
-            continue;
-        }
-        let summary = index_with(&config.index, &|_| {}, &mut session)?;
-        on_update(&Update { event_paths: paths.len(), rescan, latency: started.elapsed(), summary });
     }
-    Ok(())
 }
 
 #[cfg(test)]

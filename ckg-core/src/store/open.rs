@@ -19,6 +19,16 @@ pub struct OpenReport {
     pub created: bool,
 }
 
+/// Which file is at a path: device, inode and birth time (an inode number is often reused by
+/// the next file created). None when nothing is there. A database file removed or replaced
+/// (by a rebuild's rename, or by hand) gets another identity; writes to it do not.
+pub type FileIdentity = (u64, u64, Option<std::time::SystemTime>);
+
+pub fn file_identity(path: &Path) -> Option<FileIdentity> {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata(path).ok().map(|m| (m.dev(), m.ino(), m.created().ok()))
+}
+
 /// The writer: one per index, holding the connection that runs the write transaction.
 ///
 /// A fresh index is built in a temporary file next to the final path, without a journal,

@@ -38,6 +38,7 @@ use axum::extract::{Request, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{MethodRouter, get, post};
+use ckg_core::store::{FileIdentity, file_identity};
 use schemars::{JsonSchema, SchemaGenerator};
 use serde::{Deserialize, Serialize};
 
@@ -107,12 +108,15 @@ struct Live {
     state: IndexState,
     watching: bool,
     last: Option<GenerationEvent>,
+    watch_error: Option<String>,
 }
 
 /// The shared state of the HTTP service.
 pub struct Service {
     pub config: ServiceConfig,
-    pool: Mutex<Vec<Index>>,
+    pool: Mutex<Vec<(Index, Option<FileIdentity>)>>,
+    /// The identity of the database file the pool, the graph and the names were read from.
+    db_file: Mutex<Option<FileIdentity>>,
     permits: Arc<tokio::sync::Semaphore>,
     events: tokio::sync::broadcast::Sender<GenerationEvent>,
     closing: tokio::sync::watch::Sender<bool>,
@@ -149,9 +153,10 @@ impl Service {
             permits: Arc::new(tokio::sync::Semaphore::new(config.max_concurrency.max(1))),
             config,
             pool: Mutex::new(Vec::new()),
+            db_file: Mutex::new(None),
             events,
             closing,
-            live: Mutex::new(Live { state: IndexState::Indexing, watching: false, last: None }),
+            live: Mutex::new(Live { state: IndexState::Indexing, watching: false, last: None, watch_error: None }),
             started: SystemTime::now(),
             graph: Mutex::new(None),
             loading: Mutex::new(()),
@@ -190,7 +195,7 @@ impl Service {
     /// each commit, so queries rarely find the graph behind.
     pub fn update_graph(&self, files: Option<&[i64]>, generation: Option<i64>) {
         let _loading = self.loading.lock().unwrap_or_else(|p| p.into_inner());
-        let Ok(mut ix) = self.checkout() else { return };
+        let Ok((mut ix, file)) = self.checkout() else { return };
         let cached = self.graph.lock().unwrap_or_else(|p| p.into_inner()).clone();
         let built = ix.snapshot(Some(Duration::from_secs(120)), |ix| {
             if cached.as_ref().is_some_and(|g| g.generation == ix.generation) {
@@ -204,7 +209,7 @@ impl Service {
             };
             Ok(Some(Arc::new(graph)))
         });
-        self.checkin(ix);
+        self.checkin((ix, file));
         if let Ok(Some(graph)) = built {
             let mut slot = self.graph.lock().unwrap_or_else(|p| p.into_inner());
             if slot.as_ref().is_none_or(|g| g.generation < graph.generation) {
@@ -225,6 +230,11 @@ impl Service {
         self.live().watching = watching;
     }
 
+    /// The last failed update's error, until an update succeeds again (None).
+    pub fn set_watch_error(&self, error: Option<String>) {
+        self.live().watch_error = error;
+    }
+
     /// Records a committed generation and sends it to `/v1/events` subscribers. Pooled
     /// connections need nothing: each request's read transaction sees the newest commit.
     pub fn publish(&self, event: GenerationEvent) {
@@ -238,18 +248,34 @@ impl Service {
         let _ = self.closing.send(true);
     }
 
-    fn checkout(&self) -> crate::Result<Index> {
-        let pooled = self.pool.lock().unwrap_or_else(|p| p.into_inner()).pop();
+    /// A pooled connection to the database file now at the path. When the file was removed
+    /// or replaced (a rebuild renames a new file into place), what was read from the old one
+    /// (pooled connections, the graph, the names) is dropped: generations of two files do not
+    /// compare.
+    fn checkout(&self) -> crate::Result<(Index, Option<FileIdentity>)> {
+        let current = file_identity(&self.config.db);
+        let pooled = {
+            let mut seen = self.db_file.lock().unwrap_or_else(|p| p.into_inner());
+            let mut pool = self.pool.lock().unwrap_or_else(|p| p.into_inner());
+            if *seen != current {
+                *seen = current;
+                pool.clear();
+                *self.graph.lock().unwrap_or_else(|p| p.into_inner()) = None;
+                *self.names.lock().unwrap_or_else(|p| p.into_inner()) = None;
+            }
+            pool.pop()
+        };
         match pooled {
-            Some(ix) => Ok(ix),
-            None => Index::open(&self.config.db),
+            Some(entry) => Ok(entry),
+            None => Ok((Index::open(&self.config.db)?, current)),
         }
     }
 
-    fn checkin(&self, ix: Index) {
+    fn checkin(&self, entry: (Index, Option<FileIdentity>)) {
+        let seen = *self.db_file.lock().unwrap_or_else(|p| p.into_inner());
         let mut pool = self.pool.lock().unwrap_or_else(|p| p.into_inner());
-        if pool.len() < self.config.max_concurrency {
-            pool.push(ix);
+        if entry.1 == seen && pool.len() < self.config.max_concurrency {
+            pool.push(entry);
         }
     }
 
@@ -270,7 +296,7 @@ impl Service {
         let service = Arc::clone(&self);
         let task = tokio::task::spawn_blocking(move || {
             let _permit = permit;
-            let mut ix = service.checkout().map_err(Problem::from)?;
+            let (mut ix, file) = service.checkout().map_err(Problem::from)?;
             let mut failure = None;
             let out = ix.snapshot(Some(timeout), |ix| {
                 let graph = service.graph_for(ix);
@@ -292,7 +318,7 @@ impl Service {
                 }
                 out
             });
-            service.checkin(ix);
+            service.checkin((ix, file));
             match (out, failure) {
                 (Ok(body), _) => Ok(body),
                 (Err(_), Some(p)) => Err(p),
@@ -507,6 +533,11 @@ pub struct ServiceStatus {
     pub totals: Option<crate::Status>,
     /// The last committed update seen by this service.
     pub last_update: Option<GenerationEvent>,
+    /// Under `--watch`: the error of the last update when it failed (rolled back; the last
+    /// committed generation is served and the update is retried). Absent once one succeeds.
+    pub watch_error: Option<String>,
+    /// Why the index could not be read for this answer (totals and stale are then absent).
+    pub read_error: Option<String>,
     /// Files changed on disk since the generation was committed (size and mtime).
     pub stale: Option<crate::Staleness>,
     pub uptime_s: u64,
@@ -520,31 +551,33 @@ pub struct Health {
 }
 
 async fn status(State(s): State<Arc<Service>>) -> Response {
-    let (state, watching, last) = {
+    let (state, watching, last, watch_error) = {
         let live = s.live();
-        (live.state.clone(), live.watching, live.last.clone())
+        (live.state.clone(), live.watching, live.last.clone(), live.watch_error.clone())
     };
     let uptime_s = s.started.elapsed().map(|d| d.as_secs()).unwrap_or(0);
     let db_exists = s.config.db.exists();
     let service = Arc::clone(&s);
     let snapshot = if db_exists {
         let task = tokio::task::spawn_blocking(move || -> crate::Result<(crate::Status, crate::Staleness)> {
-            let mut ix = service.checkout()?;
+            let (mut ix, file) = service.checkout()?;
             let out = ix.snapshot(Some(service.config.timeout), |ix| Ok((ix.status()?, ix.staleness()?)));
-            service.checkin(ix);
+            service.checkin((ix, file));
             out
         });
         match task.await {
-            Ok(Ok(v)) => Some(v),
-            Ok(Err(e)) if !matches!(state, IndexState::Indexing) => return Problem::from(e).into_response(),
-            _ => None,
+            Ok(Ok(v)) => Ok(v),
+            // Status answers while the index cannot be read (a damaged or replaced file under
+            // --watch): the reason is in the answer, the watcher's retry in watch_error.
+            Ok(Err(e)) if !matches!(state, IndexState::Indexing) => Err(Some(e.to_string())),
+            _ => Err(None),
         }
     } else {
-        None
+        Err(None)
     };
-    let (totals, stale) = match snapshot {
-        Some((t, st)) => (Some(t), Some(st)),
-        None => (None, None),
+    let (totals, stale, read_error) = match snapshot {
+        Ok((t, st)) => (Some(t), Some(st), None),
+        Err(e) => (None, None, e),
     };
     let answer = ServiceStatus {
         generation: totals.as_ref().map_or(0, |t| t.generation),
@@ -552,6 +585,8 @@ async fn status(State(s): State<Arc<Service>>) -> Response {
         watching,
         totals,
         last_update: last,
+        watch_error,
+        read_error,
         stale,
         uptime_s,
     };

@@ -41,7 +41,7 @@ pub use impact::{Completeness, EVIDENCE_TIERS, Gap, ImpactAnswer, ImpactFile, Im
 pub use memgraph::ReverseGraph;
 pub use page::{MAX_PAGE_SIZE, PageRequest, Paged, paginate};
 pub use sites::{SiteEdge, SourceFile};
-pub use sql::SqlAnswer;
+pub use sql::{SqlAnswer, check_read_only};
 pub use stale::Staleness;
 
 #[derive(Debug, thiserror::Error)]

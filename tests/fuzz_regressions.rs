@@ -1,0 +1,226 @@
+//! The fuzz targets' checks on stable: every minimized finding under `fuzz/regressions/<target>/`
+//! replayed through the checks of the target that found it (the same code: `fuzz/src/checks`
+//! is included by path), the seed files through the extraction checks, and a fixed stream of
+//! pseudo-random inputs through every target's checks, so this test has teeth even when no
+//! finding is recorded. See fuzz/README.md.
+
+#[allow(dead_code)]
+#[path = "../fuzz/src/checks/mod.rs"]
+mod checks;
+
+use std::path::{Path, PathBuf};
+
+use checks::seeds::{self, Seed};
+
+fn root() -> PathBuf {
+    seeds::repo_root(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn seed_files() -> Vec<Seed> {
+    let seeds = seeds::load(&root());
+    assert!(seeds.len() >= 100, "only {} seed files under {:?}", seeds.len(), seeds::SEED_DIRS);
+    seeds
+}
+
+/// The recorded inputs of a target (files not starting with `.` and not `*.md`), sorted.
+fn inputs(target: &str) -> Vec<(PathBuf, Vec<u8>)> {
+    let dir = root().join("fuzz/regressions").join(target);
+    let Ok(entries) = std::fs::read_dir(&dir) else { return Vec::new() };
+    let mut files: Vec<PathBuf> = entries.flatten().map(|e| e.path()).filter(|p| is_input(p)).collect();
+    files.sort();
+    files.into_iter().map(|p| (p.clone(), std::fs::read(&p).unwrap())).collect()
+}
+
+fn is_input(p: &Path) -> bool {
+    let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    p.is_file() && !name.starts_with('.') && !name.ends_with(".md")
+}
+
+fn replay(target: &str, check: impl Fn(&[u8])) {
+    for (path, data) in inputs(target) {
+        eprintln!("{target}: {}", path.display());
+        check(&data);
+    }
+}
+
+/// xorshift64*: a fixed stream of bytes, the same on every run.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+
+    fn bytes(&mut self, n: usize) -> Vec<u8> {
+        (0..n).map(|_| self.next() as u8).collect()
+    }
+}
+
+#[test]
+fn extract_bytes_regressions() {
+    replay("extract_bytes", checks::extract::fuzz);
+}
+
+#[test]
+fn extract_mutate_regressions() {
+    let seeds = seed_files();
+    replay("extract_mutate", |data| checks::mutate::fuzz(&seeds, data));
+}
+
+#[test]
+fn resolve_project_regressions() {
+    replay("resolve_project", checks::project::fuzz);
+}
+
+#[test]
+fn refblob_decode_regressions() {
+    replay("refblob_decode", checks::refblob::fuzz);
+}
+
+#[test]
+fn sql_guard_regressions() {
+    let sample = checks::project::sample_index();
+    let guarded = checks::sql::Guarded::copy_of(&ckg_core::index::default_db_path(sample.path()));
+    replay("sql_guard", |data| guarded.fuzz(data));
+}
+
+#[test]
+fn http_request_regressions() {
+    let harness = checks::http::Harness::new();
+    replay("http_request", |data| harness.fuzz(data));
+}
+
+#[test]
+fn seed_files_pass_the_extraction_checks() {
+    for seed in seed_files() {
+        eprintln!("seed: {}", seed.path.display());
+        checks::extract::check(seed.lang, &seed.src);
+        // A file cut anywhere is a file a user saves halfway through typing.
+        let cut = seed.src.len() / 2;
+        checks::extract::check(seed.lang, &seed.src[..cut]);
+    }
+}
+
+#[test]
+fn seed_files_with_random_damage_pass_the_extraction_checks() {
+    let seeds = seed_files();
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    for _ in 0..300 {
+        let seed = &seeds[rng.below(seeds.len())];
+        let mut src = seed.src.clone();
+        for _ in 0..1 + rng.below(8) {
+            let at = rng.below(src.len() + 1);
+            match rng.below(3) {
+                0 => {
+                    let end = (at + rng.below(32)).min(src.len());
+                    src.drain(at..end);
+                }
+                1 => {
+                    let n = rng.below(16);
+                    src.splice(at..at, rng.bytes(n));
+                }
+                _ => {
+                    let from = rng.below(src.len() + 1);
+                    let chunk = src[from..(from + rng.below(64)).min(src.len())].to_vec();
+                    src.splice(at..at, chunk);
+                }
+            }
+        }
+        let mut input = vec![checks::extract::lang_byte(seed.lang)];
+        input.extend_from_slice(&src);
+        checks::extract::fuzz(&input);
+    }
+}
+
+#[test]
+fn random_inputs_pass_every_target_check() {
+    let seeds = seed_files();
+    let mut rng = Rng(0x2545_f491_4f6c_dd1d);
+    for _ in 0..200 {
+        let n = rng.below(64);
+        checks::mutate::fuzz(&seeds, &rng.bytes(n));
+    }
+    for _ in 0..2000 {
+        let n = rng.below(48);
+        let mut blob = rng.bytes(n);
+        // Mostly of the version the decoder reads, so that more than the first byte is read.
+        if let Some(version) = blob.first_mut().filter(|_| rng.below(4) > 0) {
+            *version = 1;
+        }
+        checks::refblob::fuzz(&blob);
+    }
+    for _ in 0..12 {
+        let n = 64 + rng.below(512);
+        checks::project::fuzz(&rng.bytes(n));
+    }
+    let harness = checks::http::Harness::new();
+    for _ in 0..200 {
+        let n = rng.below(256);
+        harness.fuzz(&rng.bytes(n));
+    }
+}
+
+/// Statements made of SQL words, the ckg tables and punctuation: most are refused, some read,
+/// and every one the guard accepts must leave the database as it was.
+#[test]
+fn random_statements_pass_the_sql_guard_check() {
+    const WORDS: &[&str] = &[
+        "SELECT",
+        "WITH",
+        "VALUES",
+        "EXPLAIN",
+        "x",
+        "AS",
+        "(",
+        ")",
+        "*",
+        "FROM",
+        "files",
+        "symbols",
+        "edges",
+        "meta",
+        ";",
+        "DELETE",
+        "INSERT",
+        "INTO",
+        "UPDATE",
+        "SET",
+        "RETURNING",
+        "CREATE",
+        "TEMP",
+        "TABLE",
+        "DROP",
+        "PRAGMA",
+        "BEGIN",
+        "COMMIT",
+        "ATTACH",
+        "'t.db'",
+        "1",
+        ",",
+        "=",
+        "--",
+        "/*",
+        "*/",
+        "\n",
+        "UNION",
+        "ALL",
+        "WHERE",
+        "LIMIT",
+        "pragma_table_info('files')",
+    ];
+    let sample = checks::project::sample_index();
+    let guarded = checks::sql::Guarded::copy_of(&ckg_core::index::default_db_path(sample.path()));
+    let mut rng = Rng(0xd1b5_4a32_d192_ed03);
+    for _ in 0..3000 {
+        let n = 1 + rng.below(10);
+        let words: Vec<&str> = (0..n).map(|_| WORDS[rng.below(WORDS.len())]).collect();
+        guarded.fuzz(words.join(" ").as_bytes());
+    }
+}

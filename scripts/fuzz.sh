@@ -57,13 +57,16 @@ seed_sql_guard() {
     printf '/* c */ -- d\nSELECT * FROM pragma_table_info('"'"'files'"'"')' >"$dir/comments"
 }
 
+# The structured targets read their input with `arbitrary`: short inputs make tiny projects
+# and requests, so they start at full length (-len_control=0) instead of growing slowly.
 options() {
     case "$1" in
         extract_bytes) echo "-dict=dicts/source.dict -max_len=16384" ;;
-        extract_mutate) echo "-max_len=256" ;;
-        resolve_project) echo "-max_len=4096" ;;
+        extract_mutate) echo "-max_len=256 -len_control=0" ;;
+        resolve_project) echo "-max_len=4096 -len_control=0" ;;
+        refblob_decode) echo "-max_len=1024" ;;
         sql_guard) echo "-dict=dicts/sql.dict -max_len=1024" ;;
-        http_request) echo "-max_len=4096" ;;
+        http_request) echo "-max_len=4096 -len_control=0" ;;
         *) echo "" ;;
     esac
 }

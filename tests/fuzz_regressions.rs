@@ -36,6 +36,23 @@ fn is_input(p: &Path) -> bool {
     p.is_file() && !name.starts_with('.') && !name.ends_with(".md")
 }
 
+/// Runs `f` on another thread and fails when it takes longer than `limit` (a hang is a
+/// finding too; the thread is left behind and ends with the test process).
+fn within(limit: std::time::Duration, what: &str, f: impl FnOnce() + Send + 'static) {
+    let (done, wait) = std::sync::mpsc::channel();
+    let worker = std::thread::spawn(move || {
+        f();
+        let _ = done.send(());
+    });
+    match wait.recv_timeout(limit) {
+        Ok(()) => worker.join().unwrap(),
+        Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => std::panic::resume_unwind(worker.join().unwrap_err()),
+        Err(std::sync::mpsc::RecvTimeoutError::Timeout) => panic!("{what}: no result within {limit:?}"),
+    }
+}
+
+const PROJECT_LIMIT: std::time::Duration = std::time::Duration::from_secs(60);
+
 fn replay(target: &str, check: impl Fn(&[u8])) {
     for (path, data) in inputs(target) {
         eprintln!("{target}: {}", path.display());
@@ -76,7 +93,10 @@ fn extract_mutate_regressions() {
 
 #[test]
 fn resolve_project_regressions() {
-    replay("resolve_project", checks::project::fuzz);
+    replay("resolve_project", |data| {
+        let data = data.to_vec();
+        within(PROJECT_LIMIT, "resolve_project", move || checks::project::fuzz(&data));
+    });
 }
 
 #[test]
@@ -222,5 +242,52 @@ fn random_statements_pass_the_sql_guard_check() {
         let n = 1 + rng.below(10);
         let words: Vec<&str> = (0..n).map(|_| WORDS[rng.below(WORDS.len())]).collect();
         guarded.fuzz(words.join(" ").as_bytes());
+    }
+}
+
+/// Hand-written projects of the shapes `resolve_project` generates, through its check: the
+/// crash of issue #17's opening (a class whose base is its own member), names imported from
+/// themselves many times, inheritance and re-export cycles across files, self-referential
+/// types, and member chains thousands long.
+#[test]
+fn hard_projects_pass_the_resolution_check() {
+    let project =
+        |files: &[(&str, &str)]| checks::project::Project { files: files.iter().map(|(p, t)| (p.to_string(), t.to_string())).collect() };
+    let chain = |n: usize| (0..n).map(|i| format!("m{}", i % 7)).collect::<Vec<_>>().join(".");
+    let deep_py = format!("import b\nx = b.{}\nb.{}()\n", chain(3000), chain(3000));
+    let deep_ts = format!("import {{ b }} from './b';\nconst x = b.{};\nb.{}();\n", chain(3000), chain(3000));
+    let repeat = |line: &str, n: usize| line.repeat(n);
+    let self_imports = repeat("from a import A\n", 30);
+    let (py_a, py_b) = (repeat("from b import A\n", 15), repeat("from a import A\n", 15));
+    let ts_a = format!("{}export {{ A }};\n", repeat("import { A } from './b';\n", 15));
+    let ts_b = format!("{}export {{ A }};\n", repeat("import { A } from './a';\n", 15));
+    let cases = [
+        // Found by resolve_project: a name imported from its own module, nine times, took
+        // seconds (every binding was tried again at every hop); thirty took hours.
+        project(&[("a.py", &self_imports)]),
+        project(&[("a.py", &py_a), ("b.py", &py_b)]),
+        project(&[("src/a.ts", &ts_a), ("src/b.ts", &ts_b)]),
+        project(&[("a.py", "class A(A.B):\n    class B(A):\n        pass\n\nclass C(C):\n    pass\n")]),
+        project(&[
+            ("a.py", "from b import B\n\nclass A(B):\n    def f(self):\n        return self.g()\n"),
+            ("b.py", "from a import A\n\nclass B(A):\n    def g(self):\n        return super().f()\n"),
+        ]),
+        project(&[("pkg/__init__.py", "from .c import *\n"), ("pkg/c.py", "from . import *\nfrom pkg import c\n__all__ = ['c']\n")]),
+        project(&[
+            ("src/a.ts", "export * from './b';\nexport { X as Y } from './b';\nexport class A extends A.B {}\n"),
+            (
+                "src/b.ts",
+                "export * from './a';\nexport { Y as X } from './a';\ninterface I extends I { i: I }\ntype T = T[] | { next: T };\nenum E { A = E.B, B = E.A }\n",
+            ),
+        ]),
+        project(&[("b.py", "m0 = 1\n"), ("a.py", &deep_py)]),
+        project(&[("src/b.ts", "export const b = {};\n"), ("src/a.ts", &deep_ts)]),
+    ];
+    for case in cases {
+        let (path, text) = case.files[0].clone();
+        within(PROJECT_LIMIT, &format!("the project of {path}"), move || {
+            checks::project::check(&case, None);
+            checks::project::check(&case, Some(&(path, format!("{text}\n# edited\n"))));
+        });
     }
 }

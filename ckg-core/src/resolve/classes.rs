@@ -1,9 +1,43 @@
 //! Class hierarchies: a class's bases resolved in its own file, its method resolution order
 //! (C3), members looked up along it, and the methods that run on attribute access.
 
+use std::cell::RefCell;
+
 use super::{Resolver, Target, UNRESOLVED, record};
 use crate::facts::{LocalBinding, SymbolKind};
 use crate::store::SymbolRow;
+
+thread_local! {
+    /// The classes whose MRO is being computed on this thread (see [`Linearizing`]).
+    static LINEARIZING: RefCell<Vec<i64>> = const { RefCell::new(Vec::new()) };
+}
+
+/// A class whose MRO is being computed. Its bases are paths, and a path can lead back to the
+/// class (`class A(A.B)` with `class B(A)` inside: the base `A.B` is a member of `A`, looked
+/// up along the MRO of `A`). Asked again for that MRO meanwhile, [`Resolver::mro`] answers
+/// with the class alone (its own members) instead of starting over: each restart went one
+/// path nesting deeper and multiplied the work at every level, so the depth limits bounded
+/// the stack but not the time.
+struct Linearizing;
+
+impl Linearizing {
+    fn enter(class: i64) -> Option<Linearizing> {
+        LINEARIZING.with(|l| {
+            let mut l = l.borrow_mut();
+            if l.contains(&class) {
+                return None;
+            }
+            l.push(class);
+            Some(Linearizing)
+        })
+    }
+}
+
+impl Drop for Linearizing {
+    fn drop(&mut self) {
+        LINEARIZING.with(|l| l.borrow_mut().pop());
+    }
+}
 
 /// A method that runs on attribute access (`@property`, `@cached_property`).
 pub(super) fn is_getter(sym: &SymbolRow) -> bool {
@@ -34,14 +68,16 @@ impl Resolver<'_> {
 
     /// The method resolution order of a class: C3 linearization (Python's), which is the
     /// plain `extends` chain for single inheritance. Inconsistent hierarchies fall back to
-    /// depth-first order; cycles are cut.
+    /// depth-first order; cycles are cut, also those through the bases' paths.
     pub(super) fn mro(&self, class: i64, depth: usize) -> Vec<i64> {
         let Some(sym) = self.sym(class) else { return vec![class] };
         if depth > 16 {
             return vec![class];
         }
+        let Some(linearizing) = Linearizing::enter(class) else { return vec![class] };
         let bases = self.bases(sym, depth);
         let mut seqs: Vec<Vec<i64>> = bases.iter().filter(|&&b| b != class).map(|&b| self.mro(b, depth + 1)).collect();
+        drop(linearizing);
         seqs.push(bases.into_iter().filter(|&b| b != class).collect());
         let mut out = vec![class];
         loop {

@@ -3,11 +3,45 @@
 //! a module (definitions, submodules, re-exports followed), and the alternatives bound by
 //! `try: import … / except ImportError: …`.
 
+use std::cell::RefCell;
+
 use super::answer::{Hop, hop};
 use super::modules::ModuleTarget;
 use super::{EXACT, MAX_HOPS, Resolver, Target, UNRESOLVED};
 use crate::facts::{ImportKind, SymbolKind};
 use crate::store::ImportRow;
+
+thread_local! {
+    /// The module members being looked up on this thread (see [`LookingUp`]).
+    static LOOKING_UP: RefCell<Vec<(i64, String)>> = const { RefCell::new(Vec::new()) };
+}
+
+/// A module member being looked up. Imports and re-exports can lead a name back to itself
+/// (`from a import A` inside `a`, or two modules importing a name from each other), and a name
+/// may have several bindings; every binding was then tried again at every hop, `n^(MAX_HOPS/2)`
+/// lookups for `n` bindings (nine made seconds, a few more made hours). Asked for the member
+/// it is looking up, [`Resolver::module_member`] answers `None`: the outer lookup goes on with
+/// the other bindings and reaches whatever the inner one would have.
+struct LookingUp;
+
+impl LookingUp {
+    fn enter(file: i64, name: &str) -> Option<LookingUp> {
+        LOOKING_UP.with(|l| {
+            let mut l = l.borrow_mut();
+            if l.iter().any(|(f, n)| *f == file && n == name) {
+                return None;
+            }
+            l.push((file, name.to_string()));
+            Some(LookingUp)
+        })
+    }
+}
+
+impl Drop for LookingUp {
+    fn drop(&mut self) {
+        LOOKING_UP.with(|l| l.borrow_mut().pop());
+    }
+}
 
 impl Resolver<'_> {
     pub(super) fn module_target(&self, t: ModuleTarget) -> Option<Target> {
@@ -64,6 +98,7 @@ impl Resolver<'_> {
         if hops > MAX_HOPS {
             return None;
         }
+        let _looking_up = LookingUp::enter(file, name)?;
         let lang = self.file_lang(file);
         let module = self.module_qname(file)?;
         if lang.is_script() {

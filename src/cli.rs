@@ -89,6 +89,10 @@ pub(crate) struct IndexArgs {
     /// Do not read .gitignore / .ignore files.
     #[arg(long)]
     pub(crate) no_ignore: bool,
+    /// Also index folders that usually hold build output (dist, build, out, .next, .nuxt,
+    /// .turbo, coverage, .svelte-kit), skipped by default: for packages that ship only a bundle.
+    #[arg(long)]
+    pub(crate) build_dirs: bool,
     /// An extra Python import root, relative to ROOT (repeatable): files under it are named
     /// from it (`--python-root lib` makes `lib/tools/x.py` the module `tools.x`).
     #[arg(long = "python-root", value_name = "DIR")]
@@ -172,6 +176,7 @@ pub(crate) fn index_config(args: &IndexArgs) -> IndexConfig {
         max_file_size: args.max_file_size,
         respect_ignore_files: !args.no_ignore,
         python_roots: args.python_roots.clone(),
+        build_dirs: args.build_dirs,
     };
     config
 }

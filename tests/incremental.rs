@@ -815,3 +815,86 @@ fn a_heuristic_binding_by_unique_method_name_follows_other_files() {
     repo.index_json(&[]);
     assert!(edges(&repo.export()).contains(&guess));
 }
+
+/// Indexes the repository incrementally and checks the result against a fresh index of it.
+fn assert_incremental_equals_fresh(repo: &Repo, step: &str) {
+    repo.index_json(&[]);
+    let dir = tempfile::tempdir().unwrap();
+    let fresh = dir.path().join("fresh.db");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_ckg"))
+        .arg("index")
+        .arg(repo.path())
+        .arg("--db")
+        .arg(&fresh)
+        .arg("-q")
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert_eq!(export(&repo.db()), export(&fresh), "after {step}");
+}
+
+/// Found by the package sweep (httplib2): `pkg/__init__.py` defines `helper` and
+/// `pkg/helper.py` is the module `pkg.helper`, one qname. It belongs to the file whose path
+/// sorts last in a fresh index; an update of either file, or the owner's going, must end in
+/// the same place.
+#[test]
+fn a_qname_defined_by_two_files_ends_where_a_fresh_index_puts_it() {
+    let repo = Repo::new();
+    repo.write("pkg/__init__.py", "def helper():\n    return 1\n\n\ndef other():\n    return helper()\n");
+    repo.write("pkg/helper.py", "X = 1\n\n\ndef inner():\n    return X\n");
+    repo.write("main.py", "from pkg import helper\nimport pkg.helper\n\n\ndef go():\n    return helper() + pkg.helper.inner()\n");
+    assert_incremental_equals_fresh(&repo, "the first index");
+    repo.write("pkg/__init__.py", "def helper():\n    return 2\n\n\ndef other():\n    return helper()\n");
+    assert_incremental_equals_fresh(&repo, "an edit of the package (the file that loses the name)");
+    repo.remove("pkg/helper.py");
+    assert_incremental_equals_fresh(&repo, "the owner's removal");
+    repo.write("pkg/helper.py", "X = 2\n");
+    assert_incremental_equals_fresh(&repo, "the owner's return");
+    repo.write("pkg/__init__.py", "def other():\n    return 0\n");
+    assert_incremental_equals_fresh(&repo, "the loser dropping its definition");
+    repo.write("pkg/__init__.py", "class helper:\n    def m(self):\n        return 1\n");
+    repo.write("pkg/helper.py", "def inner():\n    return 3\n");
+    assert_incremental_equals_fresh(&repo, "both files edited");
+    repo.write("pkg/helper.py", "");
+    repo.remove("pkg/helper.py");
+    repo.write("pkg/helper/__init__.py", "Y = 1\n");
+    assert_incremental_equals_fresh(&repo, "the module becoming a package");
+}
+
+/// Found by the package sweep (react-dom): `require('selfpkg')` inside the package named
+/// `selfpkg` resolves to its main file; removing that file (or replacing it by a directory)
+/// must re-resolve the requiring files.
+#[test]
+fn a_package_requiring_itself_follows_its_main_file() {
+    let repo = Repo::new();
+    repo.write("package.json", r#"{"name": "selfpkg", "main": "index.js"}"#);
+    repo.write("index.js", "exports.hello = function () { return 1; };\n");
+    repo.write("lib/a.js", "const p = require('selfpkg');\nfunction a() { return p.hello(); }\nmodule.exports = { a };\n");
+    assert_incremental_equals_fresh(&repo, "the first index");
+    let e = edges(&repo.export());
+    assert!(e.iter().any(|l| l.contains("lib/a.js") && l.contains("-> index.js")), "{e:#?}");
+    repo.remove("index.js");
+    assert_incremental_equals_fresh(&repo, "the main file's removal");
+    repo.write("index.js", "exports.hello = function () { return 2; };\n");
+    assert_incremental_equals_fresh(&repo, "the main file's return");
+    repo.remove("index.js");
+    repo.write("index.js/inner.py", "def inner():\n    return 1\n");
+    assert_incremental_equals_fresh(&repo, "the main file replaced by a directory");
+}
+
+/// Found by the package sweep (babel-polyfill): a skipped (minified) file is known only by its
+/// diagnostic; when the file changes or goes, the diagnostic follows.
+#[test]
+fn the_diagnostic_of_a_skipped_file_follows_its_edits() {
+    let repo = Repo::new();
+    repo.write("app.js", "export function app() { return 1; }\n");
+    repo.write("vendor.js", format!("{}\n{}\n", "var x=1;".repeat(4000), "var y=2;".repeat(3000)));
+    assert_incremental_equals_fresh(&repo, "the first index");
+    let mut text = std::fs::read_to_string(repo.path().join("vendor.js")).unwrap();
+    text.push_str("function s() { return s(); }\n");
+    repo.write("vendor.js", text);
+    assert_incremental_equals_fresh(&repo, "an edit of the skipped file");
+    repo.remove("vendor.js");
+    assert_incremental_equals_fresh(&repo, "the skipped file's removal");
+    assert!(!repo.export().contains("\"diagnostic\""));
+}

@@ -331,3 +331,18 @@ fn python_import_roots_are_configurable() {
     assert!(export.contains(r#""qname":"tools.strings.slug","name":"slug","kind":"function","file":"lib/tools/strings.py""#), "{export}");
     assert!(edges(&export).contains(&"calls app.run -> tools.strings.slug [exact]".to_string()));
 }
+
+#[test]
+fn build_output_folders_are_skipped_unless_asked_for() {
+    let repo = Repo::new();
+    repo.write("src/app.ts", "import { b } from '../dist/bundle';\nexport function app() { return b(); }\n");
+    repo.write("dist/bundle.js", "export function b() { return 1; }\n");
+    repo.write("build/__init__.py", "def tool():\n    return 1\n");
+    let s = repo.index_json(&[]);
+    assert_eq!(s["parsed"], 1, "{s}");
+    let s = repo.index_json(&["--build-dirs"]);
+    assert_eq!(s["parsed"], 2, "the walk is listed again when the option changes: {s}");
+    let e = repo.export();
+    assert!(e.contains("\"path\":\"dist/bundle.js\"") && e.contains("\"path\":\"build/__init__.py\""), "{e}");
+    assert!(common::edges(&e).contains(&"calls src/app.ts#app -> dist/bundle.js#b [exact]".to_string()), "{e}");
+}

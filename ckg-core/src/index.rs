@@ -293,11 +293,19 @@ pub fn index_with(config: &IndexConfig, progress: &(dyn Fn(Progress) + Sync), se
     timings.insert("parse_extract".to_string(), ms(t.elapsed()));
     let w = Instant::now();
     remove_gone_and_record_skipped(&tx, &discovery, &states, &mut changes)?;
+    if !fresh {
+        reclaim_shadowed(&tx, &discovery, &states, config, &mut changes)?;
+    }
     store_time += w.elapsed();
     timings.insert("store".to_string(), ms(store_time));
     let configs_changed = store_configs(&tx, &discovery, &mut changes)?;
 
-    let changed = !changes.changed_files.is_empty() || changes.removed > 0 || configs_changed || report.created || report.rebuilt.is_some();
+    let changed = !changes.changed_files.is_empty()
+        || changes.removed > 0
+        || changes.diagnostics_changed
+        || configs_changed
+        || report.created
+        || report.rebuilt.is_some();
     let mut re_resolved = 0u64;
     let mut edge_files: Option<Vec<i64>> = Some(Vec::new());
     let generation = if changed {
@@ -394,6 +402,8 @@ struct Changes {
     changed_keys: Vec<String>,
     /// A fresh build's facts, as written.
     memory_input: crate::store::ResolveInput,
+    /// Diagnostics of skipped or vanished files were added, changed or deleted.
+    diagnostics_changed: bool,
     /// Rows of the files written in this run, for the cache.
     cache_rows: crate::store::ResolveInput,
 }
@@ -409,6 +419,7 @@ impl Changes {
             skipped: discovery.skipped.iter().map(|s| (s.path.clone(), s.diagnostic.clone())).collect(),
             changed_keys: Vec::new(),
             memory_input: crate::store::ResolveInput::default(),
+            diagnostics_changed: false,
             cache_rows: crate::store::ResolveInput::default(),
         }
     }
@@ -585,6 +596,29 @@ fn remove_file(tx: &WriteTx, path: &str, state: &FileState, changes: &mut Change
 
 /// Deletes the files that are gone from the tree (deleted, now ignored, or now skipped) and
 /// records the diagnostics of the skipped ones.
+/// Files whose claim on a qname is free again (its owner dropped the definition or went) are
+/// extracted and stored again, so that the name ends up where a fresh index puts it.
+fn reclaim_shadowed(
+    tx: &WriteTx,
+    discovery: &Discovery,
+    states: &HashMap<String, FileState>,
+    config: &IndexConfig,
+    changes: &mut Changes,
+) -> Result<()> {
+    let paths = tx.files_reclaiming()?;
+    if paths.is_empty() {
+        return Ok(());
+    }
+    let wanted: HashSet<&str> = paths.iter().map(String::as_str).collect();
+    let files: Vec<&SourceFile> = discovery.files.iter().filter(|f| wanted.contains(f.path.as_str())).collect();
+    // Without their stored state, unchanged files are extracted and stored again.
+    let states: HashMap<String, FileState> =
+        states.iter().filter(|(p, _)| !wanted.contains(p.as_str())).map(|(p, s)| (p.clone(), s.clone())).collect();
+    let (pool, _) = parse_pool(config.jobs, files.len())?;
+    parse_and_store(tx, &states, &files, pool, config.minified_line_len, &|_| {}, changes)?;
+    Ok(())
+}
+
 fn remove_gone_and_record_skipped(
     tx: &WriteTx,
     discovery: &Discovery,
@@ -605,12 +639,13 @@ fn remove_gone_and_record_skipped(
         let new_pkgs = resolve::python_packages(discovery.files.iter().filter(|f| is_py(&f.path)).map(|f| f.module.as_str()));
         changes.changed_keys.extend(old_pkgs.symmetric_difference(&new_pkgs).map(|p| format!("py:{p}")));
     }
+    // A skipped file's diagnostic is all the index holds of it: a new one is a change.
     for (path, diag) in &changes.skipped {
-        tx.put_diagnostics(path, std::slice::from_ref(diag))?;
+        changes.diagnostics_changed |= tx.put_diagnostics(path, std::slice::from_ref(diag))?;
     }
     let mut live_paths: HashSet<&str> = live.clone();
     live_paths.extend(changes.skipped.iter().map(|(p, _)| p.as_str()));
-    tx.retain_diagnostics(&live_paths)?;
+    changes.diagnostics_changed |= tx.retain_diagnostics(&live_paths)?;
     Ok(())
 }
 
@@ -656,10 +691,13 @@ fn resolve_input(
     cache: Option<Cached>,
     affected: Option<&HashSet<i64>>,
 ) -> Result<crate::store::ResolveInput> {
-    Ok(if changes.fresh {
+    // Facts kept in memory hold every definition of a qname two files define; resolution
+    // must see only the owner's, as the database holds them.
+    let conflicts = tx.had_qname_conflicts();
+    Ok(if changes.fresh && !conflicts {
         changes.memory_input.files.sort_by(|a, b| a.path.cmp(&b.path));
         std::mem::take(&mut changes.memory_input)
-    } else if let Some(mut c) = cache {
+    } else if let Some(mut c) = cache.filter(|_| !conflicts) {
         // The cached facts, with this run's files replaced, and the references of the
         // files to resolve read back.
         let mut replaced = changes.gone_files.clone();

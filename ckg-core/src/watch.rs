@@ -21,7 +21,7 @@ use std::time::{Duration, Instant};
 
 use notify::{RecursiveMode, Watcher};
 
-use crate::discover::SKIPPED_DIRS;
+use crate::discover::skipped_dir;
 use crate::error::{Error, Result};
 use crate::index::{IndexConfig, Session, Summary, index_with};
 use crate::lang::Lang;
@@ -75,11 +75,11 @@ const MAX_RETRY: Duration = Duration::from_secs(30);
 
 /// Whether an event path can matter to the index: not inside ignored folders or `.ckg`, and
 /// either an indexable file or something without an extension (a folder moved or deleted).
-fn relevant(root: &Path, path: &Path) -> bool {
+fn relevant(root: &Path, path: &Path, build_dirs: bool) -> bool {
     let rel = path.strip_prefix(root).unwrap_or(path);
     for c in rel.components() {
         let c = c.as_os_str().to_string_lossy();
-        if SKIPPED_DIRS.contains(&c.as_ref()) {
+        if skipped_dir(&c, build_dirs) {
             return false;
         }
     }
@@ -104,6 +104,7 @@ fn is_read(kind: &notify::EventKind) -> bool {
 pub fn watch(config: &WatchConfig, stop: &AtomicBool, on_event: &mut dyn FnMut(WatchEvent<'_>)) -> Result<()> {
     let root: PathBuf = config.index.root.canonicalize().map_err(|e| Error::Io { path: config.index.root.clone(), source: e })?;
     let db = config.index.db_path();
+    let build_dirs = config.index.discover.build_dirs;
     let (tx, rx) = mpsc::channel::<notify::Result<notify::Event>>();
     let mut watcher = notify::recommended_watcher(tx).map_err(|e| Error::Invalid(format!("cannot start the file watcher: {e}")))?;
     watcher.watch(&root, RecursiveMode::Recursive).map_err(|e| Error::Invalid(format!("cannot watch {}: {e}", root.display())))?;
@@ -122,7 +123,7 @@ pub fn watch(config: &WatchConfig, stop: &AtomicBool, on_event: &mut dyn FnMut(W
         match rx.recv_timeout(Duration::from_millis(100)) {
             Ok(ev) => {
                 batch.started = Instant::now();
-                batch.absorb(&root, ev);
+                batch.absorb(&root, build_dirs, ev);
                 // Debounce: wait for quiet, but never longer than max_batch.
                 loop {
                     let left = config.max_batch.saturating_sub(batch.started.elapsed());
@@ -130,7 +131,7 @@ pub fn watch(config: &WatchConfig, stop: &AtomicBool, on_event: &mut dyn FnMut(W
                         break;
                     }
                     match rx.recv_timeout(config.debounce.min(left)) {
-                        Ok(ev) => batch.absorb(&root, ev),
+                        Ok(ev) => batch.absorb(&root, build_dirs, ev),
                         Err(_) => break,
                     }
                 }
@@ -185,7 +186,7 @@ impl Default for Batch {
 }
 
 impl Batch {
-    fn absorb(&mut self, root: &Path, ev: notify::Result<notify::Event>) {
+    fn absorb(&mut self, root: &Path, build_dirs: bool, ev: notify::Result<notify::Event>) {
         match ev {
             // Reads are not changes: our own scan opens every folder it walks (and reads the
             // files it parses), and counting those would start the next batch, forever.
@@ -194,7 +195,7 @@ impl Batch {
                 if ev.need_rescan() {
                     self.rescan = true;
                 }
-                self.paths.extend(ev.paths.into_iter().filter(|p| relevant(root, p)));
+                self.paths.extend(ev.paths.into_iter().filter(|p| relevant(root, p, build_dirs)));
             }
             Err(_) => self.rescan = true,
         }
@@ -218,12 +219,14 @@ mod tests {
     #[test]
     fn relevance_of_event_paths() {
         let root = Path::new("/r");
-        assert!(relevant(root, Path::new("/r/src/a.ts")));
-        assert!(relevant(root, Path::new("/r/src/sub")));
-        assert!(relevant(root, Path::new("/r/.gitignore")));
-        assert!(!relevant(root, Path::new("/r/node_modules/x/index.js")));
-        assert!(!relevant(root, Path::new("/r/.ckg/index.db-wal")));
-        assert!(!relevant(root, Path::new("/r/README.md")));
-        assert!(!relevant(root, Path::new("/r/src/a.ts.swp")));
+        assert!(relevant(root, Path::new("/r/src/a.ts"), false));
+        assert!(relevant(root, Path::new("/r/src/sub"), false));
+        assert!(relevant(root, Path::new("/r/.gitignore"), false));
+        assert!(!relevant(root, Path::new("/r/node_modules/x/index.js"), true));
+        assert!(!relevant(root, Path::new("/r/.ckg/index.db-wal"), true));
+        assert!(!relevant(root, Path::new("/r/README.md"), false));
+        assert!(!relevant(root, Path::new("/r/src/a.ts.swp"), false));
+        assert!(!relevant(root, Path::new("/r/dist/bundle.js"), false));
+        assert!(relevant(root, Path::new("/r/dist/bundle.js"), true));
     }
 }

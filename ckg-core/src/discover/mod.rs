@@ -17,7 +17,7 @@ use crate::lang::Lang;
 
 pub mod cache;
 
-/// Directory names never descended into.
+/// Directory names never descended into (tool folders, dependencies, caches).
 pub const SKIPPED_DIRS: &[&str] = &[
     ".git",
     ".hg",
@@ -34,17 +34,18 @@ pub const SKIPPED_DIRS: &[&str] = &[
     ".pytest_cache",
     ".ruff_cache",
     "site-packages",
-    "dist",
-    "build",
-    "out",
-    ".next",
-    ".nuxt",
-    ".turbo",
     ".cache",
-    "coverage",
     ".parcel-cache",
-    ".svelte-kit",
 ];
+
+/// Folders that usually hold build output, skipped unless `build_dirs` is set (a package that
+/// ships only its bundle, or a Python package named `build`, needs them).
+pub const BUILD_DIRS: &[&str] = &["dist", "build", "out", ".next", ".nuxt", ".turbo", "coverage", ".svelte-kit"];
+
+/// Whether discovery skips a folder of this name.
+pub fn skipped_dir(name: &str, build_dirs: bool) -> bool {
+    SKIPPED_DIRS.contains(&name) || (!build_dirs && BUILD_DIRS.contains(&name))
+}
 
 /// Options for discovery.
 #[derive(Clone, Debug)]
@@ -60,6 +61,8 @@ pub struct DiscoverConfig {
     pub respect_ignore_files: bool,
     /// Extra Python import roots, relative to the root (`lib`, `packages/core/src`).
     pub python_roots: Vec<String>,
+    /// Also index the folders in `BUILD_DIRS`.
+    pub build_dirs: bool,
 }
 
 impl Default for DiscoverConfig {
@@ -71,6 +74,7 @@ impl Default for DiscoverConfig {
             max_file_size: 2 * 1024 * 1024,
             respect_ignore_files: true,
             python_roots: Vec::new(),
+            build_dirs: false,
         }
     }
 }
@@ -165,6 +169,7 @@ impl<'a> Walker<'a> {
     /// walk errors.
     pub(crate) fn walk(&self, start: &Path, max_depth: Option<usize>) -> cache::Listing {
         let config = self.config;
+        let build_dirs = config.build_dirs;
         let venvs: std::sync::Arc<std::sync::Mutex<Vec<PathBuf>>> = Default::default();
         let seen_venvs = venvs.clone();
         let mut builder = ignore::WalkBuilder::new(start);
@@ -182,7 +187,7 @@ impl<'a> Walker<'a> {
             .filter_entry(move |e| {
                 if e.file_type().is_some_and(|t| t.is_dir()) && e.depth() > 0 {
                     let name = e.file_name().to_string_lossy();
-                    if SKIPPED_DIRS.contains(&name.as_ref()) {
+                    if skipped_dir(&name, build_dirs) {
                         return false;
                     }
                     // A virtualenv under any name.

@@ -111,9 +111,11 @@ impl<'a> ModuleIndex<'a> {
             if let Some(builtin) = spec.strip_prefix("node:") {
                 return ModuleTarget::External(builtin.to_string());
             }
-            // tsconfig `paths` / `baseUrl` and workspace packages map bare specifiers to files.
+            // tsconfig `paths` / `baseUrl` and workspace packages map bare specifiers to files;
+            // which candidate exists is a lookup like a relative path's.
             super::record("config");
             for candidate in self.config.candidates(&file.path, spec) {
+                super::record(&format!("path:{candidate}"));
                 if let Some(f) = self.probe(&candidate) {
                     return ModuleTarget::File(f);
                 }

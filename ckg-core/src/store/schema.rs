@@ -6,7 +6,7 @@ use rusqlite::Connection;
 
 /// Bump when the schema or the meaning of stored facts changes; an index with another
 /// version is rebuilt from scratch (it is derived data).
-pub const SCHEMA_VERSION: i64 = 18;
+pub const SCHEMA_VERSION: i64 = 19;
 /// `PRAGMA application_id` of ckg databases ("ckg1").
 pub const APPLICATION_ID: i64 = 0x636b_6731;
 
@@ -84,6 +84,15 @@ CREATE TABLE lookups(
     file_id INTEGER PRIMARY KEY,
     keys BLOB NOT NULL
 ) STRICT;
+-- A qname defined by two files belongs to the one whose path sorts last (whatever order the
+-- files were stored in, so that an update and a fresh index agree); the other files' claims
+-- wait here, to take the name over when its owner lets it go.
+CREATE TABLE shadowed(
+    qname TEXT NOT NULL,
+    file_id INTEGER NOT NULL,
+    PRIMARY KEY(qname, file_id)
+) STRICT, WITHOUT ROWID;
+CREATE INDEX shadowed_file ON shadowed(file_id);
 -- Project configuration read by module resolution (tsconfig, jsconfig, package.json).
 CREATE TABLE configs(
     path TEXT PRIMARY KEY,

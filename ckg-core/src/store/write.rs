@@ -58,11 +58,14 @@ pub struct WriteTx<'a> {
     /// A fresh build: nothing is stored yet, so there is nothing to delete or look up (and
     /// no secondary index to do it with).
     fresh: bool,
+    /// Two files defined one qname in this run: facts kept in memory may hold both
+    /// definitions, the database only the owner's.
+    qname_conflicts: std::cell::Cell<bool>,
 }
 
 impl<'a> WriteTx<'a> {
     pub(super) fn new(tx: rusqlite::Transaction<'a>, path: &'a Path, fresh: bool) -> WriteTx<'a> {
-        WriteTx { tx, path, externals: HashMap::new(), edge_delta: Default::default(), fresh }
+        WriteTx { tx, path, externals: HashMap::new(), edge_delta: Default::default(), fresh, qname_conflicts: Default::default() }
     }
 }
 
@@ -228,40 +231,37 @@ impl WriteTx<'_> {
         };
         let mut ids: Vec<i64> = Vec::with_capacity(facts.symbols.len());
         {
-            let mut s = self
+            let mut insert = self
                 .tx
                 .prepare_cached(
                     "INSERT INTO symbols(qname, name, kind, file_id, parent_id, line, col, end_line, exported, bases, ty, decorators, params)
                      VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
-                     ON CONFLICT(qname) DO UPDATE SET name = excluded.name, kind = excluded.kind,
-                       file_id = excluded.file_id, parent_id = excluded.parent_id, line = excluded.line,
-                       col = excluded.col, end_line = excluded.end_line, exported = excluded.exported,
-                       bases = excluded.bases, ty = excluded.ty, decorators = excluded.decorators, params = excluded.params
-                     RETURNING id",
+                     ON CONFLICT(qname) DO NOTHING RETURNING id",
                 )
                 .map_err(e)?;
             for sym in &facts.symbols {
                 let parent = sym.parent.map(|p| ids[p as usize]);
-                let id: i64 = s
-                    .query_row(
-                        params![
-                            sym.qname,
-                            sym.name,
-                            sym.kind.as_str(),
-                            file_id,
-                            parent,
-                            sym.line,
-                            sym.col,
-                            sym.end_line,
-                            sym.exported,
-                            encode_lines(&sym.bases),
-                            sym.ty.as_ref().map(ValueSource::encode),
-                            encode_lines(&sym.decorators),
-                            encode_list(&sym.param_uses)
-                        ],
-                        |r| r.get(0),
-                    )
-                    .map_err(e)?;
+                let (bases, ty) = (encode_lines(&sym.bases), sym.ty.as_ref().map(ValueSource::encode));
+                let (decorators, param_uses) = (encode_lines(&sym.decorators), encode_list(&sym.param_uses));
+                let row = params![
+                    sym.qname,
+                    sym.name,
+                    sym.kind.as_str(),
+                    file_id,
+                    parent,
+                    sym.line,
+                    sym.col,
+                    sym.end_line,
+                    sym.exported,
+                    bases,
+                    ty,
+                    decorators,
+                    param_uses
+                ];
+                let id = match insert.query_row(row, |r| r.get(0)).optional().map_err(e)? {
+                    Some(id) => id,
+                    None => self.claim_symbol(file_id, &rec.path, row)?,
+                };
                 ids.push(id);
             }
         }
@@ -317,8 +317,65 @@ impl WriteTx<'_> {
         Ok((file_id, ids))
     }
 
+    /// A qname this file defines is taken (by its own previous version, or by another file).
+    /// The file whose path sorts last owns it: the row is updated to this definition when
+    /// that is this file, else this file's claim waits in `shadowed`. Returns the row's id.
+    fn claim_symbol(&self, file_id: i64, path: &str, row: &[&dyn rusqlite::ToSql]) -> Result<i64> {
+        let e = |e| self.err(e);
+        let qname: &dyn rusqlite::ToSql = row[0];
+        let (id, owner, owner_path): (i64, i64, String) = self
+            .tx
+            .prepare_cached("SELECT s.id, s.file_id, f.path FROM symbols s JOIN files f ON f.id = s.file_id WHERE s.qname = ?1")
+            .and_then(|mut s| s.query_row([qname], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?))))
+            .map_err(e)?;
+        let mut shadow = self.tx.prepare_cached("INSERT OR IGNORE INTO shadowed(qname, file_id) VALUES (?1, ?2)").map_err(e)?;
+        if owner != file_id {
+            self.qname_conflicts.set(true);
+        }
+        if owner != file_id && path < owner_path.as_str() {
+            shadow.execute(params![qname, file_id]).map_err(e)?;
+            return Ok(id);
+        }
+        if owner != file_id {
+            shadow.execute(params![qname, owner]).map_err(e)?;
+        }
+        let mut update = self
+            .tx
+            .prepare_cached(
+                "UPDATE symbols SET name = ?2, kind = ?3, file_id = ?4, parent_id = ?5, line = ?6, col = ?7, end_line = ?8,
+                   exported = ?9, bases = ?10, ty = ?11, decorators = ?12, params = ?13
+                 WHERE id = ?1",
+            )
+            .map_err(e)?;
+        let mut values: Vec<&dyn rusqlite::ToSql> = vec![&id];
+        values.extend_from_slice(&row[1..]);
+        update.execute(values.as_slice()).map_err(e)?;
+        Ok(id)
+    }
+
+    /// Whether two files defined one qname in this run (see `claim_symbol`).
+    pub fn had_qname_conflicts(&self) -> bool {
+        self.qname_conflicts.get()
+    }
+
+    /// Files with a claim on a qname that no file owns any more: they are stored again, to
+    /// take it over.
+    pub fn files_reclaiming(&self) -> Result<Vec<String>> {
+        let e = |e| self.err(e);
+        let mut s = self
+            .tx
+            .prepare_cached(
+                "SELECT DISTINCT f.path FROM shadowed sh JOIN files f ON f.id = sh.file_id
+                 WHERE NOT EXISTS (SELECT 1 FROM symbols s WHERE s.qname = sh.qname) ORDER BY f.path",
+            )
+            .map_err(e)?;
+        let paths = s.query_map([], |r| r.get(0)).map_err(e)?.collect::<rusqlite::Result<Vec<String>>>().map_err(e)?;
+        Ok(paths)
+    }
+
     fn delete_facts(&self, file_id: i64) -> Result<()> {
         for sql in [
+            "DELETE FROM shadowed WHERE file_id = ?1",
             "DELETE FROM refs WHERE file_id = ?1",
             "DELETE FROM imports WHERE file_id = ?1",
             "DELETE FROM exports WHERE file_id = ?1",
@@ -352,16 +409,29 @@ impl WriteTx<'_> {
     }
 
     /// Replaces the diagnostics recorded for a path (indexed or skipped).
-    pub fn put_diagnostics(&self, path: &str, diags: &[Diagnostic]) -> Result<()> {
+    /// Replaces the diagnostics of a path; returns whether they differ from the stored ones.
+    pub fn put_diagnostics(&self, path: &str, diags: &[Diagnostic]) -> Result<bool> {
         let e = |e| self.err(e);
         if !self.fresh {
+            let mut old =
+                self.tx.prepare_cached("SELECT kind, message, line FROM diagnostics WHERE path = ?1 ORDER BY rowid").map_err(e)?;
+            let stored = old
+                .query_map([path], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?, r.get::<_, Option<u32>>(2)?)))
+                .map_err(e)?
+                .collect::<rusqlite::Result<Vec<_>>>()
+                .map_err(e)?;
+            let same = stored.len() == diags.len()
+                && stored.iter().zip(diags).all(|((k, m, l), d)| k == d.kind.as_str() && *m == d.message && *l == d.line);
+            if same {
+                return Ok(false);
+            }
             self.tx.prepare_cached("DELETE FROM diagnostics WHERE path = ?1").and_then(|mut s| s.execute([path])).map_err(e)?;
         }
         let mut s = self.tx.prepare_cached("INSERT INTO diagnostics(path, kind, message, line) VALUES (?1, ?2, ?3, ?4)").map_err(e)?;
         for d in diags {
             s.execute(params![path, d.kind.as_str(), d.message, d.line]).map_err(e)?;
         }
-        Ok(())
+        Ok(!diags.is_empty() || !self.fresh)
     }
 
     /// Removes a file that is no longer part of the tree (or is now skipped), with its
@@ -374,18 +444,19 @@ impl WriteTx<'_> {
         Ok(())
     }
 
-    /// Deletes the diagnostics of paths that no longer exist in the tree.
-    pub fn retain_diagnostics(&self, live: &std::collections::HashSet<&str>) -> Result<()> {
+    /// Deletes the diagnostics of paths that are not live; returns whether there were any.
+    pub fn retain_diagnostics(&self, live: &std::collections::HashSet<&str>) -> Result<bool> {
         let paths: Vec<String> = {
             let mut s = self.tx.prepare("SELECT DISTINCT path FROM diagnostics").map_err(|e| self.err(e))?;
             s.query_map([], |r| r.get(0)).map_err(|e| self.err(e))?.collect::<rusqlite::Result<_>>().map_err(|e| self.err(e))?
         };
+        let mut deleted = false;
         for p in paths {
             if !live.contains(p.as_str()) {
-                self.put_diagnostics(&p, &[])?;
+                deleted |= self.put_diagnostics(&p, &[])?;
             }
         }
-        Ok(())
+        Ok(deleted)
     }
 
     /// Interns an external node (package, member or builtin) and returns its id.

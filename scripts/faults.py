@@ -24,6 +24,7 @@ import argparse
 import hashlib
 import os
 import random
+import re
 import shutil
 import signal
 import sqlite3
@@ -66,8 +67,10 @@ class Proc:
         self.p = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                   preexec_fn=preexec)
         self.out, self.err = [], []
-        for stream, sink in ((self.p.stdout, self.out), (self.p.stderr, self.err)):
-            threading.Thread(target=self._pump, args=(stream, sink), daemon=True).start()
+        self.pumps = [threading.Thread(target=self._pump, args=(stream, sink), daemon=True)
+                      for stream, sink in ((self.p.stdout, self.out), (self.p.stderr, self.err))]
+        for t in self.pumps:
+            t.start()
 
     @staticmethod
     def _pump(stream, sink):
@@ -93,6 +96,8 @@ class Proc:
         if self.alive():
             self.p.send_signal(signal.SIGKILL)
         self.p.wait()
+        for t in self.pumps:  # what it wrote before it died is read to the end
+            t.join(timeout=5)
 
 
 def intact(db):
@@ -195,10 +200,13 @@ def kills(ckg, tally, rng, scratch, count, n, serve):
         ok, gen = intact(db)
         after = ckg.export(db)
         tally.before_commit[kind] = tally.before_commit.get(kind, 0) + (gen == gen0)
-        if gen == gen0:
-            same = after == before  # killed before the commit: the old generation, whole
-        else:
-            same = after == ckg.fresh(root, scratch)  # after: the new one, whole
+        # Nothing committed is lost: the database holds at least the last generation the
+        # process reported as committed; and nothing is half-written: with no new generation,
+        # the export is the one from before the batch.
+        reported = [int(g) for l in proc.out + proc.err for g in re.findall(
+            r'"generation":(\d+)|ckg serve: generation (\d+):', l) for g in g if g]
+        last = max(reported, default=gen0)
+        same = gen is not None and gen >= last and (gen != gen0 or after == before)
         ckg.run("index", root, "-q")
         converged = ckg.export(db) == ckg.fresh(root, scratch)
         tally.add(kind, ok, lost=not same, converged=converged,

@@ -228,6 +228,68 @@ fn a_database_removed_while_watching_is_built_again() {
     converges(&repo, &db, &[]);
 }
 
+/// The database made read-only while watching: the update fails (reported, the index keeps
+/// its generation) until it is writable again. As root, permissions do not apply, so the
+/// watcher then runs as `nobody`.
+#[test]
+fn a_database_made_read_only_while_watching() {
+    use std::os::unix::fs::PermissionsExt;
+    let repo = Repo::new();
+    synth_repo(&repo, 5, 1);
+    let set = |p: &Path, mode| std::fs::set_permissions(p, std::fs::Permissions::from_mode(mode)).unwrap();
+    let bin = repo.path().join("ckg-bin");
+    std::fs::copy(env!("CARGO_BIN_EXE_ckg"), &bin).unwrap();
+    set(&bin, 0o755);
+    for dir in walk_dirs(repo.path()) {
+        set(&dir, 0o777);
+    }
+    let is_root = Command::new("id").arg("-u").output().map(|o| String::from_utf8_lossy(&o.stdout).trim() == "0").unwrap_or(false);
+    let mut cmd = if is_root {
+        let mut c = Command::new("setpriv");
+        c.args(["--reuid=65534", "--regid=65534", "--clear-groups"]).arg(&bin);
+        c
+    } else {
+        Command::new(&bin)
+    };
+    cmd.args(["watch", ".", "--json"]).current_dir(repo.path()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    let mut child = cmd.spawn().unwrap();
+    let w = Watcher { stdout: collect(child.stdout.take().unwrap()), stderr: collect(child.stderr.take().unwrap()), child };
+    w.wait_line(false, "\"generation\"");
+    let db = repo.db();
+    let before = export(&db).unwrap();
+    let ckg_dir = db.parent().unwrap().to_path_buf();
+    let files: Vec<_> = std::fs::read_dir(&ckg_dir).unwrap().map(|e| e.unwrap().path()).collect();
+    for f in &files {
+        set(f, 0o444);
+    }
+    set(&ckg_dir, 0o555);
+    repo.write("pkg/m1.py", "def changed():\n    return 1\n");
+    w.wait_line(true, "\"error\"");
+    set(&ckg_dir, 0o777);
+    for f in &files {
+        set(f, 0o666);
+    }
+    intact(&db);
+    assert_eq!(export(&db).unwrap(), before, "a failed update changed the index");
+    // Writable again: the retry (no further change needed) brings the index up to date.
+    converges(&repo, &db, &[]);
+}
+
+fn walk_dirs(root: &Path) -> Vec<std::path::PathBuf> {
+    let mut out = vec![root.to_path_buf()];
+    let mut i = 0;
+    while i < out.len() {
+        for e in std::fs::read_dir(&out[i]).unwrap() {
+            let e = e.unwrap();
+            if e.file_type().unwrap().is_dir() {
+                out.push(e.path());
+            }
+        }
+        i += 1;
+    }
+    out
+}
+
 /// Random changes of every kind in the middle of batches: files deleted, renamed, truncated,
 /// replaced by directories, and a symlink loop (the watcher follows links).
 #[test]

@@ -267,6 +267,9 @@ fn hard_projects_pass_the_resolution_check() {
         project(&[("a.py", &self_imports)]),
         project(&[("a.py", &py_a), ("b.py", &py_b)]),
         project(&[("src/a.ts", &ts_a), ("src/b.ts", &ts_b)]),
+        // Found by resolve_project: a member typed by a path through itself, in an interface
+        // declared twice, overflowed the stack (instance_of started its depth again).
+        project(&[("src/b.ts", &repeat("interface exports extends exports { exports: exports.exports; m(): exports.exports; }\n", 2))]),
         project(&[("a.py", "class A(A.B):\n    class B(A):\n        pass\n\nclass C(C):\n    pass\n")]),
         project(&[
             ("a.py", "from b import B\n\nclass A(B):\n    def f(self):\n        return self.g()\n"),

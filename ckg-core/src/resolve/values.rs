@@ -39,7 +39,7 @@ impl Resolver<'_> {
                 };
             }
             ValueSource::Call(_) => self.call_result(target, depth + 1),
-            ValueSource::New(_) | ValueSource::Annotation(_) => self.instance_of(target),
+            ValueSource::New(_) | ValueSource::Annotation(_) => self.instance_of(target, depth + 1),
             ValueSource::Def(_) | ValueSource::SelfOf(_) | ValueSource::Items(_) | ValueSource::Each(_) => unreachable!("handled above"),
         };
         match result {
@@ -83,12 +83,14 @@ impl Resolver<'_> {
         let owner_file = sym.file?;
         let module = *self.module_sym.get(&owner_file)?;
         let (t, e) = self.path_target(owner_file, module, ty, &LocalBinding::Free, 1)?;
-        (e != UNRESOLVED).then(|| self.instance_of(t)).flatten()
+        (e != UNRESOLVED).then(|| self.instance_of(t, 1)).flatten()
     }
 
-    /// An instance of what a type or constructor path denotes.
-    pub(super) fn instance_of(&self, t: Target) -> Option<Target> {
-        match self.through_values(t, 1) {
+    /// An instance of what a type or constructor path denotes. `depth` goes on through the
+    /// values it looks into: a value can be an instance of itself (`x = new x.y()`), and
+    /// starting again at 1 here recursed until the stack overflowed.
+    pub(super) fn instance_of(&self, t: Target, depth: usize) -> Option<Target> {
+        match self.through_values(t, depth + 1) {
             Target::Sym(id) if self.sym(id).is_some_and(|s| s.kind.is_class_like()) => Some(Target::Instance(id)),
             Target::External(e) => Some(Target::External(e)),
             _ => None,
@@ -159,7 +161,7 @@ impl Resolver<'_> {
             ValueSource::Call(_) => self.call_result(t, depth + 1),
             // A returned function (`return handler`) is that function, not an instance.
             ValueSource::Alias(_) => Some(t),
-            _ => self.instance_of(t),
+            _ => self.instance_of(t, depth + 1),
         }
     }
 

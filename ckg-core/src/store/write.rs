@@ -323,20 +323,21 @@ impl WriteTx<'_> {
     fn claim_symbol(&self, file_id: i64, path: &str, row: &[&dyn rusqlite::ToSql]) -> Result<i64> {
         let e = |e| self.err(e);
         let qname: &dyn rusqlite::ToSql = row[0];
-        let (id, owner, owner_path): (i64, i64, String) = self
+        // An external node of that name (no file) is replaced by the definition.
+        let (id, owner, owner_path): (i64, Option<i64>, Option<String>) = self
             .tx
-            .prepare_cached("SELECT s.id, s.file_id, f.path FROM symbols s JOIN files f ON f.id = s.file_id WHERE s.qname = ?1")
+            .prepare_cached("SELECT s.id, s.file_id, f.path FROM symbols s LEFT JOIN files f ON f.id = s.file_id WHERE s.qname = ?1")
             .and_then(|mut s| s.query_row([qname], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?))))
             .map_err(e)?;
-        let mut shadow = self.tx.prepare_cached("INSERT OR IGNORE INTO shadowed(qname, file_id) VALUES (?1, ?2)").map_err(e)?;
-        if owner != file_id {
+        if let (Some(owner), Some(owner_path)) = (owner, owner_path)
+            && owner != file_id
+        {
             self.qname_conflicts.set(true);
-        }
-        if owner != file_id && path < owner_path.as_str() {
-            shadow.execute(params![qname, file_id]).map_err(e)?;
-            return Ok(id);
-        }
-        if owner != file_id {
+            let mut shadow = self.tx.prepare_cached("INSERT OR IGNORE INTO shadowed(qname, file_id) VALUES (?1, ?2)").map_err(e)?;
+            if path < owner_path.as_str() {
+                shadow.execute(params![qname, file_id]).map_err(e)?;
+                return Ok(id);
+            }
             shadow.execute(params![qname, owner]).map_err(e)?;
         }
         let mut update = self

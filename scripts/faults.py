@@ -100,6 +100,27 @@ class Proc:
             t.join(timeout=5)
 
 
+# What each watching process prints when a batch fails.
+UPDATE_FAILED = {"watch": '"error"', "serve": "error: update failed"}
+
+
+def start(ckg, mode, root, *extra, preexec=None):
+    """`ckg watch ROOT --json` or `ckg serve ROOT --watch` (on a free port), once its first
+    index is done."""
+    if mode == "watch":
+        proc = Proc([ckg.exe, "watch", root, "--json", *extra], preexec=preexec)
+        proc.wait_for("generation")
+    else:
+        proc = Proc([ckg.exe, "serve", root, "--watch", "--addr", "127.0.0.1:0", *extra], preexec=preexec)
+        proc.wait_for("listening")
+        time.sleep(1.5)  # the watcher's first run (nothing changed) prints nothing
+    return proc
+
+
+def label(kind, mode):
+    return kind if mode == "watch" else f"{kind} (serve --watch)"
+
+
 def intact(db):
     try:
         conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
@@ -224,9 +245,10 @@ def umount(path):
     subprocess.run(["umount", "-l", str(path)], capture_output=True)
 
 
-def storage_faults(ckg, tally, rng, scratch, rounds, n):
-    """Disk full, read-only file system, database removed and replaced, under `ckg watch`."""
-    root = Path(scratch) / "storage"
+def storage_faults(ckg, tally, rng, scratch, rounds, n, mode):
+    """Disk full, read-only file system, database removed and replaced, under `ckg watch` or
+    `ckg serve --watch`."""
+    root = Path(scratch) / f"storage-{mode}"
     shutil.rmtree(root, ignore_errors=True)
     root.mkdir()
     make_repo(root, n)
@@ -236,31 +258,31 @@ def storage_faults(ckg, tally, rng, scratch, rounds, n):
         umount(mnt)
     for r in range(rounds):
         if use_tmpfs:
-            disk_full_tmpfs(ckg, tally, rng, scratch, root, mnt, n)
+            disk_full_tmpfs(ckg, tally, rng, scratch, root, mnt, n, mode)
         else:
-            disk_full_rlimit(ckg, tally, rng, scratch, root, mnt)
+            disk_full_rlimit(ckg, tally, rng, scratch, root, mnt, mode)
         # Removed, then replaced by a foreign file (database on the repository's disk).
         db = root / ".ckg" / "index.db"
-        proc = Proc([ckg.exe, "watch", root])
-        proc.wait_for("watching")
+        ckg.run("index", root, "-q")
+        proc = start(ckg, mode, root)
         for suffix in ("", "-wal", "-shm"):
             Path(f"{db}{suffix}").unlink(missing_ok=True)
         noticed = proc.wait_for("removed or replaced", stderr=True, timeout=30)
         converged = wait_converged(ckg, root, db, scratch)
-        tally.add("database removed", noticed and proc.alive() and intact(db)[0], converged=converged)
+        tally.add(label("database removed", mode), noticed and proc.alive() and intact(db)[0], converged=converged)
         db.unlink()
         db.write_bytes(b"not a database " * 100)
         edit_batch(rng, root, n, 2)
-        failed = proc.wait_for("error", stderr=True, timeout=30)
+        failed = proc.wait_for(UPDATE_FAILED[mode], stderr=True, timeout=30)
         untouched = db.read_bytes() == b"not a database " * 100
         db.unlink()
         converged = wait_converged(ckg, root, db, scratch)
-        tally.add("database replaced by a foreign file", failed and untouched and proc.alive(),
+        tally.add(label("database replaced by a foreign file", mode), failed and untouched and proc.alive(),
                   converged=converged)
         proc.kill()
 
 
-def disk_full_tmpfs(ckg, tally, rng, scratch, root, mnt, n):
+def disk_full_tmpfs(ckg, tally, rng, scratch, root, mnt, n, mode):
     """The database on a tmpfs that another file fills: a batch fails; the file goes, and the
     watcher's retry (no change needed) commits. Then the file system is remounted read-only
     during a batch, and writable again."""
@@ -268,44 +290,48 @@ def disk_full_tmpfs(ckg, tally, rng, scratch, root, mnt, n):
     db = mnt / "index.db"
     try:
         ckg.run("index", root, "--db", db, "-q")
-        proc = Proc([ckg.exe, "watch", root, "--db", db, "--json"])
-        proc.wait_for("generation")
+        proc = start(ckg, mode, root, "--db", db)
         before = ckg.export(db)
         ballast = mnt / "ballast"
         free = shutil.disk_usage(mnt).free
         with open(ballast, "wb") as f:
             f.write(b"\0" * max(0, free - rng.randint(16, 96) * 1024))
         (root / "pkg" / "big.py").write_text(big_module(rng.randint(4000, 8000)))
-        failed = proc.wait_for('"error"', stderr=True, timeout=30)
+        failed = proc.wait_for(UPDATE_FAILED[mode], stderr=True, timeout=30)
         ok, _ = intact(db)
         same = ckg.export(db) == before
         ballast.unlink()
         converged = wait_converged(ckg, root, db, scratch)
-        tally.add("disk full (tmpfs)", failed and ok and proc.alive(), lost=failed and not same,
+        tally.add(label("disk full (tmpfs)", mode), failed and ok and proc.alive(), lost=failed and not same,
                   converged=converged, note=None if failed else "the batch did not fail")
         (root / "pkg" / "big.py").unlink()
-        # Read-only file system during a batch, then writable again.
+        # Read-only file system during a batch, then writable again. (Not under serve: its
+        # readers keep the -shm file open for writing, and such a file system cannot be
+        # remounted read-only.)
+        if mode == "serve":
+            proc.kill()
+            return
         wait_converged(ckg, root, db, scratch)
         before = ckg.export(db)
-        errors = sum('"error"' in l for l in proc.err)
+        errors = sum(UPDATE_FAILED[mode] in l for l in proc.err)
         subprocess.run(["mount", "-o", "remount,ro", str(mnt)], check=True)
         edit_batch(rng, root, n, 5)
         end = time.monotonic() + 30
-        while sum('"error"' in l for l in proc.err) == errors and time.monotonic() < end:
+        while sum(UPDATE_FAILED[mode] in l for l in proc.err) == errors and time.monotonic() < end:
             time.sleep(0.02)
-        failed = sum('"error"' in l for l in proc.err) > errors
+        failed = sum(UPDATE_FAILED[mode] in l for l in proc.err) > errors
         ok, _ = intact(db)
         same = ckg.export(db) == before
         subprocess.run(["mount", "-o", "remount,rw", str(mnt)], check=True)
         converged = wait_converged(ckg, root, db, scratch)
-        tally.add("read-only file system", failed and ok and proc.alive(), lost=failed and not same,
+        tally.add(label("read-only file system", mode), failed and ok and proc.alive(), lost=failed and not same,
                   converged=converged, note=None if failed else "the batch did not fail")
         proc.kill()
     finally:
         umount(mnt)
 
 
-def disk_full_rlimit(ckg, tally, rng, scratch, root, mnt):
+def disk_full_rlimit(ckg, tally, rng, scratch, root, mnt, mode):
     """Without the right to mount a tmpfs: no file the watcher writes may grow past a limit
     (EFBIG, as on a full disk). A big module fails the batch; it is removed and an edit comes."""
     shutil.rmtree(mnt, ignore_errors=True)
@@ -319,18 +345,17 @@ def disk_full_rlimit(ckg, tally, rng, scratch, root, mnt):
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
         resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
 
-    proc = Proc([ckg.exe, "watch", root, "--db", db, "--json"], preexec=preexec)
-    proc.wait_for("generation")
+    proc = start(ckg, mode, root, "--db", db, preexec=preexec)
     before = ckg.export(db)
     big = root / "pkg" / "big.py"
     big.write_text(big_module(rng.randint(20000, 40000)))
-    failed = proc.wait_for('"error"', stderr=True, timeout=30)
+    failed = proc.wait_for(UPDATE_FAILED[mode], stderr=True, timeout=30)
     ok, _ = intact(db)
     same = ckg.export(db) == before
     big.unlink()
     write_module(root, 0, 1, rng.randrange(1000))
     converged = wait_converged(ckg, root, db, scratch)
-    tally.add("disk full (file size limit)", failed and ok and proc.alive(), lost=failed and not same,
+    tally.add(label("disk full (file size limit)", mode), failed and ok and proc.alive(), lost=failed and not same,
               converged=converged, note=None if failed else "the batch did not fail")
     proc.kill()
 
@@ -345,14 +370,14 @@ def wait_converged(ckg, root, db, scratch, timeout=60, *extra):
     return False
 
 
-def chaos(ckg, tally, rng, scratch, rounds, n):
-    root = Path(scratch) / "chaos"
+def chaos(ckg, tally, rng, scratch, rounds, n, mode):
+    root = Path(scratch) / f"chaos-{mode}"
     shutil.rmtree(root, ignore_errors=True)
     root.mkdir()
     make_repo(root, n)
     db = root / ".ckg" / "index.db"
-    proc = Proc([ckg.exe, "watch", root, "--follow", "--json", "--debounce-ms", "5"])
-    proc.wait_for("generation")
+    ckg.run("index", root, "-q", "--follow")
+    proc = start(ckg, mode, root, "--follow", "--debounce-ms", "5")
     kinds = ("delete", "rename", "truncate", "directory", "symlink loop", "invalid UTF-8")
     for r in range(rounds):
         edit_batch(rng, root, n, rng.randint(5, n // 2))
@@ -381,8 +406,9 @@ def chaos(ckg, tally, rng, scratch, rounds, n):
             except OSError:
                 pass
         ok, _ = intact(db)
-        converged = wait_converged(ckg, root, db, scratch, 60, "--follow") if r % 5 == 4 else None
-        tally.add("files changing kind mid-batch", ok and proc.alive(), converged=converged)
+        converged = (wait_converged(ckg, root, db, scratch, 60, "--follow")
+                     if r % 5 == 4 or r == rounds - 1 else None)
+        tally.add(label("files changing kind mid-batch", mode), ok and proc.alive(), converged=converged)
     proc.kill()
 
 
@@ -404,8 +430,10 @@ def main():
     with tempfile.TemporaryDirectory(prefix="ckg-faults-") as scratch:
         for step, fn in (("kills (watch)", lambda: kills(ckg, tally, rng, scratch, args.kills, args.modules, False)),
                          ("kills (serve)", lambda: kills(ckg, tally, rng, scratch, args.serve_kills, args.modules, True)),
-                         ("storage", lambda: storage_faults(ckg, tally, rng, scratch, args.rounds, args.modules)),
-                         ("chaos", lambda: chaos(ckg, tally, rng, scratch, args.rounds * 3, args.modules))):
+                         ("storage (watch)", lambda: storage_faults(ckg, tally, rng, scratch, args.rounds, args.modules, "watch")),
+                         ("storage (serve)", lambda: storage_faults(ckg, tally, rng, scratch, args.rounds // 2, args.modules, "serve")),
+                         ("chaos (watch)", lambda: chaos(ckg, tally, rng, scratch, args.rounds * 3, args.modules, "watch")),
+                         ("chaos (serve)", lambda: chaos(ckg, tally, rng, scratch, args.rounds, args.modules, "serve"))):
             t = time.monotonic()
             fn()
             print(f"faults: {step} done in {time.monotonic() - t:.0f} s", file=sys.stderr, flush=True)

@@ -298,13 +298,8 @@ fn files_that_change_kind_in_the_middle_of_batches() {
     synth_repo(&repo, 120, 1);
     let mut w = Watcher::start(&repo, &["watch", ".", "--follow", "--debounce-ms", "5"], None);
     w.wait_line(false, "watching");
-    let mut rng = 0x9e3779b97f4a7c15u64;
-    let mut next = move |n: usize| {
-        rng ^= rng << 13;
-        rng ^= rng >> 7;
-        rng ^= rng << 17;
-        (rng % n as u64) as usize
-    };
+    let mut rng = common::Rng(0x9e37_79b9_7f4a_7c15);
+    let mut next = move |n: usize| rng.below(n);
     for round in 0..12 {
         // Touch many files so that a batch is running while the next changes land.
         for i in 0..40 {

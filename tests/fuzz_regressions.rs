@@ -7,10 +7,12 @@
 #[allow(dead_code)]
 #[path = "../fuzz/src/checks/mod.rs"]
 mod checks;
+mod common;
 
 use std::path::{Path, PathBuf};
 
 use checks::seeds::{self, Seed};
+use common::Rng;
 
 fn root() -> PathBuf {
     seeds::repo_root(env!("CARGO_MANIFEST_DIR"))
@@ -57,26 +59,6 @@ fn replay(target: &str, check: impl Fn(&[u8])) {
     for (path, data) in inputs(target) {
         eprintln!("{target}: {}", path.display());
         check(&data);
-    }
-}
-
-/// xorshift64*: a fixed stream of bytes, the same on every run.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-
-    fn bytes(&mut self, n: usize) -> Vec<u8> {
-        (0..n).map(|_| self.next() as u8).collect()
     }
 }
 

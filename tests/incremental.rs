@@ -10,25 +10,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use ckg_core::index::{IndexConfig, Session, index, index_with};
-use common::{Repo, edges};
-
-/// A small deterministic PRNG (xorshift64*).
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-    fn chance(&mut self, percent: u64) -> bool {
-        self.next() % 100 < percent
-    }
-}
+use common::{Repo, Rng, edges};
 
 #[derive(Clone, Debug)]
 struct Func {

@@ -106,13 +106,13 @@ UPDATE_FAILED = {"watch": '"error"', "serve": "error: update failed"}
 
 def start(ckg, mode, root, *extra, preexec=None):
     """`ckg watch ROOT --json` or `ckg serve ROOT --watch` (on a free port), once its first
-    index is done."""
+    index is done; `proc.ready` says whether it got there."""
     if mode == "watch":
         proc = Proc([ckg.exe, "watch", root, "--json", *extra], preexec=preexec)
-        proc.wait_for("generation")
+        proc.ready = proc.wait_for("generation")
     else:
         proc = Proc([ckg.exe, "serve", root, "--watch", "--addr", "127.0.0.1:0", *extra], preexec=preexec)
-        proc.wait_for("listening")
+        proc.ready = proc.wait_for("listening")
         time.sleep(1.5)  # the watcher's first run (nothing changed) prints nothing
     return proc
 
@@ -193,25 +193,19 @@ class Tally:
         return "\n".join(out + ([""] + notes if notes else [])) + "\n"
 
 
-def kills(ckg, tally, rng, scratch, count, n, serve):
-    """SIGKILL at random points of batches; `serve` kills `ckg serve --watch` instead."""
-    root = Path(scratch) / ("kill-serve" if serve else "kill-watch")
+def kills(ckg, tally, rng, scratch, count, n, mode):
+    """SIGKILL of `ckg watch` or `ckg serve --watch` at random points of batches."""
+    root = Path(scratch) / f"kill-{mode}"
     shutil.rmtree(root, ignore_errors=True)
     root.mkdir()
     make_repo(root, n)
     db = root / ".ckg" / "index.db"
-    kind = "kill (serve --watch)" if serve else "kill (watch)"
+    kind = "kill (watch)" if mode == "watch" else label("kill", mode)
     for k in range(count):
         ckg.run("index", root, "-q")
-        before, (ok0, gen0) = ckg.export(db), intact(db)
-        if serve:
-            cmd = [ckg.exe, "serve", root, "--watch", "--addr", "127.0.0.1:0", "--debounce-ms", "1"]
-            proc = Proc(cmd)
-            started = proc.wait_for("listening", stderr=False) or proc.wait_for("listening", True)
-        else:
-            proc = Proc([ckg.exe, "watch", root, "--json", "--debounce-ms", "1"])
-            started = proc.wait_for("generation")
-        if not started:
+        before, (_, gen0) = ckg.export(db), intact(db)
+        proc = start(ckg, mode, root, "--debounce-ms", "1")
+        if not proc.ready:
             tally.add(kind, False, note=f"did not start: {proc.err[-2:]}")
             proc.kill()
             continue
@@ -428,8 +422,8 @@ def main():
     tally = Tally()
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="ckg-faults-") as scratch:
-        for step, fn in (("kills (watch)", lambda: kills(ckg, tally, rng, scratch, args.kills, args.modules, False)),
-                         ("kills (serve)", lambda: kills(ckg, tally, rng, scratch, args.serve_kills, args.modules, True)),
+        for step, fn in (("kills (watch)", lambda: kills(ckg, tally, rng, scratch, args.kills, args.modules, "watch")),
+                         ("kills (serve)", lambda: kills(ckg, tally, rng, scratch, args.serve_kills, args.modules, "serve")),
                          ("storage (watch)", lambda: storage_faults(ckg, tally, rng, scratch, args.rounds, args.modules, "watch")),
                          ("storage (serve)", lambda: storage_faults(ckg, tally, rng, scratch, args.rounds // 2, args.modules, "serve")),
                          ("chaos (watch)", lambda: chaos(ckg, tally, rng, scratch, args.rounds * 3, args.modules, "watch")),

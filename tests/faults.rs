@@ -95,19 +95,9 @@ fn export(db: &Path) -> Option<String> {
     out.status.success().then(|| String::from_utf8(out.stdout).unwrap())
 }
 
-/// The export of a fresh index of the tree as it is now (into a database outside it).
-fn fresh_export(repo: &Repo, extra: &[&str]) -> String {
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("fresh.db");
-    let out =
-        Command::new(env!("CARGO_BIN_EXE_ckg")).arg("index").arg(repo.path()).arg("--db").arg(&db).arg("-q").args(extra).output().unwrap();
-    assert!(out.status.success(), "fresh index failed: {}", String::from_utf8_lossy(&out.stderr));
-    export(&db).unwrap()
-}
-
 /// Waits until the index at `db` equals a fresh index of the tree (made with `extra` options).
 fn converges(repo: &Repo, db: &Path, extra: &[&str]) {
-    let want = fresh_export(repo, extra);
+    let want = repo.fresh_export(extra);
     let start = Instant::now();
     loop {
         if export(db).as_deref() == Some(want.as_str()) {
@@ -243,14 +233,7 @@ fn a_database_made_read_only_while_watching() {
     for dir in walk_dirs(repo.path()) {
         set(&dir, 0o777);
     }
-    let is_root = Command::new("id").arg("-u").output().map(|o| String::from_utf8_lossy(&o.stdout).trim() == "0").unwrap_or(false);
-    let mut cmd = if is_root {
-        let mut c = Command::new("setpriv");
-        c.args(["--reuid=65534", "--regid=65534", "--clear-groups"]).arg(&bin);
-        c
-    } else {
-        Command::new(&bin)
-    };
+    let mut cmd = common::unprivileged(&bin);
     cmd.args(["watch", ".", "--json"]).current_dir(repo.path()).stdout(Stdio::piped()).stderr(Stdio::piped());
     let mut child = cmd.spawn().unwrap();
     let w = Watcher { stdout: collect(child.stdout.take().unwrap()), stderr: collect(child.stderr.take().unwrap()), child };

@@ -801,18 +801,7 @@ fn a_heuristic_binding_by_unique_method_name_follows_other_files() {
 /// Indexes the repository incrementally and checks the result against a fresh index of it.
 fn assert_incremental_equals_fresh(repo: &Repo, step: &str) {
     repo.index_json(&[]);
-    let dir = tempfile::tempdir().unwrap();
-    let fresh = dir.path().join("fresh.db");
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_ckg"))
-        .arg("index")
-        .arg(repo.path())
-        .arg("--db")
-        .arg(&fresh)
-        .arg("-q")
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    assert_eq!(export(&repo.db()), export(&fresh), "after {step}");
+    assert_eq!(repo.export(), repo.fresh_export(&[]), "after {step}");
 }
 
 /// Found by the package sweep (httplib2): `pkg/__init__.py` defines `helper` and

@@ -161,16 +161,7 @@ fn unreadable_directories_are_reported_and_the_run_goes_on() {
     set(repo.path(), 0o777);
     set(&bin, 0o755);
     set(&repo.path().join("secret"), 0o000);
-    let is_root =
-        std::process::Command::new("id").arg("-u").output().map(|o| String::from_utf8_lossy(&o.stdout).trim() == "0").unwrap_or(false);
-    let mut cmd = if is_root {
-        let mut c = std::process::Command::new("setpriv");
-        c.args(["--reuid=65534", "--regid=65534", "--clear-groups"]).arg(&bin);
-        c
-    } else {
-        std::process::Command::new(&bin)
-    };
-    let out = cmd.args(["index", ".", "--json"]).current_dir(repo.path()).output().unwrap();
+    let out = common::unprivileged(&bin).args(["index", ".", "--json"]).current_dir(repo.path()).output().unwrap();
     set(&repo.path().join("secret"), 0o755);
     assert!(out.status.success(), "stderr: {}", String::from_utf8_lossy(&out.stderr));
     let s: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();

@@ -594,8 +594,6 @@ fn remove_file(tx: &WriteTx, path: &str, state: &FileState, changes: &mut Change
     Ok(())
 }
 
-/// Deletes the files that are gone from the tree (deleted, now ignored, or now skipped) and
-/// records the diagnostics of the skipped ones.
 /// Files whose claim on a qname is free again (its owner dropped the definition or went) are
 /// extracted and stored again, so that the name ends up where a fresh index puts it.
 fn reclaim_shadowed(
@@ -619,6 +617,8 @@ fn reclaim_shadowed(
     Ok(())
 }
 
+/// Deletes the files that are gone from the tree (deleted, now ignored, or now skipped) and
+/// records the diagnostics of the skipped ones.
 fn remove_gone_and_record_skipped(
     tx: &WriteTx,
     discovery: &Discovery,

@@ -26,7 +26,6 @@ no host name is written here.
 import argparse
 import concurrent.futures
 import hashlib
-import io
 import json
 import os
 import random

@@ -84,6 +84,34 @@ impl Repo {
     pub fn export(&self) -> String {
         self.ok(&["export"])
     }
+
+    /// The export of a fresh index of the tree as it is now, built with `extra` options into
+    /// a database outside the tree (what an incremental index must equal).
+    pub fn fresh_export(&self, extra: &[&str]) -> String {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("fresh.db");
+        let run = |cmd: &mut Command| {
+            let out = cmd.output().unwrap();
+            assert!(out.status.success(), "{cmd:?} failed: {}", String::from_utf8_lossy(&out.stderr));
+            out.stdout
+        };
+        let ckg = || Command::new(env!("CARGO_BIN_EXE_ckg"));
+        run(ckg().arg("index").arg(self.path()).arg("--db").arg(&db).arg("-q").args(extra));
+        String::from_utf8(run(ckg().arg("export").arg("--db").arg(&db))).unwrap()
+    }
+}
+
+/// A command that runs `bin` without root's privileges: as `nobody` through `setpriv` when
+/// the tests run as root (permissions do not apply to root), as is otherwise.
+pub fn unprivileged(bin: &Path) -> Command {
+    let is_root = Command::new("id").arg("-u").output().map(|o| String::from_utf8_lossy(&o.stdout).trim() == "0").unwrap_or(false);
+    if is_root {
+        let mut c = Command::new("setpriv");
+        c.args(["--reuid=65534", "--regid=65534", "--clear-groups"]).arg(bin);
+        c
+    } else {
+        Command::new(bin)
+    }
 }
 
 /// Copies a folder tree (skipping `.ckg`), e.g. a fixture into a temporary repository.

@@ -409,8 +409,8 @@ impl WriteTx<'_> {
         Ok(())
     }
 
-    /// Replaces the diagnostics recorded for a path (indexed or skipped).
-    /// Replaces the diagnostics of a path; returns whether they differ from the stored ones.
+    /// Replaces the diagnostics recorded for a path (indexed or skipped); returns whether
+    /// they differ from the stored ones.
     pub fn put_diagnostics(&self, path: &str, diags: &[Diagnostic]) -> Result<bool> {
         let e = |e| self.err(e);
         if !self.fresh {
@@ -432,7 +432,8 @@ impl WriteTx<'_> {
         for d in diags {
             s.execute(params![path, d.kind.as_str(), d.message, d.line]).map_err(e)?;
         }
-        Ok(!diags.is_empty() || !self.fresh)
+        // A fresh build stored nothing before; an update got here because they differ.
+        Ok(!self.fresh || !diags.is_empty())
     }
 
     /// Removes a file that is no longer part of the tree (or is now skipped), with its

@@ -132,11 +132,16 @@ def intact(db):
         return False, None
 
 
-def make_repo(root, n):
+def make_repo(scratch, name, n):
+    """A new repository `scratch/name` of `n` modules per language, each calling the one
+    before; returns its root."""
+    root = Path(scratch) / name
+    shutil.rmtree(root, ignore_errors=True)
+    root.mkdir()
     for i in range(n):
-        prev = (i - 1) % n
-        write_module(root, i, prev, 0)
+        write_module(root, i, (i - 1) % n, 0)
     (root / "pkg" / "__init__.py").write_text("")
+    return root
 
 
 def write_module(root, i, prev, variant):
@@ -195,10 +200,7 @@ class Tally:
 
 def kills(ckg, tally, rng, scratch, count, n, mode):
     """SIGKILL of `ckg watch` or `ckg serve --watch` at random points of batches."""
-    root = Path(scratch) / f"kill-{mode}"
-    shutil.rmtree(root, ignore_errors=True)
-    root.mkdir()
-    make_repo(root, n)
+    root = make_repo(scratch, f"kill-{mode}", n)
     db = root / ".ckg" / "index.db"
     kind = "kill (watch)" if mode == "watch" else label("kill", mode)
     for k in range(count):
@@ -242,10 +244,7 @@ def umount(path):
 def storage_faults(ckg, tally, rng, scratch, rounds, n, mode):
     """Disk full, read-only file system, database removed and replaced, under `ckg watch` or
     `ckg serve --watch`."""
-    root = Path(scratch) / f"storage-{mode}"
-    shutil.rmtree(root, ignore_errors=True)
-    root.mkdir()
-    make_repo(root, n)
+    root = make_repo(scratch, f"storage-{mode}", n)
     mnt = Path(scratch) / "mnt"
     use_tmpfs = mount_tmpfs(mnt, "16m")
     if use_tmpfs:
@@ -365,10 +364,7 @@ def wait_converged(ckg, root, db, scratch, timeout=60, *extra):
 
 
 def chaos(ckg, tally, rng, scratch, rounds, n, mode):
-    root = Path(scratch) / f"chaos-{mode}"
-    shutil.rmtree(root, ignore_errors=True)
-    root.mkdir()
-    make_repo(root, n)
+    root = make_repo(scratch, f"chaos-{mode}", n)
     db = root / ".ckg" / "index.db"
     ckg.run("index", root, "-q", "--follow")
     proc = start(ckg, mode, root, "--follow", "--debounce-ms", "5")

@@ -869,3 +869,54 @@ fn the_diagnostic_of_a_skipped_file_follows_its_edits() {
     assert_incremental_equals_fresh(&repo, "the skipped file's removal");
     assert!(!repo.export().contains("\"diagnostic\""));
 }
+
+/// Keys of object literals and destructuring patterns, JSX attributes and reads through a
+/// local are members of a type declared in another file (a parameter's annotation, a return
+/// type, a type alias's members and the types it intersects): edits of those declarations
+/// re-resolve the files that use them.
+#[test]
+fn keys_follow_the_declared_types_of_other_files() {
+    let repo = Repo::new();
+    let types = "export interface Props { title: string; size: number }\nexport type Opts = { depth: number };\n\
+                 export interface Other { title: string; size: number }\n";
+    repo.write("src/types.ts", types);
+    let comp = |card: &str, load: &str| {
+        format!(
+            "import {{ Props, Opts, Other }} from './types';\n\
+             export const Card = (props: {card}) => null;\n\
+             export function load(opts: Opts): {load} {{ return {{ title: 'x', size: opts.depth }}; }}\n"
+        )
+    };
+    repo.write("src/comp.tsx", comp("Props", "Props"));
+    repo.write(
+        "src/use.tsx",
+        "import { Card, load } from './comp';\n\
+         export const App = () => <Card title=\"a\" size={1} />;\n\
+         export function go() { const { title } = load({ depth: 2 }); const p = load({ depth: 3 }); return p.size + title.length; }\n",
+    );
+    assert_incremental_equals_fresh(&repo, "the first index");
+    let e = edges(&repo.export());
+    for want in [
+        "references src/use.tsx#App -> src/types.ts#Props.title [inferred]",
+        "references src/use.tsx#go -> src/types.ts#Opts.depth [inferred]",
+        "references src/use.tsx#go -> src/types.ts#Props.title [inferred]",
+        "references src/use.tsx#go -> src/types.ts#Props.size [inferred]",
+    ] {
+        assert!(e.contains(&want.to_string()), "{want} not in {e:#?}");
+    }
+    repo.write("src/comp.tsx", comp("Other", "Props"));
+    assert_incremental_equals_fresh(&repo, "a parameter's annotation changed");
+    assert!(edges(&repo.export()).contains(&"references src/use.tsx#App -> src/types.ts#Other.title [inferred]".to_string()));
+    repo.write("src/comp.tsx", comp("Other", "Other"));
+    assert_incremental_equals_fresh(&repo, "a return type changed");
+    repo.write("src/types.ts", types.replace("Props { title", "Props { heading").replace("Other { title", "Other { heading"));
+    assert_incremental_equals_fresh(&repo, "members renamed");
+    repo.write(
+        "src/types.ts",
+        format!("{types}export interface Base {{ depth: number }}\n")
+            .replace("Opts = { depth: number }", "Opts = Base & { width: number }"),
+    );
+    assert_incremental_equals_fresh(&repo, "a type alias intersecting another type");
+    repo.write("src/types.ts", "export interface Props { heading: string }\n");
+    assert_incremental_equals_fresh(&repo, "the types going");
+}

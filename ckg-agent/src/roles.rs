@@ -930,6 +930,12 @@ impl<'i> Finder<'i> {
                 }
                 let Some(f) = self.file(&e.edge.file)? else { continue };
                 let Some(name) = written_name(&f.lines, e.edge.line, e.edge.col) else { continue };
+                // The site must name the member on the typed value (`req.headers.authorization`,
+                // `res.status(404).json`), not use a value taken from it earlier (`header.trim()`
+                // after `const header = req.headers.authorization`).
+                if !chain_names_member(&f.lines, e.edge.line, e.edge.col, &name, member) {
+                    continue;
+                }
                 let rule_id = format!("{}/typed_use", pack.pack.name);
                 self.push(pack, &rule.role, &e.edge.file.clone(), e.edge.line, name, None, &rule_id, &None, &BTreeMap::new(), vec![e.edge]);
             }
@@ -1027,6 +1033,22 @@ fn site_of(registered_at: &Option<Site>) -> Edge {
 /// the member used on it (`req.query` for the `q` of `req.query.q`); after a call in the
 /// chain, the last member (`res.json` for the `json` of `res.status(404).json`); a chain that
 /// starts with a call of a function is written out (`run(err).statusCode`).
+/// Whether the chain written at a site (from the written name's root to the name at `col`,
+/// calls included) goes through `.member`.
+fn chain_names_member(lines: &[String], line: u32, col: u32, name: &str, member: &str) -> bool {
+    let Some(text) = lines.get(line as usize - 1) else { return false };
+    let b = text.as_bytes();
+    let at = (col as usize - 1).min(b.len());
+    let end = (at..b.len()).find(|&i| !(b[i].is_ascii_alphanumeric() || b[i] == b'_' || b[i] == b'$')).unwrap_or(b.len());
+    let root = name.split('.').next().unwrap_or(name);
+    let Some(start) = text[..at].rfind(root) else { return false };
+    let chain = &text[start..end];
+    let needle = format!(".{member}");
+    chain
+        .match_indices(&needle)
+        .any(|(i, _)| chain.as_bytes().get(i + needle.len()).is_none_or(|&c| !(c.is_ascii_alphanumeric() || c == b'_' || c == b'$')))
+}
+
 fn written_name(lines: &[String], line: u32, col: u32) -> Option<String> {
     let text = lines.get(line as usize - 1)?;
     let b = text.as_bytes();
@@ -1079,6 +1101,15 @@ fn written_name(lines: &[String], line: u32, col: u32) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn chains_naming_a_member() {
+        let names = |line: &str, col: u32, name: &str, member: &str| chain_names_member(&[line.to_string()], 1, col, name, member);
+        assert!(names("  const h = req.headers.authorization;", 17, "req.headers", "headers"));
+        assert!(names("  res.status(404).json(x)", 19, "res.json", "status"));
+        assert!(!names("  BEARER.exec(header.trim());", 22, "header.trim", "headers"));
+        assert!(!names("  req.headersSent", 7, "req.headersSent", "headers"));
+    }
 
     #[test]
     fn written_names() {

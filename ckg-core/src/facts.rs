@@ -82,9 +82,10 @@ impl SymbolKind {
         matches!(self, SymbolKind::Function | SymbolKind::Method | SymbolKind::Lambda | SymbolKind::Class)
     }
 
-    /// Classes and what behaves like one for member lookups (interfaces, enums).
+    /// Classes and what behaves like one for member lookups (interfaces, enums, type aliases
+    /// of object types, whose bases are the types they intersect or unite).
     pub fn is_class_like(self) -> bool {
-        matches!(self, SymbolKind::Class | SymbolKind::Interface | SymbolKind::Enum)
+        matches!(self, SymbolKind::Class | SymbolKind::Interface | SymbolKind::Enum | SymbolKind::Type)
     }
 
     /// Symbols that hold a value: reading them is a reference, assigning them a write, and
@@ -118,6 +119,10 @@ pub struct SymbolFact {
     /// Python: uses of this function's parameters as callees (`def apply(f): f()`), so the
     /// resolver can bind them to what each call site passes.
     pub param_uses: Vec<ParamUse>,
+    /// TS/JS: the declared types of a function's parameters by position, as written paths
+    /// (`Props` for `(props: Props)`; empty for a parameter without one), so that an object
+    /// literal passed there, or a JSX attribute of a component, names a member of the type.
+    pub param_types: Vec<String>,
 }
 
 /// A call through a parameter: `f(x)` or `cart.checkout()` inside the function that has the
@@ -145,6 +150,31 @@ pub fn encode_list<T: Serialize>(items: &[T]) -> Option<String> {
 /// The list [`encode_list`] stored (empty for `None`).
 pub fn decode_list<T: serde::de::DeserializeOwned>(s: Option<&str>) -> Vec<T> {
     s.and_then(|s| serde_json::from_str(s).ok()).unwrap_or_default()
+}
+
+/// What a segment of a written path does after naming a member.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Step {
+    /// `a`: the member itself.
+    Member,
+    /// `a()`: what calling it gives.
+    Call,
+    /// `a(#1)`: an instance of the declared type of its parameter at that position (a key of an
+    /// object literal passed there, a JSX attribute: `Comp(#0).title`).
+    Param(u32),
+}
+
+/// A path segment's name and its [`Step`].
+pub fn split_segment(seg: &str) -> (&str, Step) {
+    if let Some(name) = seg.strip_suffix("()") {
+        return (name, Step::Call);
+    }
+    if let Some((name, rest)) = seg.split_once("(#") {
+        if let Some(i) = rest.strip_suffix(')').and_then(|i| i.parse().ok()) {
+            return (name, Step::Param(i));
+        }
+    }
+    (seg, Step::Member)
 }
 
 /// The syntactic form of a reference site.
@@ -180,10 +210,14 @@ pub enum RefKind {
     /// The context manager of a Python `with` (`with ctx:`, `with self.lock():`): its
     /// class's `__enter__` and `__exit__` run there.
     With,
+    /// A key of a TS/JS object literal or destructuring pattern, or a JSX attribute: the
+    /// member of the type its object is checked against (`f({ a: 1 })`, `const { a } = g()`,
+    /// `<Comp a="x"/>`), a `references` edge when that type is known.
+    Key,
 }
 
 impl RefKind {
-    pub const ALL: [RefKind; 13] = [
+    pub const ALL: [RefKind; 14] = [
         RefKind::Call,
         RefKind::New,
         RefKind::Argument,
@@ -197,6 +231,7 @@ impl RefKind {
         RefKind::Patch,
         RefKind::Write,
         RefKind::With,
+        RefKind::Key,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -214,6 +249,7 @@ impl RefKind {
             RefKind::Patch => "patch",
             RefKind::Write => "write",
             RefKind::With => "with",
+            RefKind::Key => "key",
         }
     }
 

@@ -140,6 +140,7 @@ pub const CAPTURES: &[(&str, Capture)] = {
         ("reference.patch", Capture::Reference(R::Patch)),
         ("reference.write", Capture::Reference(R::Write)),
         ("reference.with", Capture::Reference(R::With)),
+        ("reference.key", Capture::Reference(R::Key)),
         ("import.statement", Capture::ImportStatement),
         ("import.require", Capture::ImportRequire),
         ("import.dynamic", Capture::ImportDynamic),

@@ -2,3 +2,5 @@
 (jsx_opening_element name: [(identifier) (member_expression)] @name) @reference.jsx
 (jsx_self_closing_element name: [(identifier) (member_expression)] @name) @reference.jsx
 (jsx_closing_element name: (_) @skip.read)
+; Attributes: members of the component's props type.
+(jsx_attribute (property_identifier) @name @reference.key)

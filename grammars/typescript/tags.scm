@@ -80,12 +80,23 @@
 (update_expression argument: [(identifier) (member_expression)] @name @reference.write)
 (type_identifier) @name @reference.type
 (nested_type_identifier) @name @reference.type
+; Keys of object literals and destructuring patterns: uses of the members of the type they
+; are checked against (extraction writes the path through that type, when the file names it).
+(pair key: (property_identifier) @name @reference.key)
+(object (shorthand_property_identifier) @name @reference.key)
+(pair_pattern key: (property_identifier) @name @reference.key)
+(object_pattern (shorthand_property_identifier_pattern) @name @reference.key)
+(object_assignment_pattern left: (shorthand_property_identifier_pattern) @name @reference.key)
 
 ; Constructor parameter properties: `constructor(private readonly svc: UserService)`.
 (required_parameter (accessibility_modifier) pattern: (identifier) @name) @definition.property
 (required_parameter "readonly" pattern: (identifier) @name) @definition.property
 ; Interface members that are values: `interface Row { id: number }`.
 (interface_declaration body: (_ (property_signature name: (property_identifier) @name) @definition.property))
+; Members of object type aliases: `type Row = { id: number }`, `type R = Base & { id: number }`.
+(type_alias_declaration value: (object_type (property_signature name: (property_identifier) @name) @definition.property))
+(type_alias_declaration value: (intersection_type (object_type (property_signature name: (property_identifier) @name) @definition.property)))
+(type_alias_declaration value: (intersection_type (intersection_type (object_type (property_signature name: (property_identifier) @name) @definition.property))))
 
 ; ---- returned values (a function's obvious return type) ---------------------
 (return_statement (new_expression constructor: [(identifier) (member_expression)] @name) @return.call)

@@ -106,10 +106,11 @@ pub(super) fn name_definitions(
                     col,
                     end_line: node.end_position().row as u32 + 1,
                     exported,
-                    bases: Vec::new(),
+                    bases: if lang.is_script() { typescript::alias_bases(node, src) } else { Vec::new() },
                     ty: declared_type(lang, node, src),
                     decorators: Vec::new(),
                     param_uses: Vec::new(),
+                    param_types: if lang.is_script() { typescript::param_types(node, src) } else { Vec::new() },
                 });
                 qindex.insert(qname, idx);
                 idx

@@ -140,6 +140,7 @@ fn module_symbol(lang: Lang, module: &str, facts: &FileFacts) -> SymbolFact {
         ty: None,
         decorators: Vec::new(),
         param_uses: Vec::new(),
+        param_types: Vec::new(),
     }
 }
 
@@ -349,7 +350,10 @@ impl File<'_, '_> {
         let (src, caps, sym_of_def, def_by_node) = (self.src, &self.caps, &self.sym_of_def, &self.def_by_node);
         for i in 0..facts.refs.len() {
             let r = &facts.refs[i];
-            if r.kind == RefKind::Inherits && !r.path.is_empty() && facts.symbols[r.src as usize].kind == SymbolKind::Class {
+            if r.kind == RefKind::Inherits
+                && !r.path.is_empty()
+                && matches!(facts.symbols[r.src as usize].kind, SymbolKind::Class | SymbolKind::Interface)
+            {
                 let (src_sym, path) = (r.src as usize, r.path.clone());
                 let bases = &mut facts.symbols[src_sym].bases;
                 if !bases.contains(&path) {

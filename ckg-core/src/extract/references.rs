@@ -30,7 +30,7 @@ impl File<'_, '_> {
         let claimed: HashSet<usize> = caps
             .refs
             .iter()
-            .filter(|(k, _, _)| !matches!(k, RefKind::Type | RefKind::Read | RefKind::With))
+            .filter(|(k, _, _)| !matches!(k, RefKind::Type | RefKind::Read | RefKind::With | RefKind::Key))
             .map(|(_, n, _)| n.id())
             .collect();
         // Binding sites are not reads.
@@ -64,6 +64,16 @@ impl File<'_, '_> {
             {
                 continue; // intrinsic elements: <div>
             }
+            // A key of an object literal or a destructuring pattern, a JSX attribute: a use of
+            // the member of the type it is checked against, when the file can name that type.
+            // (A key that defines a method of the literal is that definition.)
+            let key_path = match kind {
+                RefKind::Key => match typescript::key_path(name_node, src).filter(|_| !name_nodes.contains(&name_node.id())) {
+                    Some(p) => Some(p),
+                    None => continue,
+                },
+                _ => None,
+            };
             if kind == RefKind::Read
                 && (caps.skip_read.contains(&name_node.id())
                     || claimed.contains(&name_node.id())
@@ -101,13 +111,14 @@ impl File<'_, '_> {
                     }
                 }
             }
-            if kind != RefKind::Patch && Probe::covers(probe, name_node) {
+            if !matches!(kind, RefKind::Patch | RefKind::Key) && Probe::covers(probe, name_node) {
                 let at = probe.as_ref().map_or(0, |p| p.at);
                 if let Some(fact) = probe_use(lang, name_node, at, src, inner, src_sym, nesting, locals, facts) {
                     Probe::set(probe, fact);
                 }
             }
             let (path, anchor) = match path_of(name_node, src) {
+                _ if key_path.is_some() => (key_path.unwrap_or_default(), name_node),
                 // `setattr(obj, "name", value)` rebinds `obj.name`.
                 _ if kind == RefKind::Patch && name_node.kind() == "call" => match python::setattr_path(name_node, src) {
                     Some(p) => (p, name_node),
@@ -226,7 +237,7 @@ impl File<'_, '_> {
             // Reads and writes matter when they reach outside the function: a module value, an
             // import, a class attribute, a member of something known. Locals are answered from
             // the file itself (`def`), not stored.
-            if matches!(kind, RefKind::Read | RefKind::Write) {
+            if matches!(kind, RefKind::Read | RefKind::Write | RefKind::Key) {
                 let keep = match (&binding, path.contains('.')) {
                     _ if path.is_empty() => false,
                     (LocalBinding::Free, false) => {

@@ -323,11 +323,41 @@ pub(super) fn bind(
         }
         _ => {}
     }
-    let bare = root.strip_suffix("()").unwrap_or(root);
+    let (bare, _) = crate::facts::split_segment(root);
     match lookup_local(bare, pos, inner, nesting, locals) {
         Some(Local::Def(sym)) => LocalBinding::Def(facts.symbols[*sym as usize].qname.clone()),
         Some(Local::Var(v) | Local::Param { value: v, .. }) => LocalBinding::Var(v.clone()),
         None => LocalBinding::Free,
+    }
+}
+
+/// A value written through another local (`result = pytester.runpytest()` with a parameter
+/// `pytester: Pytester`, `const b = a.get()` with `const a = make()`): the path starts again from
+/// where that local's value came from (`Pytester.runpytest`, `make().get`), so that the
+/// resolver, which sees no scopes, can follow it. Other values are returned as they are.
+fn through_local<'l>(value: ValueSource, lookup: impl Fn(&str) -> Option<&'l Local>) -> ValueSource {
+    let (ValueSource::Call(path) | ValueSource::Alias(path) | ValueSource::New(path)) = &value else { return value };
+    let (root, rest) = match path.split_once('.') {
+        Some((root, rest)) => (root, Some(rest)),
+        None => (path.as_str(), None),
+    };
+    if matches!(root, "self" | "cls" | "this" | "super") || root.contains('(') {
+        return value;
+    }
+    let Some(Local::Var(Some(held)) | Local::Param { value: Some(held), .. }) = lookup(root) else { return value };
+    let prefix = match held {
+        ValueSource::Annotation(t) => t.clone(),
+        ValueSource::New(t) | ValueSource::Call(t) if !t.ends_with(')') => format!("{t}()"),
+        ValueSource::Alias(p) => p.clone(),
+        _ => return value,
+    };
+    match (rest, &value) {
+        (Some(rest), ValueSource::Call(_)) => ValueSource::Call(format!("{prefix}.{rest}")),
+        (Some(rest), ValueSource::Alias(_)) => ValueSource::Alias(format!("{prefix}.{rest}")),
+        (Some(rest), _) => ValueSource::New(format!("{prefix}.{rest}")),
+        // `b = a`: what `a` holds.
+        (None, ValueSource::Alias(_)) => held.clone(),
+        (None, _) => value,
     }
 }
 
@@ -451,7 +481,10 @@ impl<'t> File<'t, '_> {
                     };
                     Local::Param { func, index, splat, value: value_source(lang, *node, src) }
                 }
-                (None, _) => Local::Var(value_source(lang, *node, src)),
+                (None, _) => {
+                    let value = value_source(lang, *node, src);
+                    Local::Var(value.map(|v| through_local(v, |root| lookup_local(root, node.start_byte(), Some(scope), nesting, &locals))))
+                }
             };
             let parameter = matches!(local, Local::Param { .. }) || (lang.is_script() && typescript::is_parameter(*node));
             let bindings = locals.entry(scope, &name);

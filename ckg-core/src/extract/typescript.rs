@@ -449,3 +449,208 @@ fn annotation_path(t: Node, src: &[u8]) -> Option<String> {
         _ => None,
     }
 }
+
+/// The named types a type alias intersects or unites (`type R = Base & { id: number }`,
+/// `type S = A | B`), in written order: its members are theirs, looked up like a class's
+/// bases (a member of a union is found on the first type that declares it).
+pub(super) fn alias_bases(node: Node, src: &[u8]) -> Vec<String> {
+    let mut out = Vec::new();
+    if node.kind() != "type_alias_declaration" {
+        return out;
+    }
+    let mut stack: Vec<Node> = node.child_by_field_name("value").into_iter().collect();
+    while let Some(t) = stack.pop() {
+        match t.kind() {
+            "intersection_type" | "union_type" | "parenthesized_type" => {
+                let mut cursor = t.walk();
+                let children: Vec<Node> = t.named_children(&mut cursor).collect();
+                stack.extend(children.into_iter().rev());
+            }
+            _ => {
+                if let Some(p) = annotation_path(t, src) {
+                    if !out.contains(&p) {
+                        out.push(p);
+                    }
+                }
+            }
+        }
+        if out.len() >= 32 {
+            break;
+        }
+    }
+    out
+}
+
+/// The declared types of a function definition's parameters by position (`(props: Props)`
+/// gives `Props`; a parameter without one gives an empty entry; trailing empties dropped).
+/// A component declared `const C: FC<Props> = (props) => …` takes `Props` from its type.
+pub(super) fn param_types(node: Node, src: &[u8]) -> Vec<String> {
+    let func = match node.kind() {
+        "variable_declarator" | "pair" | "public_field_definition" => node.child_by_field_name("value"),
+        _ => Some(node),
+    };
+    let mut out = Vec::new();
+    if let Some(params) = func.and_then(|f| f.child_by_field_name("parameters")) {
+        let mut cursor = params.walk();
+        for p in params.named_children(&mut cursor) {
+            match p.kind() {
+                "comment" => {}
+                // `function f(this: Foo, a: A)`: `this` is not passed.
+                "required_parameter" if p.child_by_field_name("pattern").is_some_and(|n| n.kind() == "this") => {}
+                "required_parameter" | "optional_parameter" => {
+                    out.push(p.child_by_field_name("type").and_then(|t| annotation_path(t, src)).unwrap_or_default())
+                }
+                _ => out.push(String::new()),
+            }
+        }
+    }
+    if node.kind() == "variable_declarator" && out.first().is_none_or(|t| t.is_empty()) {
+        if let Some(props) = node.child_by_field_name("type").and_then(|t| component_props(t, src)) {
+            match out.first_mut() {
+                Some(first) => *first = props,
+                None => out.push(props),
+            }
+        }
+    }
+    while out.last().is_some_and(|t| t.is_empty()) {
+        out.pop();
+    }
+    out
+}
+
+/// The props type of a React function component's declared type (`FC<Props>`,
+/// `React.FunctionComponent<Props>`).
+fn component_props(t: Node, src: &[u8]) -> Option<String> {
+    let inner = if t.kind() == "type_annotation" { t.named_child(0)? } else { t };
+    if inner.kind() != "generic_type" {
+        return None;
+    }
+    let name = text(inner.child_by_field_name("name")?, src);
+    let last = name.rsplit('.').next().unwrap_or(&name);
+    if !matches!(last, "FC" | "VFC" | "FunctionComponent" | "VoidFunctionComponent" | "ComponentType") {
+        return None;
+    }
+    annotation_path(inner.child_by_field_name("type_arguments")?.named_child(0)?, src)
+}
+
+/// The member a key names, as a path through the type its object is checked against:
+/// `f({ a: 1 })` gives `f(#0).a` (the first parameter's declared type), `<Comp title="x"/>`
+/// `Comp(#0).title`, `const { a } = load()` `load().a`, `({ a }: Props) =>` `Props.a`,
+/// `return { a }` in `function make(): Made` `make().a`, nested keys a longer path.
+/// `None` when the object is checked against nothing the file can name.
+pub(super) fn key_path(key: Node, src: &[u8]) -> Option<String> {
+    let parent = key.parent()?;
+    let container = match parent.kind() {
+        "pair" | "pair_pattern" => parent.parent()?,
+        "object" | "object_pattern" => parent,
+        "object_assignment_pattern" => parent.parent()?,
+        "jsx_attribute" => return Some(format!("{}.{}", element_props(parent.parent()?, src)?, text(key, src))),
+        _ => return None,
+    };
+    Some(format!("{}.{}", object_type_path(container, src)?, text(key, src)))
+}
+
+/// `Comp(#0)` for a JSX element `<Comp …>` (not for intrinsic elements such as `<div>`).
+fn element_props(element: Node, src: &[u8]) -> Option<String> {
+    let (path, _) = path_of(element.child_by_field_name("name")?, src)?;
+    (path.contains('.') || path.starts_with(|c: char| c.is_ascii_uppercase())).then(|| format!("{path}(#0)"))
+}
+
+/// The path of the type an object literal or an object pattern is checked against (see
+/// [`key_path`]), climbing through the keys of enclosing objects and patterns.
+fn object_type_path(object: Node, src: &[u8]) -> Option<String> {
+    let mut keys: Vec<String> = Vec::new();
+    let mut node = object;
+    for _ in 0..super::MAX_SCOPE_WALK {
+        let parent = node.parent()?;
+        let base = match parent.kind() {
+            "parenthesized_expression" | "non_null_expression" | "assignment_pattern" => {
+                node = parent;
+                continue;
+            }
+            "satisfies_expression" | "as_expression" => parent.named_child(1).and_then(|t| annotation_path(t, src)),
+            "arguments" => {
+                let call = parent.parent()?;
+                let callee = call.child_by_field_name("function").or_else(|| call.child_by_field_name("constructor"))?;
+                let (path, _) = path_of(callee, src)?;
+                let mut cursor = parent.walk();
+                let index = parent.named_children(&mut cursor).filter(|n| n.kind() != "comment").position(|n| n.id() == node.id())?;
+                Some(format!("{path}(#{index})"))
+            }
+            "pair" | "pair_pattern" if parent.child_by_field_name("value").is_some_and(|v| v.id() == node.id()) => {
+                let key = parent.child_by_field_name("key").filter(|k| k.kind() == "property_identifier")?;
+                keys.push(text(key, src).into_owned());
+                node = parent.parent()?;
+                continue;
+            }
+            "jsx_expression" => {
+                let attr = parent.parent().filter(|a| a.kind() == "jsx_attribute")?;
+                let name = attr.named_child(0).filter(|n| n.kind() == "property_identifier")?;
+                keys.push(text(name, src).into_owned());
+                element_props(attr.parent()?, src)
+            }
+            "variable_declarator" => match parent.child_by_field_name("type") {
+                Some(t) => annotation_path(t, src),
+                // `const { a } = load()`: the pattern is the name, the value is what it takes apart.
+                None if parent.child_by_field_name("name").is_some_and(|n| n.id() == node.id()) => {
+                    parent.child_by_field_name("value").and_then(|v| expression_value(v, src)).and_then(|v| match v {
+                        // `const { a } = require('m')` is an import.
+                        ValueSource::Call(p) if p == "require" => None,
+                        ValueSource::Call(p) => Some(format!("{p}()")),
+                        ValueSource::Alias(p) => Some(p),
+                        _ => None,
+                    })
+                }
+                None => None,
+            },
+            "required_parameter" | "optional_parameter" => parent.child_by_field_name("type").and_then(|t| annotation_path(t, src)),
+            "return_statement" => returned_from(parent, src),
+            "arrow_function" if parent.child_by_field_name("body").is_some_and(|b| b.id() == node.id()) => function_result(parent, src),
+            // `this.state = { … }` (`module.exports = { … }` is an export).
+            "assignment_expression" if parent.child_by_field_name("right").is_some_and(|r| r.id() == node.id()) => parent
+                .child_by_field_name("left")
+                .and_then(|l| path_of(l, src))
+                .map(|(p, _)| p)
+                .filter(|p| p != "exports" && !p.starts_with("module.exports") && !p.starts_with("exports.")),
+            _ => None,
+        };
+        let mut path = base?;
+        for k in keys.iter().rev() {
+            path.push('.');
+            path.push_str(k);
+        }
+        return Some(path);
+    }
+    None
+}
+
+/// The call of the function a `return` statement returns from (`make()`, `this.build()`),
+/// whose declared return type the returned object is checked against.
+fn returned_from(ret: Node, src: &[u8]) -> Option<String> {
+    let mut node = ret;
+    for _ in 0..super::MAX_SCOPE_WALK {
+        node = node.parent()?;
+        if matches!(
+            node.kind(),
+            "function_declaration" | "generator_function_declaration" | "method_definition" | "arrow_function" | "function_expression"
+        ) {
+            return function_result(node, src);
+        }
+    }
+    None
+}
+
+/// `make()` for a function named `make` (a declaration, or an arrow or function expression
+/// assigned to `const make`), `this.make()` for a method; only when it declares its return type.
+fn function_result(func: Node, src: &[u8]) -> Option<String> {
+    func.child_by_field_name("return_type")?;
+    let name = match func.kind() {
+        "function_declaration" | "generator_function_declaration" => text(func.child_by_field_name("name")?, src).into_owned(),
+        "method_definition" => format!("this.{}", text(func.child_by_field_name("name")?, src)),
+        _ => {
+            let decl = func.parent().filter(|p| p.kind() == "variable_declarator")?;
+            text(decl.child_by_field_name("name").filter(|n| n.kind() == "identifier")?, src).into_owned()
+        }
+    };
+    Some(format!("{name}()"))
+}

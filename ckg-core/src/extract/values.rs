@@ -170,6 +170,7 @@ impl<'t> File<'t, '_> {
                         ty: b.value.clone(),
                         decorators: Vec::new(),
                         param_uses: Vec::new(),
+                        param_types: Vec::new(),
                     });
                     qindex.insert(qname, idx);
                     idx

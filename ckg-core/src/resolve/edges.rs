@@ -199,6 +199,18 @@ impl Resolver<'_> {
                 }
                 continue;
             }
+            if r.kind == RefKind::Key {
+                // Only the member the key names: the keys around it have their own sites.
+                let resolved = self.path_target(file, r.src, &r.path, &r.binding, 0);
+                reset_path_notes();
+                if let Some((Target::Sym(id), e)) = resolved
+                    && e != UNRESOLVED
+                    && self.sym(id).is_some_and(|s| s.parent.is_some() && s.kind != SymbolKind::Module)
+                {
+                    out.push(site_edge(r, "references", r.src, Dst::Symbol(id), e, 0));
+                }
+                continue;
+            }
             if r.kind == RefKind::Patch {
                 // Rebinding a member from outside: a function, method or class rebound is
                 // monkey-patching (an edge marked so completeness lists it); a value is a write.
@@ -516,7 +528,7 @@ fn edge_kind(kind: RefKind, target: Option<SymbolKind>) -> &'static str {
         RefKind::Call if target == Some(SymbolKind::Class) => "instantiates",
         RefKind::Call | RefKind::Decorator | RefKind::With => "calls",
         RefKind::New => "instantiates",
-        RefKind::Argument | RefKind::Jsx | RefKind::Type | RefKind::Member | RefKind::Read | RefKind::Patch => "references",
+        RefKind::Argument | RefKind::Jsx | RefKind::Type | RefKind::Member | RefKind::Read | RefKind::Patch | RefKind::Key => "references",
         RefKind::Write => "writes",
         RefKind::Inherits => "inherits",
         RefKind::Implements => "implements",

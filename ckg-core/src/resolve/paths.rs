@@ -4,8 +4,8 @@
 //! site's edges (values, the first container, property getters).
 
 use super::classes::is_getter;
-use super::{CONTAINER, DISPATCH, EXACT, GETTERS, INFERRED, NESTING, Resolver, Target, UNRESOLVED, UPPER_BOUND, VALUES};
-use crate::facts::{LocalBinding, SymbolKind, ValueSource};
+use super::{CONTAINER, DISPATCH, EXACT, GETTERS, INFERRED, NESTING, Resolver, Target, UNRESOLVED, UPPER_BOUND, VALUES, weaker};
+use crate::facts::{LocalBinding, Step, SymbolKind, ValueSource, split_segment};
 
 /// Path resolutions nest (a member's declared type, a class's bases, a variable's value are
 /// paths too); code can make them refer back to themselves (`class A(A.B)`, a property typed
@@ -45,6 +45,7 @@ impl Resolver<'_> {
         let _nested = Nested::enter()?;
         let mut segments = path.split('.');
         let root = segments.next()?;
+        let (bare, step) = split_segment(root);
         let (target, evidence) = match binding {
             LocalBinding::Def(q) => (Target::Sym(self.qname(q)?.id), EXACT),
             LocalBinding::Var(Some(v)) => self.value_target(file, src, v, depth),
@@ -53,11 +54,14 @@ impl Resolver<'_> {
             LocalBinding::SelfOf(class) if root == "cls" && path == "cls" => (Target::Sym(self.qname(class)?.id), INFERRED),
             LocalBinding::SelfOf(class) => (Target::Instance(self.qname(class)?.id), INFERRED),
             LocalBinding::SuperOf(class) => (Target::Super(self.qname(class)?.id), INFERRED),
-            LocalBinding::Free => {
-                let bare = root.strip_suffix("()").unwrap_or(root);
-                let (t, e) = self.free_name(file, src, bare)?;
-                if root.ends_with("()") { (self.call_result(t, depth)?, e) } else { (t, e) }
-            }
+            LocalBinding::Free => self.free_name(file, src, bare)?,
+        };
+        let (target, evidence) = match (step, binding) {
+            (Step::Member, _) | (_, LocalBinding::SelfOf(_) | LocalBinding::SuperOf(_)) => (target, evidence),
+            (_, _) if evidence == UNRESOLVED => (target, evidence),
+            (Step::Call, LocalBinding::Free) => (self.call_result(target, depth)?, evidence),
+            (Step::Call, _) => (self.call_result(target, depth)?, weaker(evidence, INFERRED)),
+            (Step::Param(i), _) => (self.param_type(target, i, depth)?, weaker(evidence, INFERRED)),
         };
         if depth == 0 {
             self.note_value(&target, evidence);
@@ -101,10 +105,7 @@ impl Resolver<'_> {
             if target == Target::Opaque {
                 return Some((Target::Opaque, UNRESOLVED));
             }
-            let (name, call) = match seg.strip_suffix("()") {
-                Some(n) => (n, true),
-                None => (seg, false),
-            };
+            let (name, step) = split_segment(seg);
             if depth == 0 {
                 // Only the member right after such a root (`self.m()`, `shape.area()`).
                 let receiver = match target {
@@ -126,7 +127,14 @@ impl Resolver<'_> {
                 self.note_value(&next, evidence);
                 self.note_container(&next, evidence, i + 1);
             }
-            target = if call { self.call_result(next, depth)? } else { next };
+            target = match step {
+                Step::Member => next,
+                Step::Call => self.call_result(next, depth)?,
+                Step::Param(i) => {
+                    evidence = weaker(evidence, INFERRED);
+                    self.param_type(next, i, depth)?
+                }
+            };
         }
         Some((target, evidence))
     }

@@ -165,6 +165,25 @@ impl Resolver<'_> {
         }
     }
 
+    /// An instance of the declared type of a function's parameter at `index` (a class's: its
+    /// constructor's), resolved in the function's file: what an object literal passed there
+    /// or a JSX element's attributes are checked against.
+    pub(super) fn param_type(&self, t: Target, index: u32, depth: usize) -> Option<Target> {
+        let Target::Sym(id) = self.through_values(t, depth + 1) else { return None };
+        let mut sym = self.sym(id)?;
+        if sym.kind == SymbolKind::Class {
+            sym = self.sym(self.class_member(id, "constructor", false)?.0)?;
+        }
+        let ty = sym.param_types.get(index as usize).filter(|t| !t.is_empty())?;
+        let file = sym.file?;
+        let module = *self.module_sym.get(&file)?;
+        let (t, e) = self.path_target(file, module, ty, &LocalBinding::Free, depth + 1)?;
+        if e == UNRESOLVED {
+            return None;
+        }
+        self.instance_of(t, depth + 1)
+    }
+
     /// What calling a target gives: an instance of a class, a call result of an external.
     pub(super) fn call_result(&self, t: Target, depth: usize) -> Option<Target> {
         match self.through_values(t, depth + 1) {

@@ -17,7 +17,8 @@ impl WriteTx<'_> {
         let mut s = self
             .tx
             .prepare_cached(
-                "SELECT s.qname, s.kind, coalesce(p.qname, ''), s.exported, s.bases, s.ty, s.decorators, s.params FROM symbols s LEFT JOIN symbols p ON p.id = s.parent_id
+                "SELECT s.qname, s.kind, coalesce(p.qname, ''), s.exported, s.bases, s.ty, s.decorators, s.params, s.param_types
+                 FROM symbols s LEFT JOIN symbols p ON p.id = s.parent_id
                  WHERE s.file_id = ?1",
             )
             .map_err(e)?;
@@ -33,6 +34,7 @@ impl WriteTx<'_> {
                         r.get::<_, Option<String>>(5)?.as_deref(),
                         r.get::<_, Option<String>>(6)?.as_deref(),
                         r.get::<_, Option<String>>(7)?.as_deref(),
+                        r.get::<_, Option<String>>(8)?.as_deref(),
                     ),
                 ))
             })
@@ -107,6 +109,7 @@ impl Interface {
                     s.ty.as_ref().map(ValueSource::encode).as_deref(),
                     encode_lines(&s.decorators).as_deref(),
                     encode_list(&s.param_uses).as_deref(),
+                    encode_lines(&s.param_types).as_deref(),
                 ),
             );
         }
@@ -140,8 +143,9 @@ fn symbol_line(
     ty: Option<&str>,
     decorators: Option<&str>,
     params: Option<&str>,
+    param_types: Option<&str>,
 ) -> String {
-    format!("{kind} {parent} {exported} {bases:?} {ty:?} {decorators:?} {params:?}")
+    format!("{kind} {parent} {exported} {bases:?} {ty:?} {decorators:?} {params:?} {param_types:?}")
 }
 
 fn export_line(name: &str, target: Option<&str>, specifier: Option<&str>) -> String {

@@ -32,6 +32,7 @@ pub struct SymbolRow {
     pub ty: Option<ValueSource>,
     pub decorators: Vec<String>,
     pub param_uses: Vec<ParamUse>,
+    pub param_types: Vec<String>,
 }
 
 #[derive(Clone, Debug)]
@@ -125,6 +126,7 @@ impl ResolveInput {
                 ty: sym.ty,
                 decorators: sym.decorators,
                 param_uses: sym.param_uses,
+                param_types: sym.param_types,
             });
         }
         for i in facts.imports {
@@ -224,7 +226,8 @@ fn load_resolve_input(conn: &Connection, refs_of: Option<&std::collections::Hash
         })?
         .collect::<rusqlite::Result<_>>()?;
     // A plain table scan (no index): external nodes are skipped here, names are not needed.
-    let mut s = conn.prepare("SELECT id, qname, kind, file_id, parent_id, exported, bases, ty, decorators, params FROM symbols")?;
+    let mut s =
+        conn.prepare("SELECT id, qname, kind, file_id, parent_id, exported, bases, ty, decorators, params, param_types FROM symbols")?;
     let mut rows = s.query([])?;
     while let Some(r) = rows.next()? {
         let Some(file) = r.get::<_, Option<i64>>(3)? else { continue };
@@ -244,6 +247,7 @@ fn load_resolve_input(conn: &Connection, refs_of: Option<&std::collections::Hash
             ty: r.get::<_, Option<String>>(7)?.as_deref().and_then(ValueSource::decode),
             decorators: r.get::<_, Option<String>>(8)?.map(|b| b.lines().map(String::from).collect()).unwrap_or_default(),
             param_uses: decode_list(r.get::<_, Option<String>>(9)?.as_deref()),
+            param_types: r.get::<_, Option<String>>(10)?.map(|b| b.split('\n').map(String::from).collect()).unwrap_or_default(),
         });
     }
     let mut s =

@@ -6,7 +6,7 @@ use rusqlite::Connection;
 
 /// Bump when the schema or the meaning of stored facts changes; an index with another
 /// version is rebuilt from scratch (it is derived data).
-pub const SCHEMA_VERSION: i64 = 19;
+pub const SCHEMA_VERSION: i64 = 20;
 /// `PRAGMA application_id` of ckg databases ("ckg1").
 pub const APPLICATION_ID: i64 = 0x636b_6731;
 
@@ -40,7 +40,9 @@ CREATE TABLE symbols(
     -- Decorators as written, one per line.
     decorators TEXT,
     -- Python: calls through parameters (JSON), bound at each call site.
-    params TEXT
+    params TEXT,
+    -- TS/JS: the declared types of a function's parameters, one per line (empty: none).
+    param_types TEXT
 ) STRICT;
 -- Clustered by file: a file's references are read and replaced together.
 -- A file's reference facts, as one compact blob (see refblob.rs): they are only ever read

@@ -234,8 +234,9 @@ impl WriteTx<'_> {
             let mut insert = self
                 .tx
                 .prepare_cached(
-                    "INSERT INTO symbols(qname, name, kind, file_id, parent_id, line, col, end_line, exported, bases, ty, decorators, params)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
+                    "INSERT INTO symbols(qname, name, kind, file_id, parent_id, line, col, end_line, exported, bases, ty, decorators, params,
+                       param_types)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)
                      ON CONFLICT(qname) DO NOTHING RETURNING id",
                 )
                 .map_err(e)?;
@@ -243,6 +244,7 @@ impl WriteTx<'_> {
                 let parent = sym.parent.map(|p| ids[p as usize]);
                 let (bases, ty) = (encode_lines(&sym.bases), sym.ty.as_ref().map(ValueSource::encode));
                 let (decorators, param_uses) = (encode_lines(&sym.decorators), encode_list(&sym.param_uses));
+                let param_types = encode_lines(&sym.param_types);
                 let row = params![
                     sym.qname,
                     sym.name,
@@ -256,7 +258,8 @@ impl WriteTx<'_> {
                     bases,
                     ty,
                     decorators,
-                    param_uses
+                    param_uses,
+                    param_types
                 ];
                 let id = match insert.query_row(row, |r| r.get(0)).optional().map_err(e)? {
                     Some(id) => id,
@@ -344,7 +347,8 @@ impl WriteTx<'_> {
             .tx
             .prepare_cached(
                 "UPDATE symbols SET name = ?2, kind = ?3, file_id = ?4, parent_id = ?5, line = ?6, col = ?7, end_line = ?8,
-                   exported = ?9, bases = ?10, ty = ?11, decorators = ?12, params = ?13
+                   exported = ?9, bases = ?10, ty = ?11, decorators = ?12, params = ?13,
+                   param_types = ?14
                  WHERE id = ?1",
             )
             .map_err(e)?;

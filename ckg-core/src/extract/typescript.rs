@@ -564,7 +564,14 @@ fn object_type_path(object: Node, src: &[u8]) -> Option<String> {
     for _ in 0..super::MAX_SCOPE_WALK {
         let parent = node.parent()?;
         let base = match parent.kind() {
-            "parenthesized_expression" | "non_null_expression" | "assignment_pattern" => {
+            // Either branch of `c ? { … } : { … }`, `a ?? { … }`: checked against the same type.
+            "parenthesized_expression" | "non_null_expression" | "assignment_pattern" | "ternary_expression" => {
+                node = parent;
+                continue;
+            }
+            "binary_expression"
+                if parent.child_by_field_name("operator").is_some_and(|o| matches!(o.kind(), "??" | "||" | "&&")) =>
+            {
                 node = parent;
                 continue;
             }

@@ -117,8 +117,11 @@ impl File<'_, '_> {
                     Probe::set(probe, fact);
                 }
             }
-            let (path, anchor) = match path_of(name_node, src) {
-                _ if key_path.is_some() => (key_path.unwrap_or_default(), name_node),
+            let written = match key_path {
+                Some(p) => Some((p, name_node)),
+                None => path_of(name_node, src),
+            };
+            let (path, anchor) = match written {
                 // `setattr(obj, "name", value)` rebinds `obj.name`.
                 _ if kind == RefKind::Patch && name_node.kind() == "call" => match python::setattr_path(name_node, src) {
                     Some(p) => (p, name_node),

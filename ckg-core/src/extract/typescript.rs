@@ -569,9 +569,7 @@ fn object_type_path(object: Node, src: &[u8]) -> Option<String> {
                 node = parent;
                 continue;
             }
-            "binary_expression"
-                if parent.child_by_field_name("operator").is_some_and(|o| matches!(o.kind(), "??" | "||" | "&&")) =>
-            {
+            "binary_expression" if parent.child_by_field_name("operator").is_some_and(|o| matches!(o.kind(), "??" | "||" | "&&")) => {
                 node = parent;
                 continue;
             }

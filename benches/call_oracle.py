@@ -125,44 +125,63 @@ def ckg_edges(src):
     return symbols, edges
 
 
-def main():
+def arguments():
     ap = argparse.ArgumentParser()
     ap.add_argument("--misses", type=int, default=25, help="missed edges to list")
     ap.add_argument("--keep", action="store_true", help="keep the work folder")
-    a = ap.parse_args()
+    return ap.parse_args()
+
+
+def work_copy(corpus_id, name):
+    """Builds ckg (unless CKG names a binary), fetches the corpus when it is missing, and copies
+    it into a new work folder: (the folder, the copy)."""
     if not os.environ.get("CKG"):
         sh(["cargo", "build", "--release", "--locked", "-q"], cwd=ROOT)
-    src_cache = os.path.join(CACHE, "py-oracle", "src")
+    src_cache = os.path.join(CACHE, corpus_id, "src")
     if not os.path.isdir(src_cache):
-        sh(["bash", os.path.join(ROOT, "corpora", "fetch.sh"), "py-oracle"])
-    work = tempfile.mkdtemp(prefix="ckg-oracle-")
-    src = os.path.join(work, "click")
-    sh(["cp", "-r", src_cache, src])
-    observed, tests = observed_edges(src, work)
-    symbols, edges = ckg_edges(src)
-    # Only edges between functions both sides know (a function ckg has no node for, such as a
-    # function defined by exec, cannot be scored).
-    known = {(a, b) for a, b in observed if a in symbols and b in symbols}
+        sh(["bash", os.path.join(ROOT, "corpora", "fetch.sh"), corpus_id])
+    work = tempfile.mkdtemp(prefix=f"ckg-{corpus_id}-")
+    copy = os.path.join(work, name)
+    sh(["cp", "-r", src_cache, copy])
+    return work, copy
+
+
+def report(args, work, known, edges, callers, summary, observed_line):
+    """Prints recall and the observed share of ckg's edges from the functions that ran, and
+    the first missed edges; removes the work folder unless asked to keep it."""
     found = [e for e in known if edges.get(e, 9) <= 1]
     found_h = [e for e in known if edges.get(e, 9) <= 2]
-    callers = {a for a, _ in observed}
-    mine = [(e, r) for e, r in edges.items() if e[0] in callers and e[1] in symbols and r <= 1]
-    seen = sum(1 for e, _ in mine if e in observed)
-    print(f"click 8.1.8 test suite: {tests}")
-    print(f"observed calls between package functions: {len(observed)} ({len(known)} between functions ckg has nodes for)")
+    mine = [e for e, r in edges.items() if e[0] in callers and r <= 1]
+    seen = sum(1 for e in mine if e in known)
+    print(summary)
+    print(observed_line)
     print(f"recall (exact + inferred): {len(found)} / {len(known)} = {len(found) / max(len(known), 1):.3f}")
     print(f"recall (with heuristic):   {len(found_h)} / {len(known)} = {len(found_h) / max(len(known), 1):.3f}")
     print(f"ckg's edges (exact + inferred) from the {len(callers)} functions the tests ran: {len(mine)}, observed: "
           f"{seen} ({seen / max(len(mine), 1):.3f})")
     missed = sorted(e for e in known if e not in found)
-    if missed and a.misses:
-        print(f"\nsome missed edges ({a.misses} of {len(missed)}):")
-        for e in missed[: a.misses]:
+    if missed and args.misses:
+        print(f"\nsome missed edges ({min(args.misses, len(missed))} of {len(missed)}):")
+        for e in missed[: args.misses]:
             print(f"  {e[0]} -> {e[1]}")
-    if a.keep:
+    if args.keep:
         print(f"\nwork folder: {work}")
     else:
         subprocess.run(["rm", "-rf", work])
+
+
+def main():
+    a = arguments()
+    work, src = work_copy("py-oracle", "click")
+    observed, tests = observed_edges(src, work)
+    symbols, edges = ckg_edges(src)
+    # Only edges between functions both sides know (a function ckg has no node for, such as a
+    # function defined by exec, cannot be scored).
+    known = {(a, b) for a, b in observed if a in symbols and b in symbols}
+    callers = {a for a, _ in observed}
+    edges = {e: r for e, r in edges.items() if e[1] in symbols}
+    report(a, work, known, edges, callers, f"click 8.1.8 test suite: {tests}",
+           f"observed calls between package functions: {len(observed)} ({len(known)} between functions ckg has nodes for)")
 
 
 if __name__ == "__main__":

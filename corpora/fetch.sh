@@ -27,6 +27,7 @@ py-s|default|pypi|requests|2.34.2|requests-2.34.2.tar.gz|f288924cae4e29463698d6d
 py-m|default|pypi|pytest|9.2.0|pytest-9.2.0.tar.gz|97c4f3b1f3c7414aa36465e09b8220f1d03627993bd51b1282e193753c80557b|TOP
 py-l|default|pypi|django|5.2.19|django-5.2.19.tar.gz|ad03d8abc51dbff95ebf34b27123cf0c26a3b62db7ba0cd520783686362533d1|TOP
 py-oracle|optional|pypi|click|8.1.8|click-8.1.8.tar.gz|ed53c9d8990d83c2a27deae68e4ee337473f6330c040a31d4225c9574d16096a|TOP
+js-oracle|optional|npm|qs|6.13.0|qs-6.13.0.tgz|abffeabbdedc8e466c1bd75227e14ceb76e77f61be475dfcee0d3bbe6dd608fd|package/lib,package/test
 py-l2|optional|pypi|sympy|1.14.0|sympy-1.14.0.tar.gz|d3d3fe8df1e5a0b42f0e7bdf50541697dbe7d23746e894990c030e2b05e72517|TOP
 py-xl|optional|pypi|salt|3007.1|salt-3007.1.tar.gz|b933ac4cb3e4b1118b46dada55c9cc6bdc6f0f94b4c92877aec44b25c6a28c9a|TOP
 ts-s|default|npm|@trpc/server|11.25.2|trpc-server-11.25.2.tgz|43d5562bf3d3ca2ba55bb37a91020c19d90ddaa3359a1eb55e5fefc62c6cb29a|package/src

@@ -29,6 +29,14 @@
 (enum_assignment name: (property_identifier) @name) @definition.constant
 (internal_module name: [(identifier) (nested_identifier)] @name) @definition.namespace
 (module name: [(identifier) (nested_identifier)] @name) @definition.namespace
+; CommonJS: `module.exports = function () {}` is the module's `default`; `exports.x = function
+; () {}` and `module.exports.x = …` define `x`.
+(expression_statement (assignment_expression left: (member_expression) @_lhs right: [(function_expression) (arrow_function)] @definition.function)
+  (#eq? @_lhs "module.exports"))
+(expression_statement (assignment_expression left: (member_expression object: (identifier) @_o property: (property_identifier) @name)
+  right: [(function_expression) (arrow_function)]) @definition.function (#eq? @_o "exports"))
+(expression_statement (assignment_expression left: (member_expression object: (member_expression) @_o property: (property_identifier) @name)
+  right: [(function_expression) (arrow_function)]) @definition.function (#eq? @_o "module.exports"))
 ; `this.x = ...` in a method: a property of the class (where no field declares it).
 ((assignment_expression left: (member_expression object: (this) property: (property_identifier) @name)) @definition.property)
 

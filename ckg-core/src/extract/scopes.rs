@@ -426,7 +426,12 @@ impl<'t> File<'t, '_> {
             let name = text(*node, src).into_owned();
             // `Node::parent` walks down from the root: look it up once per binding.
             let parent = node.parent();
-            let def = assigned_def(parent);
+            // `var f = function g() { … g() … }`: inside, `g` is the function itself (the
+            // definition named by its declarator or key).
+            let own_name = parent
+                .filter(|p| p.kind() == "function_expression")
+                .and_then(|f| def_by_node.get(&f.id()).or_else(|| f.parent().and_then(|d| def_by_node.get(&d.id()))).copied());
+            let def = assigned_def(parent).or(own_name);
             let mut scope = nesting.scope_of(point.2);
             // Python's `:=` in a comprehension and TS's `var` bind in the enclosing function.
             let hoisted = if is_py { parent.is_some_and(|p| p.kind() == "named_expression") } else { typescript::declared_var(*node) };

@@ -199,6 +199,8 @@ fn commonjs_exports(assign: Node, src: &[u8], facts: &mut FileFacts, line: u32, 
     if lhs == "module.exports" {
         match right.kind() {
             "identifier" => push("module.exports".into(), ident(right)),
+            // `module.exports = function () {}`: the module's `default` definition.
+            "function_expression" | "arrow_function" => push("module.exports".into(), Some("default".into())),
             "object" => {
                 let mut c = right.walk();
                 for p in right.named_children(&mut c) {

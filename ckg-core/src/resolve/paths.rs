@@ -43,6 +43,12 @@ impl Resolver<'_> {
         depth: usize,
     ) -> Option<(Target, &'static str)> {
         let _nested = Nested::enter()?;
+        // CommonJS: `exports` and `module.exports` are the module's own exports object.
+        let commonjs = *binding == LocalBinding::Free && self.file_lang(file).is_script();
+        let path = match path.strip_prefix("module.") {
+            Some(rest) if commonjs && (rest == "exports" || rest.starts_with("exports.")) => rest,
+            _ => path,
+        };
         let mut segments = path.split('.');
         let root = segments.next()?;
         let (bare, step) = split_segment(root);
@@ -54,6 +60,7 @@ impl Resolver<'_> {
             LocalBinding::SelfOf(class) if root == "cls" && path == "cls" => (Target::Sym(self.qname(class)?.id), INFERRED),
             LocalBinding::SelfOf(class) => (Target::Instance(self.qname(class)?.id), INFERRED),
             LocalBinding::SuperOf(class) => (Target::Super(self.qname(class)?.id), INFERRED),
+            LocalBinding::Free if commonjs && root == "exports" => (Target::Module(file), EXACT),
             LocalBinding::Free => self.free_name(file, src, bare)?,
         };
         let (target, evidence) = match (step, binding) {

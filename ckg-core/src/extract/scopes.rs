@@ -466,6 +466,11 @@ impl<'t> File<'t, '_> {
             if globals.contains(&(scope, name.clone())) {
                 continue;
             }
+            // `const db = require('./db')` in a function binds an import of that function's
+            // scope (as `import` in a Python function does), not a local value.
+            if lang.is_script() && typescript::bound_by_require(*node, src) {
+                continue;
+            }
             // A parameter: its scope is the `def` it belongs to.
             let func_node = iv[scope].def.map(|d| caps.defs[d].1).filter(|f| is_py && f.kind() == "function_definition");
             let param = func_node.and_then(|f| python::parameter_of(f, *node).map(|(index, splat)| (f, index, splat)));

@@ -775,6 +775,32 @@ fn parameter_flow_edges_follow_edits_of_the_callee_file_only() {
     assert!(edges(&repo.export()).contains(&flow));
 }
 
+/// The same in TypeScript: a function that calls its parameter, in another file.
+#[test]
+fn typescript_parameter_flow_follows_edits_of_the_callee_file() {
+    let repo = Repo::new();
+    repo.write("lib.ts", "export function apply(f: () => number): number {\n  return f();\n}\n");
+    repo.write(
+        "main.ts",
+        "import { apply } from './lib';\nfunction double(): number { return 2; }\nexport function go() { return apply(double); }\n",
+    );
+    assert_incremental_equals_fresh(&repo, "the first index");
+    let flow = "calls lib.ts#apply -> main.ts#double [inferred]".to_string();
+    assert!(edges(&repo.export()).contains(&flow), "{:#?}", edges(&repo.export()));
+    repo.write("lib.ts", "export function apply(f: () => number): number {\n  return 0 + String(f).length;\n}\n");
+    assert_incremental_equals_fresh(&repo, "apply no longer calling its parameter");
+    assert!(!edges(&repo.export()).contains(&flow));
+    repo.write("lib.ts", "export function apply(g: number, f: () => number): number {\n  return f() + g;\n}\n");
+    assert_incremental_equals_fresh(&repo, "the parameter moved to the second position");
+    assert!(!edges(&repo.export()).contains(&flow), "main.ts passes double first, which apply does not call");
+    repo.write(
+        "main.ts",
+        "import { apply } from './lib';\nfunction double(): number { return 2; }\nexport function go() { return apply(1, double); }\n",
+    );
+    assert_incremental_equals_fresh(&repo, "the caller passing it second");
+    assert!(edges(&repo.export()).contains(&flow));
+}
+
 #[test]
 fn a_heuristic_binding_by_unique_method_name_follows_other_files() {
     let repo = Repo::new();

@@ -161,7 +161,8 @@ impl File<'_, '_> {
                 continue; // CommonJS `require('x')` is an import
             }
             let mut args = Vec::new();
-            if is_py && !path.is_empty() && matches!(kind, RefKind::Call | RefKind::Decorator) {
+            // Calls through parameters and the values a call passes (Python; TS/JS calls too).
+            if !path.is_empty() && (is_py && kind == RefKind::Decorator || kind == RefKind::Call) {
                 let root = path.split('.').next().unwrap_or(&path);
                 let local = if root.ends_with("()") { None } else { lookup_local(root, point.0, inner, nesting, locals) };
                 let splat_param = |p: &str| {
@@ -171,12 +172,13 @@ impl File<'_, '_> {
                 match local {
                     // Calling a value taken out of `*args` / `**kwargs` (`kwargs["cb"]()`,
                     // `kwargs.get("cb")()`, `cb = kwargs.pop("cb"); cb()`): **kwargs dispatch, a gap.
-                    Some(Local::Param { splat: 1 | 2, .. }) if kind == RefKind::Call && python::takes_from_container(&path) => {
+                    Some(Local::Param { splat: 1 | 2, .. }) if is_py && kind == RefKind::Call && python::takes_from_container(&path) => {
                         path = String::new();
                         computed = true;
                     }
                     Some(Local::Var(Some(v @ (ValueSource::Call(p) | ValueSource::Alias(p)))))
-                        if kind == RefKind::Call
+                        if is_py
+                            && kind == RefKind::Call
                             && splat_param(p)
                             && python::takes_from_container(&if matches!(v, ValueSource::Call(_)) {
                                 format!("{p}()")
@@ -187,8 +189,12 @@ impl File<'_, '_> {
                         path = String::new();
                         computed = true;
                     }
-                    // A call through a parameter: bound later to what each call site passes.
-                    Some(&Local::Param { func, index, splat: 0, .. }) if kind == RefKind::Call && !matches!(root, "self" | "cls") => {
+                    // A call through a parameter: bound later to what each call site passes. (TS/JS:
+                    // only a call of the parameter itself, `fn()`; a method called on it,
+                    // `res.status()`, is resolved through its declared type where it is written.)
+                    Some(&Local::Param { func, index, splat: 0, .. })
+                        if kind == RefKind::Call && !matches!(root, "self" | "cls") && (is_py || !path.contains('.')) =>
+                    {
                         let rest = path.split_once('.').map(|(_, r)| r.to_string()).unwrap_or_default();
                         let caller = facts.symbols[src_sym as usize].qname.clone();
                         param_uses.push((func, ParamUse { index, name: root.to_string(), caller, rest, each: false }));
@@ -207,8 +213,8 @@ impl File<'_, '_> {
                 }
                 if !path.is_empty() {
                     args = match kind {
-                        RefKind::Call if role_node.kind() == "call" => {
-                            call_args(role_node, src, inner, src_sym, nesting, locals, def_by_node, facts)
+                        RefKind::Call if matches!(role_node.kind(), "call" | "call_expression") => {
+                            call_args(lang, role_node, src, inner, src_sym, nesting, locals, def_by_node, facts)
                         }
                         // `@logged` above `def add`: `add` is the decorator's argument.
                         RefKind::Decorator => name_node

@@ -474,10 +474,20 @@ impl<'t> File<'t, '_> {
             // A parameter: its scope is the `def` it belongs to.
             let func_node = iv[scope].def.map(|d| caps.defs[d].1).filter(|f| is_py && f.kind() == "function_definition");
             let param = func_node.and_then(|f| python::parameter_of(f, *node).map(|(index, splat)| (f, index, splat)));
+            // TS/JS: the function a parameter belongs to is the definition named by it or by its
+            // declarator or key (`const apply = (f) => f()`).
+            let script_param = typescript::parameter_of(*node).filter(|_| lang.is_script()).and_then(|(f, index, splat)| {
+                let func = def_by_node.get(&f.id()).or_else(|| f.parent().and_then(|d| def_by_node.get(&d.id())))?;
+                Some((*func, index, splat))
+            });
             // A constructor parameter property is the class's property, in the constructor too.
             let def = def.or_else(|| parent.filter(|p| p.kind() == "required_parameter").and_then(|p| def_by_node.get(&p.id()).copied()));
             let local = match (def, param) {
                 (Some(sym), _) => Local::Def(sym),
+                (None, None) if script_param.is_some() => {
+                    let (func, index, splat) = script_param.expect("checked");
+                    Local::Param { func, index, splat, value: value_source(lang, *node, src) }
+                }
                 (None, Some((func_node, index, splat))) if def_by_node.contains_key(&func_node.id()) => {
                     let func = def_by_node[&func_node.id()];
                     // `self` / `cls` of a method is not passed by the call.

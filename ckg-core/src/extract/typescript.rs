@@ -661,3 +661,37 @@ fn function_result(func: Node, src: &[u8]) -> Option<String> {
     };
     Some(format!("{name}()"))
 }
+
+/// When `ident` is a plain parameter of a function (`(a, b) =>`, `function f(a: A)`, `x =>`;
+/// not a name inside a destructured parameter): the function's node and the parameter's
+/// position, and whether it is a rest parameter (`...args`: 1).
+pub(super) fn parameter_of(ident: Node) -> Option<(Node, Option<u32>, u8)> {
+    let parent = ident.parent()?;
+    // `x => …`: the arrow's only parameter.
+    if parent.kind() == "arrow_function" && parent.child_by_field_name("parameter").is_some_and(|p| p.id() == ident.id()) {
+        return Some((parent, Some(0), 0));
+    }
+    let (param, splat) = match parent.kind() {
+        "required_parameter" | "optional_parameter" if parent.child_by_field_name("pattern").is_some_and(|p| p.id() == ident.id()) => {
+            (parent, 0)
+        }
+        "rest_pattern" => (parent.parent().filter(|p| p.kind() == "required_parameter").unwrap_or(parent), 1),
+        "formal_parameters" => (ident, 0),
+        _ => return None,
+    };
+    let list = if param.kind() == "formal_parameters" { param } else { param.parent()? };
+    let list = if list.kind() == "formal_parameters" { list } else { list.parent().filter(|l| l.kind() == "formal_parameters")? };
+    let func = list.parent()?;
+    let mut index = 0u32;
+    let mut c = list.walk();
+    for p in list.named_children(&mut c) {
+        if p.kind() == "comment" || p.child_by_field_name("pattern").is_some_and(|n| n.kind() == "this") {
+            continue;
+        }
+        if p.id() == param.id() || p.id() == ident.id() {
+            return Some((func, (splat == 0).then_some(index), splat));
+        }
+        index += 1;
+    }
+    None
+}

@@ -46,11 +46,13 @@ pub(super) fn declared_type(lang: Lang, node: Node, src: &[u8]) -> Option<ValueS
 /// through that parameter.
 pub(super) type AttrParams = HashMap<String, (u32, Option<u32>, String)>;
 
-/// The values a Python call passes, by position or keyword, as far as they can be followed:
-/// names (bound in the file's scopes where local), lambdas, calls of free names, literal
-/// containers. Splats are kept as `*` / `**` markers.
+/// The values a call passes, by position or (Python) keyword, as far as they can be followed:
+/// names (bound in the file's scopes where local), lambdas and function expressions that are
+/// definitions, calls of free names, Python's literal containers. Splats and spreads are kept
+/// as `*` / `**` markers.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn call_args(
+    lang: Lang,
     call: Node,
     src: &[u8],
     inner: Option<usize>,
@@ -60,24 +62,28 @@ pub(super) fn call_args(
     def_by_node: &HashMap<usize, u32>,
     facts: &FileFacts,
 ) -> Vec<(String, ValueSource)> {
-    let Some(list) = call.child_by_field_name("arguments").filter(|a| a.kind() == "argument_list") else { return Vec::new() };
+    let Some(list) = call.child_by_field_name("arguments").filter(|a| matches!(a.kind(), "argument_list" | "arguments")) else {
+        return Vec::new();
+    };
     let value = |n: Node| -> Option<ValueSource> {
         match n.kind() {
-            "identifier" | "attribute" => {
+            "identifier" | "attribute" | "member_expression" => {
                 let (p, _) = path_of(n, src)?;
-                match bind(Lang::Python, &p, n.start_byte(), inner, src_sym, nesting, locals, facts) {
+                match bind(lang, &p, n.start_byte(), inner, src_sym, nesting, locals, facts) {
                     LocalBinding::Free => Some(ValueSource::Alias(p)),
                     // `self.stop`: a member of the instance (resolved through the method's class).
-                    LocalBinding::SelfOf(_) if p.starts_with("self.") => Some(ValueSource::Alias(p)),
+                    LocalBinding::SelfOf(_) if p.starts_with("self.") || p.starts_with("this.") => Some(ValueSource::Alias(p)),
                     LocalBinding::Def(q) if !p.contains('.') => Some(ValueSource::Def(q)),
                     LocalBinding::Var(v) if !p.contains('.') => v,
                     _ => None,
                 }
             }
-            "lambda" => def_by_node.get(&n.id()).map(|&d| ValueSource::Def(facts.symbols[d as usize].qname.clone())),
-            "call" => {
+            "lambda" | "arrow_function" | "function_expression" => {
+                def_by_node.get(&n.id()).map(|&d| ValueSource::Def(facts.symbols[d as usize].qname.clone()))
+            }
+            "call" | "call_expression" => {
                 let (p, _) = path_of(n.child_by_field_name("function")?, src)?;
-                let free = bind(Lang::Python, &p, n.start_byte(), inner, src_sym, nesting, locals, facts) == LocalBinding::Free;
+                let free = bind(lang, &p, n.start_byte(), inner, src_sym, nesting, locals, facts) == LocalBinding::Free;
                 free.then_some(ValueSource::Call(p))
             }
             "list" | "tuple" | "dictionary" => python::items(n, src, 0),
@@ -95,7 +101,7 @@ pub(super) fn call_args(
                     out.push((text(name, src).into_owned(), v));
                 }
             }
-            "list_splat" => out.push(("*".to_string(), ValueSource::Alias(short_text(a, src)))),
+            "list_splat" | "spread_element" => out.push(("*".to_string(), ValueSource::Alias(short_text(a, src)))),
             "dictionary_splat" => out.push(("**".to_string(), ValueSource::Alias(short_text(a, src)))),
             "comment" => {}
             _ => {

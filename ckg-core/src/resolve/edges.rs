@@ -332,6 +332,15 @@ impl Resolver<'_> {
                 Some((Target::Instance(_), _))
                     if value_use && matches!(r.binding, LocalBinding::Var(_) | LocalBinding::Free) && !r.path.contains('.') => {}
                 Some((Target::External(ref e), _)) if value_use && e.ends_with(')') => {}
+                // Calling an instance (`self.type(value)` with `type: ParamType`, `handler()` with
+                // `handler = Handler()`) runs its class's `__call__`, not the class; without one
+                // the callee is not known.
+                Some((Target::Instance(class), evidence)) if r.kind == RefKind::Call && evidence != UNRESOLVED => {
+                    match self.class_member(class, "__call__", false) {
+                        Some((call, _)) => out.push(site_edge(r, "calls", r.src, Dst::Symbol(call), weaker(evidence, INFERRED), 0)),
+                        None => out.push(site_edge(r, "calls", r.src, Dst::Unresolved(r.path.clone()), UNRESOLVED, 0)),
+                    }
+                }
                 Some((target, evidence)) if evidence != UNRESOLVED && target != Target::Opaque => {
                     self.push_call_edges(&mut out, r, &target, evidence, !lang.is_script());
                     if !r.args.is_empty() {

@@ -412,9 +412,14 @@ pub(super) fn parameter_of(func: Node, ident: Node) -> Option<(Option<u32>, u8)>
 
 /// A `@staticmethod` (its first parameter is passed by the call).
 pub(super) fn is_static(func: Node, src: &[u8]) -> bool {
+    has_decorator(func, src, "@staticmethod")
+}
+
+/// Whether a `def` is decorated with exactly `decorator` (`@classmethod`).
+pub(super) fn has_decorator(func: Node, src: &[u8], decorator: &str) -> bool {
     let Some(decorated) = func.parent().filter(|p| p.kind() == "decorated_definition") else { return false };
     let mut c = decorated.walk();
-    decorated.named_children(&mut c).any(|d| d.kind() == "decorator" && text(d, src).trim() == "@staticmethod")
+    decorated.named_children(&mut c).any(|d| d.kind() == "decorator" && text(d, src).trim() == decorator)
 }
 
 /// Whether a path takes a value out of a container (`kwargs.[cb]`, `kwargs.get()`,

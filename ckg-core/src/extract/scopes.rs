@@ -349,6 +349,9 @@ fn through_local<'l>(value: ValueSource, lookup: impl Fn(&str) -> Option<&'l Loc
         ValueSource::Annotation(t) => t.clone(),
         ValueSource::New(t) | ValueSource::Call(t) if !t.ends_with(')') => format!("{t}()"),
         ValueSource::Alias(p) => p.clone(),
+        // The instance of a method whose first parameter is not named `self` (`__self`):
+        // written as `self`, which the resolver binds from the method the value is read in.
+        ValueSource::SelfOf(_) => "self".to_string(),
         _ => return value,
     };
     match (rest, &value) {
@@ -493,13 +496,26 @@ impl<'t> File<'t, '_> {
                     // `self` / `cls` of a method is not passed by the call.
                     let bound = facts.symbols[func as usize].kind == SymbolKind::Method
                         && !*static_def.entry(func).or_insert_with(|| python::is_static(func_node, src));
+                    let first = bound && index == Some(0);
                     let index = match (index, bound) {
                         (Some(0), true) => None,
                         (Some(i), true) => Some(i - 1),
                         (i, false) => i,
                         (None, true) => None,
                     };
-                    Local::Param { func, index, splat, value: value_source(lang, *node, src) }
+                    // The first parameter of an instance method is the instance, whatever its
+                    // name (`def invoke(__self, …)`; `self` itself is bound as such already).
+                    let value = match facts.symbols[func as usize].parent {
+                        Some(class)
+                            if first
+                                && facts.symbols[class as usize].kind == SymbolKind::Class
+                                && !python::has_decorator(func_node, src, "@classmethod") =>
+                        {
+                            Some(ValueSource::SelfOf(facts.symbols[class as usize].qname.clone()))
+                        }
+                        _ => value_source(lang, *node, src),
+                    };
+                    Local::Param { func, index, splat, value }
                 }
                 (None, _) => {
                     let value = value_source(lang, *node, src);

@@ -406,6 +406,11 @@ impl Resolver<'_> {
     /// instance whose class is an upper bound, to the overrides of its subclasses.
     fn push_call_edges(&self, out: &mut Vec<EdgeRow>, r: &RefRow, target: &Target, evidence: &'static str, python: bool) {
         self.push_edge(out, r, r.kind, r.src, target, evidence, python);
+        if let (RefKind::Call, Target::Sym(f)) = (r.kind, target) {
+            for wrapper in self.wrappers(*f) {
+                out.push(site_edge(r, "calls", r.src, Dst::Symbol(wrapper), INFERRED, 0));
+            }
+        }
         if let (RefKind::Call, Target::Sym(m), Some(class)) = (r.kind, target, DISPATCH.with(|d| d.get()))
             && self.sym(*m).is_some_and(|s| s.kind == SymbolKind::Method)
         {
@@ -413,6 +418,31 @@ impl Resolver<'_> {
                 out.push(site_edge(r, "calls", r.src, Dst::Symbol(o), INFERRED, 0));
             }
         }
+    }
+
+    /// The functions that run when a decorated function is called: for each decorator of the
+    /// repository that returns a function of its own which calls the decorator's parameter
+    /// (`def logged(f): def wrapper(): f() … return wrapper`), that function. (A decorator
+    /// factory, `@route("/")`, returns the decorator, not a wrapper: it has no such call and
+    /// gives nothing.) Decorators are resolved in the decorated function's file; stacked ones
+    /// each give theirs.
+    fn wrappers(&self, f: i64) -> Vec<i64> {
+        let Some(sym) = self.sym(f).filter(|s| matches!(s.kind, SymbolKind::Function | SymbolKind::Method)) else { return Vec::new() };
+        let (Some(file), false) = (sym.file, sym.decorators.is_empty()) else { return Vec::new() };
+        let Some(&module) = self.module_sym.get(&file) else { return Vec::new() };
+        let mut out = Vec::new();
+        for d in &sym.decorators {
+            let Some((Target::Sym(dec), e)) = self.path_target(file, module, d, &LocalBinding::Free, 1) else { continue };
+            let Some(decorator) = self.sym(dec).filter(|s| e != UNRESOLVED && s.kind == SymbolKind::Function) else { continue };
+            let calls_the_original = |q: &str| decorator.param_uses.iter().any(|u| u.index == Some(0) && u.caller == q);
+            if let Some(ValueSource::Def(q)) = &decorator.ty
+                && calls_the_original(q)
+                && let Some(w) = self.qname(q).filter(|w| matches!(w.kind, SymbolKind::Function) && w.id != f)
+            {
+                out.push(w.id);
+            }
+        }
+        out
     }
 
     /// A path that goes into a class, enum or namespace to reach a member uses it: a

@@ -214,10 +214,13 @@ pub enum RefKind {
     /// member of the type its object is checked against (`f({ a: 1 })`, `const { a } = g()`,
     /// `<Comp a="x"/>`), a `references` edge when that type is known.
     Key,
+    /// What a Python `for` loop or comprehension iterates over (`for row in table:`): its
+    /// class's `__iter__` runs there, and the `__next__` of the iterator that returns.
+    Iter,
 }
 
 impl RefKind {
-    pub const ALL: [RefKind; 14] = [
+    pub const ALL: [RefKind; 15] = [
         RefKind::Call,
         RefKind::New,
         RefKind::Argument,
@@ -232,6 +235,7 @@ impl RefKind {
         RefKind::Write,
         RefKind::With,
         RefKind::Key,
+        RefKind::Iter,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -250,6 +254,7 @@ impl RefKind {
             RefKind::Write => "write",
             RefKind::With => "with",
             RefKind::Key => "key",
+            RefKind::Iter => "iter",
         }
     }
 

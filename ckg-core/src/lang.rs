@@ -141,6 +141,7 @@ pub const CAPTURES: &[(&str, Capture)] = {
         ("reference.write", Capture::Reference(R::Write)),
         ("reference.with", Capture::Reference(R::With)),
         ("reference.key", Capture::Reference(R::Key)),
+        ("reference.iter", Capture::Reference(R::Iter)),
         ("import.statement", Capture::ImportStatement),
         ("import.require", Capture::ImportRequire),
         ("import.dynamic", Capture::ImportDynamic),

@@ -55,6 +55,9 @@
 ; Context managers: `with ctx:` / `with self.lock() as l:` run `__enter__` and `__exit__`
 ; (extraction takes the manager out of an `as` pattern).
 (with_item value: (_) @name @reference.with)
+; What a loop or a comprehension iterates over: its class's `__iter__` / `__next__` run there.
+(for_statement right: [(identifier) (attribute) (call)] @name @reference.iter)
+(for_in_clause right: [(identifier) (attribute) (call)] @name @reference.iter)
 (type [(identifier) (attribute)] @name @reference.type)
 (type (subscript value: [(identifier) (attribute)] @name @reference.type))
 (type (generic_type (identifier) @name @reference.type))

@@ -30,7 +30,7 @@ impl File<'_, '_> {
         let claimed: HashSet<usize> = caps
             .refs
             .iter()
-            .filter(|(k, _, _)| !matches!(k, RefKind::Type | RefKind::Read | RefKind::With | RefKind::Key))
+            .filter(|(k, _, _)| !matches!(k, RefKind::Type | RefKind::Read | RefKind::With | RefKind::Key | RefKind::Iter))
             .map(|(_, n, _)| n.id())
             .collect();
         // Binding sites are not reads.

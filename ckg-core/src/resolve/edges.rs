@@ -101,7 +101,7 @@ impl Resolver<'_> {
         };
         for r in refs {
             if r.path.is_empty() {
-                if matches!(r.kind, RefKind::Argument | RefKind::Read | RefKind::Member | RefKind::Type) {
+                if matches!(r.kind, RefKind::Argument | RefKind::Read | RefKind::Member | RefKind::Type | RefKind::Iter) {
                     continue; // a computed value passed along (`f(rows[0].id)`) is data, not a call
                 }
                 // A dynamic site (`obj[name]()`): a completeness gap, kept with its text.
@@ -177,8 +177,9 @@ impl Resolver<'_> {
                 }
             }
             reset_path_notes();
-            if r.kind == RefKind::With {
-                // `with ctx:` runs `ctx.__enter__()` and `ctx.__exit__(...)`.
+            if matches!(r.kind, RefKind::With | RefKind::Iter) {
+                // `with ctx:` runs `ctx.__enter__()` and `ctx.__exit__(...)`; `for x in xs:`
+                // runs `xs.__iter__()`, then `__next__` of the iterator that returns.
                 let resolved = self.path_target(file, r.src, &r.path, &r.binding, 0);
                 let class = match resolved {
                     Some((Target::Instance(c), e)) if e != UNRESOLVED => Some(c),
@@ -190,11 +191,20 @@ impl Resolver<'_> {
                     }
                     _ => None,
                 };
-                if let Some(class) = class {
+                let Some(class) = class else { continue };
+                if r.kind == RefKind::With {
                     for name in ["__enter__", "__exit__"] {
                         if let Some((m, _)) = self.class_member(class, name, false) {
                             out.push(site_edge(r, "calls", r.src, Dst::Symbol(m), INFERRED, 0));
                         }
+                    }
+                } else if let Some((iter, _)) = self.class_member(class, "__iter__", false) {
+                    out.push(site_edge(r, "calls", r.src, Dst::Symbol(iter), INFERRED, 0));
+                    let iterator = self.sym(iter).and_then(|s| self.type_of(s, 1));
+                    if let Some(Target::Instance(it)) = iterator
+                        && let Some((next, _)) = self.class_member(it, "__next__", false)
+                    {
+                        out.push(site_edge(r, "calls", r.src, Dst::Symbol(next), INFERRED, 0));
                     }
                 }
                 continue;
@@ -565,7 +575,7 @@ fn reset_path_notes() {
 fn edge_kind(kind: RefKind, target: Option<SymbolKind>) -> &'static str {
     match kind {
         RefKind::Call if target == Some(SymbolKind::Class) => "instantiates",
-        RefKind::Call | RefKind::Decorator | RefKind::With => "calls",
+        RefKind::Call | RefKind::Decorator | RefKind::With | RefKind::Iter => "calls",
         RefKind::New => "instantiates",
         RefKind::Argument | RefKind::Jsx | RefKind::Type | RefKind::Member | RefKind::Read | RefKind::Patch | RefKind::Key => "references",
         RefKind::Write => "writes",

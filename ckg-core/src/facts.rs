@@ -303,6 +303,35 @@ pub enum ValueSource {
 }
 
 impl ValueSource {
+    /// A value that is any one of `values` (`c ? a : b`, `h = a` in one branch and `h = b` in
+    /// another): written as the elements of a container the name takes each of, like a loop
+    /// variable. Nested alternatives are flattened, repeats dropped; `None` when there are none,
+    /// the value itself when there is one.
+    pub fn one_of(values: impl IntoIterator<Item = ValueSource>) -> Option<ValueSource> {
+        let mut flat: Vec<ValueSource> = Vec::new();
+        for v in values {
+            let more = match v {
+                ValueSource::Each(inner) => match *inner {
+                    ValueSource::Items(items) => items.into_iter().map(|(_, v)| v).collect(),
+                    other => vec![ValueSource::Each(Box::new(other))],
+                },
+                v => vec![v],
+            };
+            for v in more {
+                if !flat.contains(&v) {
+                    flat.push(v);
+                }
+            }
+        }
+        match flat.len() {
+            0 => None,
+            1 => flat.pop(),
+            _ => Some(ValueSource::Each(Box::new(ValueSource::Items(
+                flat.into_iter().enumerate().map(|(i, v)| (i.to_string(), v)).collect(),
+            )))),
+        }
+    }
+
     /// A compact text form stored in the database: `call:a.b`, `new:Foo`, `alias:x`, `type:T`.
     pub fn encode(&self) -> String {
         match self {

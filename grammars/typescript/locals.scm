@@ -26,4 +26,6 @@
 (catch_clause parameter: (identifier) @local.definition)
 (catch_clause parameter: [(object_pattern) (array_pattern)] @local.pattern)
 (for_in_statement left: (identifier) @local.definition)
+; A reassignment rebinds the name where it is declared (bound there, not in the block it is in).
+(assignment_expression left: (identifier) @local.definition)
 (type_parameter name: (type_identifier) @local.definition)

@@ -205,16 +205,7 @@ pub(super) fn value_source(ident: Node, src: &[u8]) -> Option<ValueSource> {
                     return Some(v);
                 }
             }
-            let right = parent.child_by_field_name("right")?;
-            match right.kind() {
-                "call" => {
-                    let f = right.child_by_field_name("function")?;
-                    path_of(f, src).map(|(p, _)| ValueSource::Call(p))
-                }
-                "identifier" | "attribute" => path_of(right, src).map(|(p, _)| ValueSource::Alias(p)),
-                "dictionary" | "list" | "tuple" => items(right, src, 0),
-                _ => None,
-            }
+            assigned_value(ident).and_then(|v| expression_value(v, src, 0))
         }
         // `for f in [a, b]`, `for f in handlers`: each element.
         "for_statement" | "for_in_clause" if parent.child_by_field_name("left") == Some(ident) => {
@@ -239,23 +230,80 @@ pub(super) fn value_source(ident: Node, src: &[u8]) -> Option<ValueSource> {
                 _ => None,
             }
         }
-        // `a, b = f, g`: element-wise.
-        "pattern_list" | "tuple_pattern" => {
-            let assign = parent.parent().filter(|a| a.kind() == "assignment")?;
-            let right = assign.child_by_field_name("right").filter(|r| matches!(r.kind(), "expression_list" | "tuple"))?;
-            let mut c = parent.walk();
-            let index = parent.named_children(&mut c).position(|n| n.id() == ident.id())?;
-            let mut c = right.walk();
-            let value = right.named_children(&mut c).nth(index)?;
-            match value.kind() {
-                "call" => path_of(value.child_by_field_name("function")?, src).map(|(p, _)| ValueSource::Call(p)),
-                "identifier" | "attribute" => path_of(value, src).map(|(p, _)| ValueSource::Alias(p)),
-                _ => None,
-            }
-        }
+        // `a, (b, c) = f, (g, h)`, `first, *rest = f, g, h`: element-wise.
+        "pattern_list" | "tuple_pattern" | "list_pattern" => assigned_value(ident).and_then(|v| expression_value(v, src, 0)),
         "typed_parameter" | "typed_default_parameter" => {
             let t = parent.child_by_field_name("type")?;
             annotation_path(t, src).map(ValueSource::Annotation)
+        }
+        _ => None,
+    }
+}
+
+/// The expression a name of an assignment's target is given: the right-hand side (past chained
+/// targets: `a = b = f`), or its element at the name's place in a (nested, starred) tuple
+/// target (`a, (b, c) = f, (g, h)`, `first, *rest, last = …`).
+fn assigned_value(ident: Node) -> Option<Node> {
+    // From the name up to the assignment: (index, elements, index of a starred element).
+    let mut places: Vec<(usize, usize, Option<usize>)> = Vec::new();
+    let mut cur = ident;
+    let assign = loop {
+        let parent = cur.parent()?;
+        match parent.kind() {
+            "pattern_list" | "tuple_pattern" | "list_pattern" => {
+                let mut c = parent.walk();
+                let elements: Vec<Node> = parent.named_children(&mut c).filter(|n| n.kind() != "comment").collect();
+                let index = elements.iter().position(|n| n.id() == cur.id())?;
+                let star = elements.iter().position(|n| n.kind() == "list_splat_pattern");
+                places.push((index, elements.len(), star));
+                cur = parent;
+            }
+            "assignment" if parent.child_by_field_name("left") == Some(cur) => break parent,
+            _ => return None,
+        }
+        if places.len() > 8 {
+            return None;
+        }
+    };
+    let mut value = assign.child_by_field_name("right")?;
+    while value.kind() == "assignment" {
+        value = value.child_by_field_name("right")?;
+    }
+    for &(index, len, star) in places.iter().rev() {
+        if !matches!(value.kind(), "expression_list" | "tuple" | "list") {
+            return None;
+        }
+        let mut c = value.walk();
+        let elements: Vec<Node> = value.named_children(&mut c).filter(|n| n.kind() != "comment").collect();
+        if elements.iter().any(|n| n.kind() == "list_splat") {
+            return None;
+        }
+        let at = match star {
+            Some(s) if index == s => return None,
+            Some(s) if index > s => (elements.len() + index).checked_sub(len)?,
+            _ => index,
+        };
+        value = *elements.get(at)?;
+    }
+    Some(value)
+}
+
+/// The value an expression gives, as far as written: a call, a name or attribute, a literal
+/// container, or either branch of `a if c else b` / `a or b` (a value that is one of several).
+fn expression_value(value: Node, src: &[u8], depth: usize) -> Option<ValueSource> {
+    match value.kind() {
+        "call" => path_of(value.child_by_field_name("function")?, src).map(|(p, _)| ValueSource::Call(p)),
+        "identifier" | "attribute" => path_of(value, src).map(|(p, _)| ValueSource::Alias(p)),
+        "dictionary" | "list" | "tuple" => items(value, src, 0),
+        "parenthesized_expression" if depth < 4 => expression_value(value.named_child(0)?, src, depth + 1),
+        "conditional_expression" | "boolean_operator" if depth < 4 => {
+            let branches: Vec<Node> = if value.kind() == "boolean_operator" {
+                vec![value.child_by_field_name("left")?, value.child_by_field_name("right")?]
+            } else {
+                // `body if condition else alternative`
+                vec![value.named_child(0)?, value.named_child(2)?]
+            };
+            ValueSource::one_of(branches.into_iter().filter_map(|b| expression_value(b, src, depth + 1)))
         }
         _ => None,
     }

@@ -206,6 +206,9 @@ pub(super) struct Binding {
     pub(super) effective: usize,
     pub(super) site: usize,
     pub(super) local: Local,
+    /// A rebinding made in one branch of a conditional, a loop body or a `try` body: that
+    /// branch's extent. A use outside it may still see the binding before (a join).
+    pub(super) branch: Option<(usize, usize)>,
 }
 
 /// The bindings of one name in one scope, by position: a use sees the last binding before it
@@ -242,12 +245,79 @@ pub(super) fn binding_at(bindings: &Bindings, pos: usize) -> &Binding {
     bindings.iter().rev().find(|b| b.effective <= pos).or(bindings.first()).expect("non-empty")
 }
 
+/// The bindings that may reach a use at `pos`: the last one before it and, while that one was
+/// made in a branch the use is not in (`if …: h = a` / `else: h = b`, a loop or `try` body),
+/// the one before it too. The last binding comes first.
+pub(super) fn reaching(bindings: &Bindings, pos: usize) -> Vec<&Binding> {
+    let Some(mut i) = bindings.iter().rposition(|b| b.effective <= pos) else {
+        return bindings.first().into_iter().collect();
+    };
+    let mut out = vec![&bindings[i]];
+    while let Some((start, end)) = bindings[i].branch {
+        if i == 0 || (start <= pos && pos < end) {
+            break;
+        }
+        i -= 1;
+        out.push(&bindings[i]);
+    }
+    out
+}
+
+/// The extent of the branch a binding is made in, inside its own scope: the arm of an `if`
+/// (`elif` / `else` clause, consequence), a loop's body, a `try` body or handler, a `case`.
+/// A rebinding in a function nested in the scope (a closure's `h = b`) runs when that function
+/// is called: its extent. `None` when the binding runs whenever its scope does up to it.
+fn branch_of(ident: Node, scope: (usize, usize)) -> Option<(usize, usize)> {
+    let mut child = ident;
+    for _ in 0..64 {
+        let parent = child.parent()?;
+        match parent.kind() {
+            "function_definition"
+            | "class_definition"
+            | "lambda"
+            | "module"
+            | "program"
+            | "function_declaration"
+            | "function_expression"
+            | "arrow_function"
+            | "method_definition"
+            | "class_body"
+            | "generator_function"
+            | "generator_function_declaration" => {
+                let nested = scope.0 < parent.start_byte() && parent.end_byte() <= scope.1;
+                return nested.then(|| (parent.start_byte(), parent.end_byte()));
+            }
+            "if_statement"
+            | "for_statement"
+            | "for_in_statement"
+            | "while_statement"
+            | "try_statement"
+            | "switch_body"
+            | "match_statement"
+            | "conditional_expression"
+            | "ternary_expression"
+                if parent.child_by_field_name("condition").is_none_or(|c| c.id() != child.id())
+                    && !matches!(child.kind(), "finally_clause") =>
+            {
+                return Some((child.start_byte(), child.end_byte()));
+            }
+            _ => child = parent,
+        }
+    }
+    None
+}
+
 /// Where a binding written at `ident` takes effect: after the statement that assigns it.
 fn effective_position(ident: Node, parent: Option<Node>) -> usize {
     let mut cur = parent;
     for _ in 0..4 {
         match cur {
-            Some(p) if matches!(p.kind(), "assignment" | "variable_declarator" | "named_expression" | "augmented_assignment") => {
+            Some(p)
+                if matches!(
+                    p.kind(),
+                    "assignment" | "variable_declarator" | "named_expression" | "augmented_assignment" | "assignment_expression"
+                ) =>
+            {
                 return p.end_byte();
             }
             // A comprehension's variable is bound in the whole comprehension, the element
@@ -324,27 +394,60 @@ pub(super) fn bind(
         _ => {}
     }
     let (bare, _) = crate::facts::split_segment(root);
-    match lookup_local(bare, pos, inner, nesting, locals) {
+    let reaching = lookup_reaching(bare, pos, inner, nesting, locals);
+    if reaching.len() > 1 {
+        return LocalBinding::Var(join(&reaching, facts));
+    }
+    match reaching.first().map(|b| &b.local) {
         Some(Local::Def(sym)) => LocalBinding::Def(facts.symbols[*sym as usize].qname.clone()),
         Some(Local::Var(v) | Local::Param { value: v, .. }) => LocalBinding::Var(v.clone()),
         None => LocalBinding::Free,
     }
 }
 
+/// The value of a name several bindings may reach (`if …: h = a` / `else: h = b`): any one of
+/// theirs, written as the elements of a container the name takes each of. Unknown values are
+/// left out; `None` when none is known.
+fn join(reaching: &[&Binding], facts: &FileFacts) -> Option<ValueSource> {
+    ValueSource::one_of(reaching.iter().filter_map(|b| match &b.local {
+        Local::Def(sym) => Some(ValueSource::Def(facts.symbols[*sym as usize].qname.clone())),
+        // A value that is itself one of several (a loop variable) is not followed further.
+        Local::Var(Some(ValueSource::Each(inner))) | Local::Param { value: Some(ValueSource::Each(inner)), .. }
+            if !matches!(inner.as_ref(), ValueSource::Items(_)) =>
+        {
+            None
+        }
+        Local::Var(v) | Local::Param { value: v, .. } => v.clone(),
+    }))
+}
+
 /// A value written through another local (`result = pytester.runpytest()` with a parameter
 /// `pytester: Pytester`, `const b = a.get()` with `const a = make()`): the path starts again from
 /// where that local's value came from (`Pytester.runpytest`, `make().get`), so that the
-/// resolver, which sees no scopes, can follow it. Other values are returned as they are.
-fn through_local<'l>(value: ValueSource, lookup: impl Fn(&str) -> Option<&'l Local>) -> ValueSource {
-    let (ValueSource::Call(path) | ValueSource::Alias(path) | ValueSource::New(path)) = &value else { return value };
+/// resolver, which sees no scopes, can follow it. A value read from a local whose own value is
+/// unknown (`x = cb` with a parameter `cb`) is unknown: `None`, not the module's `cb`. Each of
+/// several values (`h = h or default`) is rewritten on its own. Other values are returned as
+/// they are.
+fn through_local<'l>(value: ValueSource, lookup: &impl Fn(&str) -> Option<&'l Local>) -> Option<ValueSource> {
+    if let ValueSource::Each(inner) = &value {
+        if let ValueSource::Items(items) = inner.as_ref() {
+            return ValueSource::one_of(items.iter().filter_map(|(_, v)| through_local(v.clone(), lookup)));
+        }
+    }
+    let (ValueSource::Call(path) | ValueSource::Alias(path) | ValueSource::New(path)) = &value else { return Some(value) };
     let (root, rest) = match path.split_once('.') {
         Some((root, rest)) => (root, Some(rest)),
         None => (path.as_str(), None),
     };
     if matches!(root, "self" | "cls" | "this" | "super") || root.contains('(') {
-        return value;
+        return Some(value);
     }
-    let Some(Local::Var(Some(held)) | Local::Param { value: Some(held), .. }) = lookup(root) else { return value };
+    let held = match lookup(root) {
+        Some(Local::Var(Some(held)) | Local::Param { value: Some(held), .. }) => held,
+        // (A value taken out of `*args` / `**kwargs` stays as written: a dispatch gap.)
+        Some(Local::Var(None) | Local::Param { value: None, splat: 0, .. }) => return None,
+        _ => return Some(value),
+    };
     let prefix = match held {
         ValueSource::Annotation(t) => t.clone(),
         ValueSource::New(t) | ValueSource::Call(t) if !t.ends_with(')') => format!("{t}()"),
@@ -352,16 +455,22 @@ fn through_local<'l>(value: ValueSource, lookup: impl Fn(&str) -> Option<&'l Loc
         // The instance of a method whose first parameter is not named `self` (`__self`):
         // written as `self`, which the resolver binds from the method the value is read in.
         ValueSource::SelfOf(_) => "self".to_string(),
-        _ => return value,
+        _ => return Some(value),
     };
-    match (rest, &value) {
+    Some(match (rest, &value) {
         (Some(rest), ValueSource::Call(_)) => ValueSource::Call(format!("{prefix}.{rest}")),
         (Some(rest), ValueSource::Alias(_)) => ValueSource::Alias(format!("{prefix}.{rest}")),
         (Some(rest), _) => ValueSource::New(format!("{prefix}.{rest}")),
         // `b = a`: what `a` holds.
         (None, ValueSource::Alias(_)) => held.clone(),
         (None, _) => value,
-    }
+    })
+}
+
+/// The bindings of a name that may reach a use at `pos` ([`reaching`]), in the nearest
+/// enclosing scope that binds it.
+pub(super) fn lookup_reaching<'l>(name: &str, pos: usize, inner: Option<usize>, nesting: &Nesting, locals: &'l Locals) -> Vec<&'l Binding> {
+    lookup_bindings(name, inner, nesting, locals).map(|b| reaching(b, pos)).unwrap_or_default()
 }
 
 /// The local binding of a name seen at `pos`, searching the enclosing scopes outwards.
@@ -377,6 +486,11 @@ pub(super) fn lookup_binding<'l>(
     nesting: &Nesting,
     locals: &'l Locals,
 ) -> Option<&'l Binding> {
+    lookup_bindings(name, inner, nesting, locals).map(|b| binding_at(b, pos))
+}
+
+/// The bindings of a name in the nearest enclosing scope that binds it.
+fn lookup_bindings<'l>(name: &str, inner: Option<usize>, nesting: &Nesting, locals: &'l Locals) -> Option<&'l Bindings> {
     let mut scope = nesting.scope_of(inner);
     let mut first = true;
     let mut steps = 0;
@@ -385,7 +499,7 @@ pub(super) fn lookup_binding<'l>(
         let interval = &nesting.intervals[s];
         // Python: names in a class body are not visible from the functions inside it.
         if first || !interval.class_like {
-            if let Some(b) = scopes.get(&s).map(|b| binding_at(b, pos)) {
+            if let Some(b) = scopes.get(&s) {
                 return Some(b);
             }
         }
@@ -423,6 +537,8 @@ impl<'t> File<'t, '_> {
             .collect();
         // Bindings that are value symbols: module level, a Python class body, a TS namespace body.
         let mut value_bindings: Vec<ValueBinding> = Vec::new();
+        let mut module_declared: std::collections::HashSet<String> = std::collections::HashSet::new();
+        let mut value_named: std::collections::HashSet<(u32, String)> = std::collections::HashSet::new();
         // Whether each `def` with parameters is a `@staticmethod` (one parent lookup per `def`).
         let mut static_def: HashMap<u32, bool> = HashMap::new();
         for (node, point) in caps.local_defs.iter().zip(&self.points.local_defs) {
@@ -448,6 +564,20 @@ impl<'t> File<'t, '_> {
                     scope = iv[sc].scope_above;
                 }
             }
+            // `h = b` (TS/JS) rebinds the name where it is declared: the nearest enclosing scope
+            // that binds it, or the module's value; an undeclared name binds nothing.
+            let reassigned = lang.is_script() && typescript::is_reassignment(*node, parent);
+            if reassigned {
+                while let Some(sc) = scope {
+                    if locals.get(sc, &name).is_some() {
+                        break;
+                    }
+                    scope = iv[sc].scope_above;
+                }
+                if scope.is_none() && !module_declared.contains(&name) {
+                    continue;
+                }
+            }
             let container = match scope {
                 None => Some(0),
                 Some(sc) if is_py && iv[sc].class_like => iv[sc].def.map(|d| sym_of_def[d]),
@@ -463,7 +593,12 @@ impl<'t> File<'t, '_> {
                     Some(sym) => Some(ValueSource::Def(facts.symbols[sym as usize].qname.clone())),
                     None => value_source(lang, *node, src),
                 };
-                value_bindings.push(ValueBinding { node: *node, name: name.clone(), value, container, scope });
+                if container == 0 && !reassigned {
+                    module_declared.insert(name.clone());
+                }
+                let extent = scope.map_or((0, src.len()), |sc| (iv[sc].start, iv[sc].end));
+                let conditional = !value_named.insert((container, name.clone())) && branch_of(*node, extent).is_some();
+                value_bindings.push(ValueBinding { node: *node, name: name.clone(), value, container, scope, conditional });
             }
             let Some(scope) = scope else { continue };
             if globals.contains(&(scope, name.clone())) {
@@ -519,7 +654,9 @@ impl<'t> File<'t, '_> {
                 }
                 (None, _) => {
                     let value = value_source(lang, *node, src);
-                    Local::Var(value.map(|v| through_local(v, |root| lookup_local(root, node.start_byte(), Some(scope), nesting, &locals))))
+                    Local::Var(
+                        value.and_then(|v| through_local(v, &|root| lookup_local(root, node.start_byte(), Some(scope), nesting, &locals))),
+                    )
                 }
             };
             let parameter = matches!(local, Local::Param { .. }) || (lang.is_script() && typescript::is_parameter(*node));
@@ -527,8 +664,16 @@ impl<'t> File<'t, '_> {
             // `x += 1` uses the binding before it (it only makes `x` local when there is none).
             let augmented = parent.is_some_and(|p| p.kind() == "augmented_assignment");
             if !(augmented && !bindings.is_empty()) {
-                bindings.push(Binding { effective: effective_position(*node, parent), site: node.start_byte(), local });
-                if container.is_none() && !matches!(bindings.last().map(|b| &b.local), Some(Local::Def(_))) && Probe::covers(probe, *node) {
+                // Only a rebinding needs its branch: a use walks back from the last binding.
+                let branch = if bindings.is_empty() { None } else { branch_of(*node, (iv[scope].start, iv[scope].end)) };
+                // A reassignment's name is the declaration's (where `def` answers).
+                let site = if reassigned { bindings.last().map_or(node.start_byte(), |b| b.site) } else { node.start_byte() };
+                bindings.push(Binding { effective: effective_position(*node, parent), site, local, branch });
+                if container.is_none()
+                    && !reassigned
+                    && !matches!(bindings.last().map(|b| &b.local), Some(Local::Def(_)))
+                    && Probe::covers(probe, *node)
+                {
                     let (line, col) = position(*node);
                     Probe::set(probe, PositionFact::Local { name, line, col, parameter });
                 }
@@ -549,7 +694,7 @@ impl<'t> File<'t, '_> {
             if let Some(scope) = iv[i].scope_above {
                 // A nested definition binds its name for the whole scope.
                 let site = caps.defs[d].2.unwrap_or(caps.defs[d].1).start_byte();
-                locals.insert(scope, &sym.name, vec![Binding { effective: 0, site, local: Local::Def(sym_of_def[d]) }]);
+                locals.insert(scope, &sym.name, vec![Binding { effective: 0, site, local: Local::Def(sym_of_def[d]), branch: None }]);
             }
         }
     }

@@ -326,7 +326,11 @@ pub(super) fn is_exported(node: Node) -> bool {
 /// `const app = express()`, `const y = a.b`, `let s: Service`, or a parameter `(s: Service)`.
 /// The value of an expression, as far as it is a name, a call or a `new`:
 /// `new Foo()`, `express()`, `a.b` (through `await`, parentheses and type assertions).
-pub(super) fn expression_value(mut v: Node, src: &[u8]) -> Option<ValueSource> {
+pub(super) fn expression_value(v: Node, src: &[u8]) -> Option<ValueSource> {
+    expression_value_at(v, src, 0)
+}
+
+fn expression_value_at(mut v: Node, src: &[u8], depth: usize) -> Option<ValueSource> {
     while matches!(
         v.kind(),
         "await_expression" | "parenthesized_expression" | "as_expression" | "non_null_expression" | "satisfies_expression"
@@ -343,6 +347,19 @@ pub(super) fn expression_value(mut v: Node, src: &[u8]) -> Option<ValueSource> {
             path_of(f, src).map(|(p, _)| ValueSource::Call(p))
         }
         "identifier" | "member_expression" => path_of(v, src).map(|(p, _)| ValueSource::Alias(p)),
+        // `c ? a : b`, `cb || fallback`, `cb ?? fallback`: either.
+        "ternary_expression" | "binary_expression" if depth < 4 => {
+            let branches = if v.kind() == "ternary_expression" {
+                [v.child_by_field_name("consequence")?, v.child_by_field_name("alternative")?]
+            } else {
+                let op = v.child_by_field_name("operator")?;
+                if !matches!(op.kind(), "||" | "??") {
+                    return None;
+                }
+                [v.child_by_field_name("left")?, v.child_by_field_name("right")?]
+            };
+            ValueSource::one_of(branches.into_iter().filter_map(|b| expression_value_at(b, src, depth + 1)))
+        }
         _ => None,
     }
 }
@@ -406,8 +423,16 @@ pub(super) fn value_source(ident: Node, src: &[u8]) -> Option<ValueSource> {
         "required_parameter" | "optional_parameter" => {
             parent.child_by_field_name("type").and_then(|t| annotation_path(t, src)).map(ValueSource::Annotation)
         }
+        "assignment_expression" if parent.child_by_field_name("left") == Some(ident) => {
+            parent.child_by_field_name("right").and_then(|v| expression_value(v, src))
+        }
         _ => None,
     }
+}
+
+/// `h = b`: a reassignment of a declared name, not a declaration.
+pub(super) fn is_reassignment(ident: Node, parent: Option<Node>) -> bool {
+    parent.is_some_and(|p| p.kind() == "assignment_expression" && p.child_by_field_name("left") == Some(ident))
 }
 
 /// The declared type of a definition: a function's or method's return annotation, a

@@ -24,6 +24,10 @@ pub(super) struct ValueBinding<'t> {
     pub(super) container: u32,
     /// The scope the binding is in (`None` at module level).
     pub(super) scope: Option<usize>,
+    /// A rebinding that may not run before every use: in a branch or loop of its scope, or in
+    /// a function (`handler = b` inside `setup()`). Its value joins the earlier ones instead of
+    /// replacing them.
+    pub(super) conditional: bool,
 }
 
 /// Python's convention for constants: `TIMEOUT`, `MAX_RETRIES`, `V2`.
@@ -136,7 +140,13 @@ impl<'t> File<'t, '_> {
             let sym = match qindex.get(&qname) {
                 Some(&existing) if facts.symbols[existing as usize].kind.is_value() => {
                     let s = &mut facts.symbols[existing as usize];
-                    s.ty = b.value.clone();
+                    // Assigned again: straight-line, the last value is the one uses see; in a
+                    // branch or a function, either may be (`if …: handler = b`).
+                    s.ty = match (s.ty.take(), b.value.clone()) {
+                        (Some(old), Some(new)) if b.conditional => ValueSource::one_of([old, new]),
+                        (old, new) if b.conditional => new.or(old),
+                        (_, new) => new,
+                    };
                     // A class-body attribute written before the method that assigns `self.x`
                     // is where the attribute is defined.
                     let (line, col) = position(b.node);

@@ -118,10 +118,12 @@ impl Resolver<'_> {
             // A loop variable over a literal container: one edge per element.
             let each = match &r.binding {
                 LocalBinding::Var(Some(ValueSource::Each(inner))) => Some(inner.as_ref()),
-                // A loop at module level: the loop variable is a module value.
-                LocalBinding::Free if !lang.is_script() => {
+                // A loop at module level: the loop variable is a module value (also one assigned
+                // several values).
+                LocalBinding::Free => {
                     let root = r.path.split('.').next().unwrap_or("");
-                    let value = self.module_qname(file).and_then(|m| self.qname(&format!("{m}.{root}")));
+                    let sep = if lang.is_script() { '#' } else { '.' };
+                    let value = self.module_qname(file).and_then(|m| self.qname(&format!("{m}{sep}{root}")));
                     match value.filter(|s| s.kind.is_value()).and_then(|s| s.ty.as_ref()) {
                         Some(ValueSource::Each(inner)) => Some(inner.as_ref()),
                         _ => None,

@@ -34,9 +34,17 @@
 (expression_statement (assignment_expression left: (member_expression) @_lhs right: [(function_expression) (arrow_function)] @definition.function)
   (#eq? @_lhs "module.exports"))
 (expression_statement (assignment_expression left: (member_expression object: (identifier) @_o property: (property_identifier) @name)
-  right: [(function_expression) (arrow_function)]) @definition.function (#eq? @_o "exports"))
+  right: [(function_expression) (arrow_function)]) @definition.function (#not-eq? @_o "module"))
 (expression_statement (assignment_expression left: (member_expression object: (member_expression) @_o property: (property_identifier) @name)
   right: [(function_expression) (arrow_function)]) @definition.function (#eq? @_o "module.exports"))
+; Constructor functions: `F.prototype.m = function () {}` is a method of `F`, `F.m = function
+; () {}` (above) a member of `F` (also of an object `const api = {}`) where the file defines `F`;
+; `this.m = function () {}` in `F` a method of `F`.
+(expression_statement (assignment_expression left: (member_expression object: (member_expression object: (identifier) @_c
+  property: (property_identifier) @_p) property: (property_identifier) @name) right: [(function_expression) (arrow_function)])
+  @definition.method (#eq? @_p "prototype"))
+(expression_statement (assignment_expression left: (member_expression object: (this) property: (property_identifier) @name)
+  right: [(function_expression) (arrow_function)]) @definition.method)
 ; `this.x = ...` in a method: a property of the class (where no field declares it).
 ((assignment_expression left: (member_expression object: (this) property: (property_identifier) @name)) @definition.property)
 

@@ -41,6 +41,25 @@ pub(super) fn name_definitions(
     let mut name_nodes: HashSet<usize> = HashSet::new();
     let mut order: Vec<usize> = (0..iv.len()).filter(|&i| iv[i].def.is_some()).collect();
     order.sort_by(|&a, &b| iv[a].start.cmp(&iv[b].start).then(iv[b].end.cmp(&iv[a].end)));
+    // TS/JS constructor functions: a function with `F.prototype.m = …` members, or whose body
+    // assigns `this.x`, is a class (as the compiler reads JavaScript).
+    let mut constructors: HashSet<usize> = HashSet::new();
+    let mut prototype_owners: HashSet<String> = HashSet::new();
+    if lang.is_script() {
+        for &i in &order {
+            let (kind, node, _) = caps.defs[iv[i].def.expect("filtered")];
+            match typescript::assigned_owner(node, src) {
+                Some((owner, true)) => {
+                    prototype_owners.insert(owner.into_owned());
+                }
+                Some((owner, false)) if owner == "this" || kind == DefKind::Property => {
+                    let above = iv[i].def_above.filter(|&a| typescript::is_plain_function(caps.defs[iv[a].def.expect("a def")].1));
+                    constructors.extend(above);
+                }
+                _ => {}
+            }
+        }
+    }
     // interval index -> symbol index, filled as we go.
     let mut sym_of_interval: HashMap<usize, u32> = HashMap::new();
     for i in order {
@@ -49,11 +68,22 @@ pub(super) fn name_definitions(
         let mut parent = iv[i].def_above.and_then(|p| sym_of_interval.get(&p).copied()).unwrap_or(0);
         // A constructor parameter property (`constructor(private svc: S)`) and a Python
         // `self.x = ...` attribute belong to the class, not to the method.
+        let owner = if lang.is_script() { typescript::assigned_owner(node, src) } else { None };
         if node.kind() == "required_parameter"
-            || (matches!(node.kind(), "assignment" | "assignment_expression" | "attribute")
+            || ((matches!(node.kind(), "assignment" | "assignment_expression" | "attribute")
+                || owner.as_ref().is_some_and(|(o, _)| o == "this"))
                 && facts.symbols[parent as usize].kind != SymbolKind::Class)
         {
             parent = facts.symbols[parent as usize].parent.unwrap_or(parent);
+        }
+        // `F.prototype.m = …` / `F.m = …`: a member of `F` where the file defines it at module
+        // level; otherwise a module-level name written `F.m`.
+        let mut prefix = None;
+        if let Some((o, _)) = owner.as_ref().filter(|(o, _)| o != "this") {
+            match qindex.get(&format!("{module}{sep}{o}")) {
+                Some(&p) => parent = p,
+                None => prefix = Some(format!("{o}.")),
+            }
         }
         let parent_kind = facts.symbols[parent as usize].kind;
         let name = match (kind, name_node) {
@@ -69,13 +99,20 @@ pub(super) fn name_definitions(
             }
             (_, None) => "default".to_string(),
         };
+        let name = match prefix {
+            Some(p) => format!("{p}{name}"),
+            None => name,
+        };
         // An object literal with methods is a constant or a variable by its declaration.
         let kind = match kind {
             DefKind::Variable if lang.is_script() && typescript::declared_const(node) => DefKind::Constant,
             k => k,
         };
+        let constructor = constructors.contains(&i) || (parent == 0 && kind == DefKind::Function && prototype_owners.contains(&name));
         let kind = match kind {
+            DefKind::Function if constructor => SymbolKind::Class,
             DefKind::Function if is_py && parent_kind == SymbolKind::Class => SymbolKind::Method,
+            DefKind::Function if owner.is_some() && parent != 0 => SymbolKind::Method,
             DefKind::Function => SymbolKind::Function,
             DefKind::Method => SymbolKind::Method,
             DefKind::Class => SymbolKind::Class,
@@ -94,6 +131,12 @@ pub(super) fn name_definitions(
         let exported = if lang.is_script() { parent == 0 && typescript::is_exported(node) } else { parent == 0 && !name.starts_with('_') };
         // Redefinitions and overloads share one node: the first definition's position.
         let idx = match qindex.get(&qname) {
+            // A declared field assigned a function (`onClick: () => void` and
+            // `this.onClick = function () {…}`): a method, whose body is its own.
+            Some(&existing) if kind == SymbolKind::Method && facts.symbols[existing as usize].kind == SymbolKind::Property => {
+                facts.symbols[existing as usize].kind = SymbolKind::Method;
+                existing
+            }
             Some(&existing) => existing,
             None => {
                 let idx = facts.symbols.len() as u32;

@@ -430,6 +430,36 @@ pub(super) fn value_source(ident: Node, src: &[u8]) -> Option<ValueSource> {
     }
 }
 
+/// The owner a member is assigned to outside any class body: `F` and `true` for
+/// `F.prototype.m = function () {}`, `F` and `false` for `F.m = …`; `this` for `this.m = …`.
+/// CommonJS's `exports.x` / `module.exports.x` have none (they define module names).
+pub(super) fn assigned_owner<'s>(node: Node, src: &'s [u8]) -> Option<(std::borrow::Cow<'s, str>, bool)> {
+    let assign = if node.kind() == "expression_statement" { node.named_child(0)? } else { node };
+    if assign.kind() != "assignment_expression" {
+        return None;
+    }
+    let object = assign.child_by_field_name("left").filter(|l| l.kind() == "member_expression")?.child_by_field_name("object")?;
+    match object.kind() {
+        "this" => Some((text(object, src), false)),
+        "identifier" => Some((text(object, src), false)).filter(|(o, _)| !matches!(o.as_ref(), "exports" | "module")),
+        "member_expression" => {
+            let (owner, property) = (object.child_by_field_name("object")?, object.child_by_field_name("property")?);
+            (owner.kind() == "identifier" && text(property, src) == "prototype").then(|| (text(owner, src), true))
+        }
+        _ => None,
+    }
+}
+
+/// A `function` (declared, or a function expression a declarator names) whose body may use
+/// `this` as the instance it constructs; not an arrow function, whose `this` is outside it.
+pub(super) fn is_plain_function(node: Node) -> bool {
+    match node.kind() {
+        "function_declaration" | "function_expression" | "generator_function_declaration" => true,
+        "variable_declarator" => node.child_by_field_name("value").is_some_and(|v| v.kind() == "function_expression"),
+        _ => false,
+    }
+}
+
 /// `h = b`: a reassignment of a declared name, not a declaration.
 pub(super) fn is_reassignment(ident: Node, parent: Option<Node>) -> bool {
     parent.is_some_and(|p| p.kind() == "assignment_expression" && p.child_by_field_name("left") == Some(ident))

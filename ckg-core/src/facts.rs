@@ -217,10 +217,16 @@ pub enum RefKind {
     /// What a Python `for` loop or comprehension iterates over (`for row in table:`): its
     /// class's `__iter__` runs there, and the `__next__` of the iterator that returns.
     Iter,
+    /// The context manager of an `async with`: its class's `__aenter__` and `__aexit__`.
+    AsyncWith,
+    /// What an `async for` iterates over: `__aiter__`, and `__anext__` of what that returns.
+    AsyncIter,
+    /// What a Python `await` waits on: its class's `__await__` (when it is an instance).
+    Await,
 }
 
 impl RefKind {
-    pub const ALL: [RefKind; 15] = [
+    pub const ALL: [RefKind; 18] = [
         RefKind::Call,
         RefKind::New,
         RefKind::Argument,
@@ -236,6 +242,9 @@ impl RefKind {
         RefKind::With,
         RefKind::Key,
         RefKind::Iter,
+        RefKind::AsyncWith,
+        RefKind::AsyncIter,
+        RefKind::Await,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -255,6 +264,9 @@ impl RefKind {
             RefKind::With => "with",
             RefKind::Key => "key",
             RefKind::Iter => "iter",
+            RefKind::AsyncWith => "async_with",
+            RefKind::AsyncIter => "async_iter",
+            RefKind::Await => "await",
         }
     }
 

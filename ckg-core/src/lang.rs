@@ -142,6 +142,7 @@ pub const CAPTURES: &[(&str, Capture)] = {
         ("reference.with", Capture::Reference(R::With)),
         ("reference.key", Capture::Reference(R::Key)),
         ("reference.iter", Capture::Reference(R::Iter)),
+        ("reference.await", Capture::Reference(R::Await)),
         ("import.statement", Capture::ImportStatement),
         ("import.require", Capture::ImportRequire),
         ("import.dynamic", Capture::ImportDynamic),

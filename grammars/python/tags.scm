@@ -58,6 +58,8 @@
 ; What a loop or a comprehension iterates over: its class's `__iter__` / `__next__` run there.
 (for_statement right: [(identifier) (attribute) (call)] @name @reference.iter)
 (for_in_clause right: [(identifier) (attribute) (call)] @name @reference.iter)
+; (`async with` / `async for` are told apart by extraction.) What `await` waits on: `__await__`.
+(await [(identifier) (attribute) (call)] @name @reference.await)
 (type [(identifier) (attribute)] @name @reference.type)
 (type (subscript value: [(identifier) (attribute)] @name @reference.type))
 (type (generic_type (identifier) @name @reference.type))

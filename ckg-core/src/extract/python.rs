@@ -121,6 +121,20 @@ fn catches_import_error(clause: Node, src: &[u8]) -> bool {
     })
 }
 
+/// Whether the `with` item or the iterable of a `for` is in an `async with` / `async for`
+/// (the statement, or the comprehension's `for` clause, starts with `async`).
+pub(super) fn is_async(node: Node) -> bool {
+    let mut cur = node.parent();
+    for _ in 0..4 {
+        let Some(n) = cur else { return false };
+        if matches!(n.kind(), "with_statement" | "for_statement" | "for_in_clause") {
+            return n.child(0).is_some_and(|c| c.kind() == "async");
+        }
+        cur = n.parent();
+    }
+    false
+}
+
 /// The values of a dict or list literal by literal key or index, as value sources.
 pub(super) fn items(node: Node, src: &[u8], depth: usize) -> Option<ValueSource> {
     if depth > 4 {

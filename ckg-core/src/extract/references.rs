@@ -30,14 +30,17 @@ impl File<'_, '_> {
         let claimed: HashSet<usize> = caps
             .refs
             .iter()
-            .filter(|(k, _, _)| !matches!(k, RefKind::Type | RefKind::Read | RefKind::With | RefKind::Key | RefKind::Iter))
+            .filter(|(k, _, _)| !matches!(k, RefKind::Type | RefKind::Read | RefKind::With | RefKind::Key | RefKind::Iter | RefKind::Await))
             .map(|(_, n, _)| n.id())
             .collect();
         // Binding sites are not reads.
         let binding_nodes: HashSet<usize> = caps.local_defs.iter().chain(&caps.globals).map(|n| n.id()).collect();
         for ((kind, name_node, role_node), point) in caps.refs.iter().zip(&self.points.refs) {
-            let (kind, mut name_node, role_node) = (*kind, *name_node, *role_node);
-            if kind == RefKind::With {
+            let (mut kind, mut name_node, role_node) = (*kind, *name_node, *role_node);
+            if matches!(kind, RefKind::With | RefKind::Iter) && is_py && python::is_async(name_node) {
+                kind = if kind == RefKind::With { RefKind::AsyncWith } else { RefKind::AsyncIter };
+            }
+            if matches!(kind, RefKind::With | RefKind::AsyncWith) {
                 // `with open(p) as f`: the manager is the pattern's first part.
                 if name_node.kind() == "as_pattern" {
                     match name_node.named_child(0) {

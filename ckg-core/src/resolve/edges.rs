@@ -101,7 +101,16 @@ impl Resolver<'_> {
         };
         for r in refs {
             if r.path.is_empty() {
-                if matches!(r.kind, RefKind::Argument | RefKind::Read | RefKind::Member | RefKind::Type | RefKind::Iter) {
+                if matches!(
+                    r.kind,
+                    RefKind::Argument
+                        | RefKind::Read
+                        | RefKind::Member
+                        | RefKind::Type
+                        | RefKind::Iter
+                        | RefKind::AsyncIter
+                        | RefKind::Await
+                ) {
                     continue; // a computed value passed along (`f(rows[0].id)`) is data, not a call
                 }
                 // A dynamic site (`obj[name]()`): a completeness gap, kept with its text.
@@ -179,7 +188,7 @@ impl Resolver<'_> {
                 }
             }
             reset_path_notes();
-            if matches!(r.kind, RefKind::With | RefKind::Iter) {
+            if matches!(r.kind, RefKind::With | RefKind::Iter | RefKind::AsyncWith | RefKind::AsyncIter | RefKind::Await) {
                 // `with ctx:` runs `ctx.__enter__()` and `ctx.__exit__(...)`; `for x in xs:`
                 // runs `xs.__iter__()`, then `__next__` of the iterator that returns.
                 let resolved = self.path_target(file, r.src, &r.path, &r.binding, 0);
@@ -194,20 +203,27 @@ impl Resolver<'_> {
                     _ => None,
                 };
                 let Some(class) = class else { continue };
-                if r.kind == RefKind::With {
-                    for name in ["__enter__", "__exit__"] {
-                        if let Some((m, _)) = self.class_member(class, name, false) {
-                            out.push(site_edge(r, "calls", r.src, Dst::Symbol(m), INFERRED, 0));
-                        }
+                let (first, second, of_returned) = match r.kind {
+                    RefKind::With => ("__enter__", Some("__exit__"), false),
+                    RefKind::AsyncWith => ("__aenter__", Some("__aexit__"), false),
+                    RefKind::Iter => ("__iter__", Some("__next__"), true),
+                    RefKind::AsyncIter => ("__aiter__", Some("__anext__"), true),
+                    _ => ("__await__", None, false),
+                };
+                let first = self.class_member(class, first, false).map(|(m, _)| m);
+                // The second is the same class's (`__exit__`), or that of the iterator the first
+                // returns (`__next__`).
+                let owner = if of_returned {
+                    match first.and_then(|m| self.sym(m)).and_then(|s| self.type_of(s, 1)) {
+                        Some(Target::Instance(it)) => Some(it),
+                        _ => None,
                     }
-                } else if let Some((iter, _)) = self.class_member(class, "__iter__", false) {
-                    out.push(site_edge(r, "calls", r.src, Dst::Symbol(iter), INFERRED, 0));
-                    let iterator = self.sym(iter).and_then(|s| self.type_of(s, 1));
-                    if let Some(Target::Instance(it)) = iterator
-                        && let Some((next, _)) = self.class_member(it, "__next__", false)
-                    {
-                        out.push(site_edge(r, "calls", r.src, Dst::Symbol(next), INFERRED, 0));
-                    }
+                } else {
+                    Some(class)
+                };
+                let second = second.zip(owner).and_then(|(name, owner)| self.class_member(owner, name, false)).map(|(m, _)| m);
+                for m in first.into_iter().chain(second) {
+                    out.push(site_edge(r, "calls", r.src, Dst::Symbol(m), INFERRED, 0));
                 }
                 continue;
             }
@@ -577,7 +593,9 @@ fn reset_path_notes() {
 fn edge_kind(kind: RefKind, target: Option<SymbolKind>) -> &'static str {
     match kind {
         RefKind::Call if target == Some(SymbolKind::Class) => "instantiates",
-        RefKind::Call | RefKind::Decorator | RefKind::With | RefKind::Iter => "calls",
+        RefKind::Call | RefKind::Decorator | RefKind::With | RefKind::Iter | RefKind::AsyncWith | RefKind::AsyncIter | RefKind::Await => {
+            "calls"
+        }
         RefKind::New => "instantiates",
         RefKind::Argument | RefKind::Jsx | RefKind::Type | RefKind::Member | RefKind::Read | RefKind::Patch | RefKind::Key => "references",
         RefKind::Write => "writes",

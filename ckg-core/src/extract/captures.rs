@@ -24,6 +24,8 @@ pub(super) struct Captures<'t> {
     pub(super) exports: Vec<Node<'t>>,
     /// Returned calls: (the return statement, the callee).
     pub(super) returns: Vec<(Node<'t>, Node<'t>)>,
+    /// The file's root (its module-level statements).
+    pub(super) root: Node<'t>,
 }
 
 pub(super) fn collect<'t>(cursor: &mut QueryCursor, config: &LanguageConfig, root: Node<'t>, src: &[u8]) -> Captures<'t> {
@@ -37,6 +39,7 @@ pub(super) fn collect<'t>(cursor: &mut QueryCursor, config: &LanguageConfig, roo
         exports: Vec::new(),
         returns: Vec::new(),
         skip_read: std::collections::HashSet::new(),
+        root,
     };
     let mut def_at: HashMap<usize, usize> = HashMap::new();
     let mut matches = cursor.matches(&config.query, root, src);

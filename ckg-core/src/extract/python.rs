@@ -121,6 +121,74 @@ fn catches_import_error(clause: Node, src: &[u8]) -> bool {
     })
 }
 
+/// Entries module-level statements add to module-level containers, in order: `d["k"] = f`,
+/// `d.update({"k": f})` / `d.update(k=f)`, `d.setdefault("k", f)`, `xs.append(f)`,
+/// `xs.extend([f, g])`, `xs.insert(0, f)`, `xs += [f]`. Each is (container, key — `None`: the
+/// next position of a list —, value).
+pub(super) fn container_writes(root: Node, src: &[u8]) -> Vec<(String, Option<String>, ValueSource)> {
+    let mut out = Vec::new();
+    let mut c = root.walk();
+    for stmt in root.named_children(&mut c).filter(|n| n.kind() == "expression_statement") {
+        let Some(e) = stmt.named_child(0) else { continue };
+        match e.kind() {
+            "assignment" => {
+                let (Some(left), Some(right)) = (e.child_by_field_name("left"), e.child_by_field_name("right")) else { continue };
+                let Some(container) = left.child_by_field_name("value").filter(|v| left.kind() == "subscript" && v.kind() == "identifier")
+                else {
+                    continue;
+                };
+                let (Some(key), Some(value)) =
+                    (left.child_by_field_name("subscript").and_then(|k| literal_key(k, src)), expression_value(right, src, 0))
+                else {
+                    continue;
+                };
+                out.push((text(container, src).into_owned(), Some(key), value));
+            }
+            "augmented_assignment" => {
+                let (Some(left), Some(right)) = (e.child_by_field_name("left"), e.child_by_field_name("right")) else { continue };
+                if left.kind() == "identifier" && right.kind() == "list" {
+                    let name = text(left, src).into_owned();
+                    let mut rc = right.walk();
+                    out.extend(right.named_children(&mut rc).filter_map(|v| expression_value(v, src, 0)).map(|v| (name.clone(), None, v)));
+                }
+            }
+            "call" => {
+                let Some(f) = e.child_by_field_name("function").filter(|f| f.kind() == "attribute") else { continue };
+                let (Some(object), Some(method)) = (f.child_by_field_name("object"), f.child_by_field_name("attribute")) else { continue };
+                let Some(args) = e.child_by_field_name("arguments").filter(|_| object.kind() == "identifier") else { continue };
+                let name = text(object, src).into_owned();
+                let mut ac = args.walk();
+                let args: Vec<Node> = args.named_children(&mut ac).filter(|a| a.kind() != "comment").collect();
+                match (text(method, src).as_ref(), args.as_slice()) {
+                    ("append", [v]) | ("insert", [_, v]) => out.extend(expression_value(*v, src, 0).map(|v| (name.clone(), None, v))),
+                    ("setdefault", [k, v]) => {
+                        if let (Some(k), Some(v)) = (literal_key(*k, src), expression_value(*v, src, 0)) {
+                            out.push((name.clone(), Some(k), v));
+                        }
+                    }
+                    ("extend" | "update", [v]) if matches!(v.kind(), "list" | "tuple" | "dictionary") => {
+                        if let Some(ValueSource::Items(items)) = items(*v, src, 0) {
+                            let list = v.kind() != "dictionary";
+                            out.extend(items.into_iter().map(|(k, v)| (name.clone(), (!list).then_some(k), v)));
+                        }
+                    }
+                    ("update", kwargs) => {
+                        for a in kwargs.iter().filter(|a| a.kind() == "keyword_argument") {
+                            let (Some(k), Some(v)) = (a.child_by_field_name("name"), a.child_by_field_name("value")) else { continue };
+                            if let Some(v) = expression_value(v, src, 0) {
+                                out.push((name.clone(), Some(text(k, src).into_owned()), v));
+                            }
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
 /// Whether the `with` item or the iterable of a `for` is in an `async with` / `async for`
 /// (the statement, or the comprehension's `for` clause, starts with `async`).
 pub(super) fn is_async(node: Node) -> bool {

@@ -588,7 +588,10 @@ impl<'t> File<'t, '_> {
             // (Nor is a parameter of a function type written at module level.)
             let container =
                 container.filter(|_| !(lang.is_script() && (typescript::bound_by_require(*node, src) || typescript::is_parameter(*node))));
-            if let Some(container) = container {
+            // `xs += [f]` changes the value, it does not replace it.
+            let augmented_value =
+                parent.is_some_and(|p| p.kind() == "augmented_assignment") && value_named.contains(&(container.unwrap_or(0), name.clone()));
+            if let Some(container) = container.filter(|_| !augmented_value) {
                 let value = match def {
                     Some(sym) => Some(ValueSource::Def(facts.symbols[sym as usize].qname.clone())),
                     None => value_source(lang, *node, src),

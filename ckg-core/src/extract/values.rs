@@ -30,6 +30,38 @@ pub(super) struct ValueBinding<'t> {
     pub(super) conditional: bool,
 }
 
+/// Entries added to module-level containers after their literal (`HANDLERS["x"] = f`,
+/// `hooks.append(g)`): the container's value gains them, keyed by literal or by position.
+/// A container whose value is something else than a literal or an empty constructor
+/// (`dict()`, `[]`) is left as it is.
+fn add_container_writes(
+    writes: Vec<(String, Option<String>, ValueSource)>,
+    module_q: &str,
+    qindex: &HashMap<String, u32>,
+    facts: &mut FileFacts,
+) {
+    for (name, key, value) in writes {
+        let Some(&sym) = qindex.get(&format!("{module_q}.{name}")) else { continue };
+        let s = &mut facts.symbols[sym as usize];
+        if !s.kind.is_value() {
+            continue;
+        }
+        let mut items = match s.ty.take() {
+            Some(ValueSource::Items(items)) => items,
+            None => Vec::new(),
+            Some(ValueSource::Call(c)) if matches!(c.as_str(), "dict" | "list" | "OrderedDict" | "collections.OrderedDict") => Vec::new(),
+            other => {
+                s.ty = other;
+                continue;
+            }
+        };
+        let key = key.unwrap_or_else(|| items.iter().filter_map(|(k, _)| k.parse::<usize>().ok()).max().map_or(0, |m| m + 1).to_string());
+        items.retain(|(k, _)| *k != key);
+        items.push((key, value));
+        s.ty = Some(ValueSource::Items(items));
+    }
+}
+
 /// Python's convention for constants: `TIMEOUT`, `MAX_RETRIES`, `V2`.
 fn is_constant_name(name: &str) -> bool {
     name.chars().any(|c| c.is_ascii_alphabetic()) && name.chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
@@ -207,6 +239,9 @@ impl<'t> File<'t, '_> {
                 }
             }
         }
+        if is_py {
+            add_container_writes(python::container_writes(self.caps.root, self.src), &module_q, qindex, facts);
+        }
         module_values
     }
 
@@ -254,6 +289,30 @@ impl<'t> File<'t, '_> {
                 // The capture starts where the lambda does: the owner is the lambda's parent.
                 let owner = facts.symbols[lambda as usize].parent.unwrap_or(owner);
                 returned.entry(owner).or_default().push(ValueSource::Def(facts.symbols[lambda as usize].qname.clone()));
+                continue;
+            }
+            // `return {"open": on_open}`: a literal container.
+            if matches!(callee.kind(), "dictionary" | "list") {
+                // Its names are read where it is returned: a nested function or a local is what it
+                // is bound to there (the resolver reads the rest at module level).
+                if let Some(ValueSource::Items(items)) = python::items(*callee, src, 0) {
+                    let items = items
+                        .into_iter()
+                        .filter_map(|(k, v)| {
+                            let v = match &v {
+                                ValueSource::Alias(p) => match bind(lang, p, point.0, point.2, owner, nesting, locals, facts) {
+                                    LocalBinding::Def(q) if !p.contains('.') => ValueSource::Def(q),
+                                    LocalBinding::Free => v,
+                                    LocalBinding::Var(v) if !p.contains('.') => v?,
+                                    _ => return None,
+                                },
+                                _ => v,
+                            };
+                            Some((k, v))
+                        })
+                        .collect();
+                    returned.entry(owner).or_default().push(ValueSource::Items(items));
+                }
                 continue;
             }
             let Some((p, _)) = path_of(*callee, src) else { continue };

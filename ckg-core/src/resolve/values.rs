@@ -148,7 +148,9 @@ impl Resolver<'_> {
             return None;
         }
         let p = match ty {
-            ValueSource::Items(_) | ValueSource::Each(_) => return None,
+            // A returned literal container (`return {"open": on_open}`).
+            ValueSource::Items(items) => return Some(Target::Items(file, module, items.clone())),
+            ValueSource::Each(_) => return None,
             ValueSource::Def(q) => return self.qname(q).map(|s| Target::Sym(s.id)),
             ValueSource::SelfOf(q) => return self.qname(q).map(|s| Target::Instance(s.id)),
             ValueSource::Call(p) | ValueSource::New(p) | ValueSource::Annotation(p) | ValueSource::Alias(p) => p,

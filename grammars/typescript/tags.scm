@@ -116,6 +116,7 @@
 
 ; ---- returned values (a function's obvious return type) ---------------------
 (return_statement (new_expression constructor: [(identifier) (member_expression)] @name) @return.call)
+(return_statement (identifier) @name @return.call)
 
 ; ---- imports and exports -----------------------------------------------------
 (import_statement) @import.statement

@@ -42,6 +42,19 @@ pub(crate) fn path_of<'t>(node: Node<'t>, src: &[u8]) -> Option<(String, Node<'t
                 let key = cur.child_by_field_name("subscript").and_then(|k| python::literal_key(k, src))?;
                 (Some(format!("[{key}]")), cur.child_by_field_name("value"))
             }
+            // TS/JS `handlers["create"]`, `steps[0]`.
+            "subscript_expression" => {
+                let index = cur.child_by_field_name("index")?;
+                let key = match index.kind() {
+                    "number" => text(index, src).into_owned(),
+                    "string" => text(index, src).trim_matches(|c| c == '"' || c == '\'').to_string(),
+                    _ => return None,
+                };
+                if key.is_empty() || !key.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '-') {
+                    return None;
+                }
+                (Some(format!("[{key}]")), cur.child_by_field_name("object"))
+            }
             "call" if is_literal_getattr(cur, src).is_some() => {
                 // `getattr(obj, "run")` is `obj.run`.
                 let (obj, name) = is_literal_getattr(cur, src)?;

@@ -347,6 +347,27 @@ fn expression_value_at(mut v: Node, src: &[u8], depth: usize) -> Option<ValueSou
             path_of(f, src).map(|(p, _)| ValueSource::Call(p))
         }
         "identifier" | "member_expression" => path_of(v, src).map(|(p, _)| ValueSource::Alias(p)),
+        "shorthand_property_identifier" => Some(ValueSource::Alias(text(v, src).into_owned())),
+        // `{ get: load, post }`, `[a, b]`: the entries written as names or calls, by key or index.
+        "object" | "array" if depth < 4 => {
+            let mut items = Vec::new();
+            let mut c = v.walk();
+            for (i, entry) in v.named_children(&mut c).filter(|n| n.kind() != "comment").enumerate() {
+                let (key, value) = match (v.kind(), entry.kind()) {
+                    ("array", _) => (i.to_string(), entry),
+                    (_, "pair") => {
+                        let k = entry.child_by_field_name("key").filter(|k| matches!(k.kind(), "property_identifier" | "string"))?;
+                        (text(k, src).trim_matches(|c| c == '"' || c == '\'').to_string(), entry.child_by_field_name("value")?)
+                    }
+                    (_, "shorthand_property_identifier") => (text(entry, src).into_owned(), entry),
+                    _ => continue,
+                };
+                if let Some(value) = expression_value_at(value, src, depth + 1) {
+                    items.push((key, value));
+                }
+            }
+            (!items.is_empty()).then_some(ValueSource::Items(items))
+        }
         // `c ? a : b`, `cb || fallback`, `cb ?? fallback`: either.
         "ternary_expression" | "binary_expression" if depth < 4 => {
             let branches = if v.kind() == "ternary_expression" {
@@ -426,8 +447,85 @@ pub(super) fn value_source(ident: Node, src: &[u8]) -> Option<ValueSource> {
         "assignment_expression" if parent.child_by_field_name("left") == Some(ident) => {
             parent.child_by_field_name("right").and_then(|v| expression_value(v, src))
         }
+        "shorthand_property_identifier_pattern" | "object_pattern" | "pair_pattern" | "array_pattern" | "object_assignment_pattern" => {
+            destructured_value(ident, src)
+        }
         _ => None,
     }
+}
+
+/// A name bound by destructuring a declarator's value: `const { a } = obj` is `obj.a`,
+/// `const { a: b } = make()` is `make().a`, `const [x, y] = [f, g]` takes the element at its
+/// place, `const [x] = list` is `list.[0]`. Nested patterns follow each level. (A parameter's
+/// pattern, a default, or a rest element has no value here.)
+fn destructured_value(ident: Node, src: &[u8]) -> Option<ValueSource> {
+    // From the name up to the declarator: the key or index at each level.
+    let mut steps: Vec<String> = Vec::new();
+    let mut cur = ident;
+    let declarator = loop {
+        let parent = cur.parent()?;
+        match parent.kind() {
+            "shorthand_property_identifier_pattern" => {}
+            "object_pattern" if cur.kind() == "shorthand_property_identifier_pattern" => steps.push(text(cur, src).into_owned()),
+            "object_pattern" if cur.kind() == "pair_pattern" => {}
+            "pair_pattern" => {
+                let key = parent.child_by_field_name("key").filter(|k| matches!(k.kind(), "property_identifier" | "string"))?;
+                steps.push(text(key, src).trim_matches(|c| c == '"' || c == '\'').to_string());
+            }
+            "array_pattern" => {
+                let mut c = parent.walk();
+                let index = parent.named_children(&mut c).position(|n| n.id() == cur.id())?;
+                steps.push(format!("[{index}]"));
+            }
+            "variable_declarator" if parent.child_by_field_name("name").is_some_and(|n| n.id() == cur.id()) => break parent,
+            _ => return None,
+        }
+        cur = parent;
+        if steps.len() > 8 {
+            return None;
+        }
+    };
+    let mut value = declarator.child_by_field_name("value")?;
+    let mut rest: Vec<String> = Vec::new();
+    for step in steps.iter().rev() {
+        // Into a literal where the value is written out, else along the path.
+        let element = match (value.kind(), step.strip_prefix('[').and_then(|s| s.strip_suffix(']'))) {
+            ("array", Some(i)) if rest.is_empty() => {
+                let mut c = value.walk();
+                value.named_children(&mut c).filter(|n| n.kind() != "comment").nth(i.parse().ok()?)
+            }
+            ("object", None) if rest.is_empty() => object_entry(value, step, src),
+            _ => None,
+        };
+        match element {
+            Some(e) => value = e,
+            None => rest.push(step.clone()),
+        }
+    }
+    let base = expression_value(value, src)?;
+    if rest.is_empty() {
+        return Some(base);
+    }
+    let prefix = match base {
+        ValueSource::Alias(p) => p,
+        ValueSource::Call(p) => format!("{p}()"),
+        ValueSource::New(p) => format!("{p}()"),
+        _ => return None,
+    };
+    Some(ValueSource::Alias(format!("{prefix}.{}", rest.join("."))))
+}
+
+/// The value written for `key` in an object literal: `{ key: v }`'s `v`, `{ key }`'s name.
+fn object_entry<'t>(object: Node<'t>, key: &str, src: &[u8]) -> Option<Node<'t>> {
+    let mut c = object.walk();
+    object.named_children(&mut c).find_map(|entry| match entry.kind() {
+        "pair" => {
+            let k = entry.child_by_field_name("key").filter(|k| matches!(k.kind(), "property_identifier" | "string"))?;
+            (text(k, src).trim_matches(|c| c == '"' || c == '\'') == key).then(|| entry.child_by_field_name("value")).flatten()
+        }
+        "shorthand_property_identifier" => (text(entry, src) == key).then_some(entry),
+        _ => None,
+    })
 }
 
 /// The owner a member is assigned to outside any class body: `F` and `true` for

@@ -360,6 +360,13 @@ impl Resolver<'_> {
                 Some((Target::Instance(_), _))
                     if value_use && matches!(r.binding, LocalBinding::Var(_) | LocalBinding::Free) && !r.path.contains('.') => {}
                 Some((Target::External(ref e), _)) if value_use && e.ends_with(')') => {}
+                // A local holding a member's value (`const { status } = outcome`), passed along:
+                // data flow too (a function it holds is a callback, and stays an edge).
+                Some((Target::Sym(id), _))
+                    if value_use
+                        && matches!(r.binding, LocalBinding::Var(Some(_)))
+                        && !r.path.contains('.')
+                        && self.sym(id).is_some_and(|s| !s.kind.is_callable() && !s.kind.is_class_like()) => {}
                 // Calling an instance (`self.type(value)` with `type: ParamType`, `handler()` with
                 // `handler = Handler()`) runs its class's `__call__`, not the class; without one
                 // the callee is not known.

@@ -175,7 +175,12 @@ impl Resolver<'_> {
             Target::Instance(id) => self.class_member(*id, name, false).map(|(m, _)| (Target::Sym(m), true)),
             Target::Super(id) => self.class_member(*id, name, true).map(|(m, _)| (Target::Sym(m), true)),
             Target::Items(file, src, items) => {
-                let key = name.strip_prefix('[')?.strip_suffix(']')?;
+                // `d["k"]` / `xs[0]`; in TS/JS also `obj.k` of an object literal.
+                let key = match name.strip_prefix('[').and_then(|k| k.strip_suffix(']')) {
+                    Some(key) => key,
+                    None if self.file_lang(*file).is_script() => name,
+                    None => return None,
+                };
                 let (_, value) = items.iter().find(|(k, _)| k == key)?;
                 let (t, e) = self.value_target(*file, *src, value, 1);
                 (e != UNRESOLVED).then_some((t, true))

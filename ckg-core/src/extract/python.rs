@@ -248,7 +248,8 @@ pub(super) fn literal_key(k: Node, src: &[u8]) -> Option<String> {
 
 /// `__all__ = ["a", "b"]` makes exactly those names the module's star-export list.
 pub(super) fn exports(node: Node, src: &[u8], facts: &mut FileFacts) {
-    let Some(assign) = node.named_child(0) else { return };
+    // The capture is the assignment (or a statement holding it).
+    let Some(assign) = (if node.kind() == "assignment" { Some(node) } else { node.named_child(0) }) else { return };
     let Some(right) = assign.child_by_field_name("right") else { return };
     if !matches!(right.kind(), "list" | "tuple") {
         return;

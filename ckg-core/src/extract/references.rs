@@ -225,14 +225,24 @@ impl File<'_, '_> {
                         RefKind::Call if matches!(role_node.kind(), "call" | "call_expression") => {
                             call_args(lang, role_node, src, inner, src_sym, nesting, locals, def_by_node, facts)
                         }
-                        // `@logged` above `def add`: `add` is the decorator's argument.
+                        // `@logged` above `def add`: `add` is the decorator's argument; with
+                        // decorators stacked, what the one below returns (`@a @b def f` is
+                        // `a(b(f))`).
                         RefKind::Decorator => name_node
                             .parent()
                             .filter(|dec| dec.kind() == "decorator")
-                            .and_then(|dec| dec.parent())
-                            .and_then(|d| d.child_by_field_name("definition"))
-                            .and_then(|d| def_by_node.get(&d.id()))
-                            .map(|&d| vec![("0".to_string(), ValueSource::Def(facts.symbols[d as usize].qname.clone()))])
+                            .and_then(|dec| {
+                                let below = dec.next_named_sibling()?;
+                                if below.kind() == "decorator" {
+                                    let inner = below.named_child(0).filter(|n| matches!(n.kind(), "identifier" | "attribute"))?;
+                                    return path_of(inner, src).map(|(p, _)| ValueSource::Call(p));
+                                }
+                                let d = def_by_node.get(&below.id()).or_else(|| {
+                                    dec.parent().and_then(|p| p.child_by_field_name("definition")).and_then(|d| def_by_node.get(&d.id()))
+                                })?;
+                                Some(ValueSource::Def(facts.symbols[*d as usize].qname.clone()))
+                            })
+                            .map(|v| vec![("0".to_string(), v)])
                             .unwrap_or_default(),
                         _ => Vec::new(),
                     };

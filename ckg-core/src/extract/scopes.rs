@@ -400,6 +400,16 @@ pub(super) fn bind(
     }
     match reaching.first().map(|b| &b.local) {
         Some(Local::Def(sym)) => LocalBinding::Def(facts.symbols[*sym as usize].qname.clone()),
+        // `obj = Local()` with a class defined in the function: an instance of that class.
+        Some(Local::Var(Some(ValueSource::Call(p) | ValueSource::New(p)))) if !p.contains('.') => {
+            let at = reaching[0].effective;
+            match lookup_local(p, at, inner, nesting, locals) {
+                Some(Local::Def(sym)) if facts.symbols[*sym as usize].kind == SymbolKind::Class => {
+                    LocalBinding::Var(Some(ValueSource::SelfOf(facts.symbols[*sym as usize].qname.clone())))
+                }
+                _ => LocalBinding::Var(reaching[0].local.value().cloned()),
+            }
+        }
         Some(Local::Var(v) | Local::Param { value: v, .. }) => LocalBinding::Var(v.clone()),
         None => LocalBinding::Free,
     }

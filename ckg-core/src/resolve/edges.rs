@@ -459,8 +459,9 @@ impl Resolver<'_> {
     /// repository that returns a function of its own which calls the decorator's parameter
     /// (`def logged(f): def wrapper(): f() … return wrapper`), that function. (A decorator
     /// factory, `@route("/")`, returns the decorator, not a wrapper: it has no such call and
-    /// gives nothing.) Decorators are resolved in the decorated function's file; stacked ones
-    /// each give theirs.
+    /// gives nothing.) Decorators are resolved in the decorated function's file. Stacked, the
+    /// call reaches the outermost wrapper (the first, from the top, that has one); each wrapper
+    /// calls the one below it through its parameter.
     fn wrappers(&self, f: i64) -> Vec<i64> {
         let Some(sym) = self.sym(f).filter(|s| matches!(s.kind, SymbolKind::Function | SymbolKind::Method)) else { return Vec::new() };
         let (Some(file), false) = (sym.file, sym.decorators.is_empty()) else { return Vec::new() };
@@ -475,6 +476,7 @@ impl Resolver<'_> {
                 && let Some(w) = self.qname(q).filter(|w| matches!(w.kind, SymbolKind::Function) && w.id != f)
             {
                 out.push(w.id);
+                break;
             }
         }
         out

@@ -170,9 +170,14 @@ impl Resolver<'_> {
     }
 
     pub(super) fn star_member(&self, file: i64, name: &str, hops: usize) -> Option<Target> {
+        self.star_member_after(file, name, hops, 0)
+    }
+
+    /// [`Resolver::star_member`] through the star imports written after `line` only.
+    fn star_member_after(&self, file: i64, name: &str, hops: usize, line: u32) -> Option<Target> {
         let lang = self.file_lang(file);
         for imp in self.imports_of(file) {
-            if imp.kind != ImportKind::Star || lang.is_script() {
+            if imp.kind != ImportKind::Star || lang.is_script() || imp.line <= line {
                 continue;
             }
             if let ModuleTarget::File(f) = self.modules.resolve(file, lang, &imp.specifier) {
@@ -200,10 +205,19 @@ impl Resolver<'_> {
             let mut scope = Some(src);
             let mut steps = 0;
             while let Some(s) = scope {
-                if let Some(imp) = imports.iter().rev().find(|i| i.scope == s && i.local.as_deref() == Some(name)) {
-                    return self.import_target(imp, 0).map(|t| (t, EXACT)).or(Some((Target::Opaque, UNRESOLVED)));
-                }
                 let sym = self.sym(s)?;
+                if let Some(imp) = imports.iter().rev().find(|i| i.scope == s && i.local.as_deref() == Some(name)) {
+                    // Python: a module-level definition written after the import rebinds the name.
+                    let redefined = !lang.is_script()
+                        && sym.kind == SymbolKind::Module
+                        && self
+                            .module_qname(file)
+                            .and_then(|m| self.qname(&format!("{m}.{name}")))
+                            .is_some_and(|d| d.file == Some(file) && !d.kind.is_value() && d.line > imp.line);
+                    if !redefined {
+                        return self.import_target(imp, 0).map(|t| (t, EXACT)).or(Some((Target::Opaque, UNRESOLVED)));
+                    }
+                }
                 if sym.kind == SymbolKind::Module {
                     break;
                 }
@@ -234,6 +248,12 @@ impl Resolver<'_> {
         // Module-level definitions and values (a value is walked through by `member`, and
         // dereferenced by the sites that call it).
         if let Some(s) = self.qname(&format!("{module}{sep}{name}")) {
+            // A star import written after the definition rebinds the name when it brings it.
+            if !lang.is_script() && s.file == Some(file) {
+                if let Some(t) = self.star_member_after(file, name, 0, s.line) {
+                    return Some((t, EXACT));
+                }
+            }
             return Some((Target::Sym(s.id), EXACT));
         }
         if !lang.is_script() {

@@ -33,6 +33,8 @@ pub struct SymbolRow {
     pub decorators: Vec<String>,
     pub param_uses: Vec<ParamUse>,
     pub param_types: Vec<String>,
+    /// Where it is defined (a definition written after a star import shadows what it brings).
+    pub line: u32,
 }
 
 #[derive(Clone, Debug)]
@@ -127,6 +129,7 @@ impl ResolveInput {
                 decorators: sym.decorators,
                 param_uses: sym.param_uses,
                 param_types: sym.param_types,
+                line: sym.line,
             });
         }
         for i in facts.imports {
@@ -226,8 +229,8 @@ fn load_resolve_input(conn: &Connection, refs_of: Option<&std::collections::Hash
         })?
         .collect::<rusqlite::Result<_>>()?;
     // A plain table scan (no index): external nodes are skipped here, names are not needed.
-    let mut s =
-        conn.prepare("SELECT id, qname, kind, file_id, parent_id, exported, bases, ty, decorators, params, param_types FROM symbols")?;
+    let mut s = conn
+        .prepare("SELECT id, qname, kind, file_id, parent_id, exported, bases, ty, decorators, params, param_types, line FROM symbols")?;
     let mut rows = s.query([])?;
     while let Some(r) = rows.next()? {
         let Some(file) = r.get::<_, Option<i64>>(3)? else { continue };
@@ -248,6 +251,7 @@ fn load_resolve_input(conn: &Connection, refs_of: Option<&std::collections::Hash
             decorators: r.get::<_, Option<String>>(8)?.map(|b| b.lines().map(String::from).collect()).unwrap_or_default(),
             param_uses: decode_list(r.get::<_, Option<String>>(9)?.as_deref()),
             param_types: r.get::<_, Option<String>>(10)?.map(|b| b.split('\n').map(String::from).collect()).unwrap_or_default(),
+            line: r.get(11)?,
         });
     }
     let mut s =

@@ -163,6 +163,12 @@ impl File<'_, '_> {
             if kind == RefKind::Call && lang.is_script() && path == "require" {
                 continue; // CommonJS `require('x')` is an import
             }
+            // `require('./m').a()`: a member of the module that `require` binds there.
+            if lang.is_script() && path.starts_with("require().") {
+                if let Some(p) = typescript::through_require(&path, name_node, src) {
+                    path = p;
+                }
+            }
             let mut args = Vec::new();
             // Calls through parameters and the values a call passes (Python; TS/JS calls too).
             if !path.is_empty() && (is_py && kind == RefKind::Decorator || kind == RefKind::Call) {

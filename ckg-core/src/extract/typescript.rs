@@ -119,6 +119,11 @@ pub(super) fn imports(role: Capture, node: Node, src: &[u8], scope: u32, out: &m
                     _ => push(ImportKind::SideEffect, &spec, None, None, false, node),
                 },
                 None if role == Capture::ImportDynamic => push(ImportKind::Dynamic, &spec, None, None, false, node),
+                // `require('./m').a()`, `{ users: require('./users') }`: the module, under the name
+                // uses of the expression are written with ([`require_name`]).
+                None if up.is_some_and(|p| matches!(p.kind(), "member_expression" | "pair")) => {
+                    push(ImportKind::Namespace, &spec, None, Some(require_name(&spec)), false, node)
+                }
                 None => push(ImportKind::SideEffect, &spec, None, None, false, node),
             }
         }
@@ -191,6 +196,30 @@ pub(super) fn exports(node: Node, src: &[u8], facts: &mut FileFacts) {
     }
 }
 
+/// The name a `require('./m')` written inside an expression binds: `require(:/m)` (its dots
+/// written `:`, since a path's segments are split at dots).
+pub(super) fn require_name(spec: &str) -> String {
+    format!("require({})", spec.replace('.', ":"))
+}
+
+/// The path of a use whose object is `require('./m')` (`require('./m').a.b`), rooted at the
+/// name that `require` binds ([`require_name`]); `None` for other paths.
+pub(super) fn through_require(path: &str, callee: Node, src: &[u8]) -> Option<String> {
+    let rest = path.strip_prefix("require().")?;
+    let mut cur = callee;
+    for _ in 0..16 {
+        match cur.kind() {
+            "member_expression" => cur = cur.child_by_field_name("object")?,
+            "call_expression" if cur.child_by_field_name("function").is_some_and(|f| text(f, src) == "require") => {
+                let spec = cur.child_by_field_name("arguments").and_then(|a| a.named_child(0)).and_then(|s| string_value(s, src))?;
+                return Some(format!("{}.{rest}", require_name(&spec)));
+            }
+            _ => return None,
+        }
+    }
+    None
+}
+
 fn commonjs_exports(assign: Node, src: &[u8], facts: &mut FileFacts, line: u32, col: u32) {
     let (Some(left), Some(right)) = (assign.child_by_field_name("left"), assign.child_by_field_name("right")) else { return };
     let lhs = text(left, src);
@@ -211,7 +240,17 @@ fn commonjs_exports(assign: Node, src: &[u8], facts: &mut FileFacts, line: u32, 
                         }
                         "pair" => {
                             let (Some(k), Some(v)) = (p.child_by_field_name("key"), p.child_by_field_name("value")) else { continue };
-                            if let Some(target) = ident(v) {
+                            // A name, a member (`strings.slugify`), or a required module.
+                            let target = match v.kind() {
+                                "member_expression" => path_of(v, src).map(|(p, _)| p),
+                                "call_expression" if v.child_by_field_name("function").is_some_and(|f| text(f, src) == "require") => v
+                                    .child_by_field_name("arguments")
+                                    .and_then(|a| a.named_child(0))
+                                    .and_then(|s| string_value(s, src))
+                                    .map(|spec| require_name(&spec)),
+                                _ => ident(v),
+                            };
+                            if let Some(target) = target {
                                 push(text(k, src).into_owned(), Some(target));
                             }
                         }

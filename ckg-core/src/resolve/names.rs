@@ -8,7 +8,7 @@ use std::cell::RefCell;
 use super::answer::{Hop, hop};
 use super::modules::ModuleTarget;
 use super::{EXACT, MAX_HOPS, Resolver, Target, UNRESOLVED};
-use crate::facts::{ImportKind, SymbolKind};
+use crate::facts::{ImportKind, LocalBinding, SymbolKind};
 use crate::store::ImportRow;
 
 thread_local! {
@@ -126,6 +126,15 @@ impl Resolver<'_> {
                         }
                         if let Some(t) = self.module_import_binding(file, target, hops) {
                             return Some(t);
+                        }
+                        // `module.exports = { slugify: strings.slugify }`: a member path.
+                        if target.contains('.') {
+                            let module_sym = *self.module_sym.get(&file)?;
+                            if let Some((t, e)) = self.path_target(file, module_sym, target, &LocalBinding::Free, hops + 1) {
+                                if e != UNRESOLVED {
+                                    return Some(t);
+                                }
+                            }
                         }
                     }
                 }

@@ -946,3 +946,52 @@ fn keys_follow_the_declared_types_of_other_files() {
     repo.write("src/types.ts", "export interface Props { heading: string }\n");
     assert_incremental_equals_fresh(&repo, "the types going");
 }
+
+#[test]
+fn constructor_functions_reassignments_and_containers_follow_edits() {
+    let repo = Repo::new();
+    let stack = "function Stack() {\n  this.items = [];\n}\nStack.prototype.push = function (x) {\n  this.items.push(x);\n};\nmodule.exports = Stack;\n";
+    repo.write("stack.js", stack);
+    repo.write(
+        "main.js",
+        "const Stack = require('./stack');\nfunction a() {}\nfunction b() {}\nfunction fill(flag) {\n  let h = a;\n  if (flag) {\n    h = b;\n  }\n  h();\n  const s = new Stack();\n  s.push(1);\n}\nmodule.exports = { fill };\n",
+    );
+    repo.write("registry.py", "def flush():\n    return 1\n\n\ndef close():\n    return 2\n\n\nHOOKS = []\nHOOKS.append(flush)\n");
+    repo.write("main.py", "from registry import HOOKS\n\n\ndef shutdown():\n    for hook in HOOKS:\n        hook()\n");
+    assert_incremental_equals_fresh(&repo, "the first index");
+    let e = edges(&repo.export());
+    for want in [
+        "calls main.js#fill -> stack.js#Stack.push [inferred]",
+        "calls main.js#fill -> main.js#a [inferred]",
+        "calls main.js#fill -> main.js#b [inferred]",
+        "calls main.shutdown -> registry.flush [inferred]",
+    ] {
+        assert!(e.contains(&want.to_string()), "{want} not in {e:#?}");
+    }
+    // The prototype member goes: the call no longer binds; it comes back as a `this.` member.
+    repo.write("stack.js", "function Stack() {\n  this.items = [];\n}\nmodule.exports = Stack;\n");
+    assert_incremental_equals_fresh(&repo, "a prototype member removed");
+    assert!(!edges(&repo.export()).iter().any(|e| e.contains("Stack.push")));
+    repo.write("stack.js", "function Stack() {\n  this.push = function (x) {\n    return x;\n  };\n}\nmodule.exports = Stack;\n");
+    assert_incremental_equals_fresh(&repo, "a member assigned in the constructor");
+    assert!(edges(&repo.export()).contains(&"calls main.js#fill -> stack.js#Stack.push [inferred]".to_string()));
+    // The reassignment made unconditional: only the last value reaches the call.
+    repo.write(
+        "main.js",
+        "function a() {}\nfunction b() {}\nfunction fill() {\n  let h = a;\n  h = b;\n  h();\n}\nmodule.exports = { fill };\n",
+    );
+    assert_incremental_equals_fresh(&repo, "a straight-line reassignment");
+    let e = edges(&repo.export());
+    assert!(e.contains(&"calls main.js#fill -> main.js#b [exact]".to_string()), "{e:#?}");
+    assert!(!e.iter().any(|x| x.starts_with("calls main.js#fill -> main.js#a ")), "{e:#?}");
+    // A container gains an entry, then loses its mutation.
+    repo.write(
+        "registry.py",
+        "def flush():\n    return 1\n\n\ndef close():\n    return 2\n\n\nHOOKS = []\nHOOKS.append(flush)\nHOOKS.append(close)\n",
+    );
+    assert_incremental_equals_fresh(&repo, "an entry appended in another file");
+    assert!(edges(&repo.export()).contains(&"calls main.shutdown -> registry.close [inferred]".to_string()));
+    repo.write("registry.py", "def flush():\n    return 1\n\n\nHOOKS = []\n");
+    assert_incremental_equals_fresh(&repo, "the entries removed");
+    assert!(!edges(&repo.export()).iter().any(|e| e.starts_with("calls main.shutdown -> registry.")));
+}

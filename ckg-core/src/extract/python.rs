@@ -313,11 +313,25 @@ pub(super) fn value_source(ident: Node, src: &[u8]) -> Option<ValueSource> {
                 _ => None,
             }
         }
-        // `a, (b, c) = f, (g, h)`, `first, *rest = f, g, h`: element-wise.
-        "pattern_list" | "tuple_pattern" | "list_pattern" => assigned_value(ident).and_then(|v| expression_value(v, src, 0)),
+        // `a, (b, c) = f, (g, h)`, `first, *rest = f, g, h`: element-wise; `for name, fn in
+        // [("a", f), ("b", g)]`: the element at the name's place of each item.
+        "pattern_list" | "tuple_pattern" | "list_pattern" => match assigned_value(ident) {
+            Some(v) => expression_value(v, src, 0),
+            None => loop_element(ident, parent, src),
+        },
+        // `if (h := lookup()):`
+        "named_expression" if parent.child_by_field_name("name") == Some(ident) => {
+            expression_value(parent.child_by_field_name("value")?, src, 0)
+        }
         "typed_parameter" | "typed_default_parameter" => {
             let t = parent.child_by_field_name("type")?;
             annotation_path(t, src).map(ValueSource::Annotation)
+        }
+        // `def run(cb=default)`: the default is one of the values (the callers may pass another).
+        "default_parameter" if parent.child_by_field_name("name") == Some(ident) => {
+            expression_value(parent.child_by_field_name("value")?, src, 0)
+                .filter(|v| !matches!(v, ValueSource::Alias(p) if p == "None"))
+                .map(super::typescript::possibly)
         }
         _ => None,
     }
@@ -369,6 +383,32 @@ fn assigned_value(ident: Node) -> Option<Node> {
         value = *elements.get(at)?;
     }
     Some(value)
+}
+
+/// A name of a loop's tuple target over a literal list of tuples (`for name, fn in [("a", f),
+/// ("b", g)]`): any of the items' elements at its place.
+fn loop_element(ident: Node, pattern: Node, src: &[u8]) -> Option<ValueSource> {
+    let parent = pattern.parent()?;
+    if !matches!(parent.kind(), "for_statement" | "for_in_clause") || parent.child_by_field_name("left") != Some(pattern) {
+        return None;
+    }
+    let mut c = pattern.walk();
+    let index = pattern.named_children(&mut c).position(|n| n.id() == ident.id())?;
+    let right = parent.child_by_field_name("right").filter(|r| matches!(r.kind(), "list" | "tuple"))?;
+    let mut c = right.walk();
+    let values: Vec<ValueSource> = right
+        .named_children(&mut c)
+        .filter(|item| matches!(item.kind(), "tuple" | "list"))
+        .filter_map(|item| {
+            let mut ic = item.walk();
+            let element = item.named_children(&mut ic).filter(|n| n.kind() != "comment").nth(index)?;
+            expression_value(element, src, 0)
+        })
+        .collect();
+    ValueSource::one_of(values).map(|v| match v {
+        ValueSource::Each(_) => v,
+        single => ValueSource::Each(Box::new(ValueSource::Items(vec![("0".to_string(), single)]))),
+    })
 }
 
 /// The value an expression gives, as far as written: a call, a name or attribute, a literal

@@ -372,6 +372,11 @@ pub(super) fn bind(
             if stop_at_method && lang.is_script() && sym.kind == SymbolKind::Function {
                 return None; // `this` in a plain function is not the class instance
             }
+            // `this` in a method of an object literal (`const api = { load() { this.parse() } }`)
+            // is the object.
+            if lang.is_script() && steps == 1 && sym.kind.is_value() && facts.symbols[src_sym as usize].kind == SymbolKind::Method {
+                return Some(sym.qname.as_str());
+            }
             s = sym.parent;
             steps += 1;
             if steps > MAX_SCOPE_WALK {

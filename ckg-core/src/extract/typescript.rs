@@ -480,8 +480,22 @@ pub(super) fn value_source(ident: Node, src: &[u8]) -> Option<ValueSource> {
             }
             parent.child_by_field_name("type").and_then(|t| annotation_path(t, src)).map(ValueSource::Annotation)
         }
-        "required_parameter" | "optional_parameter" => {
-            parent.child_by_field_name("type").and_then(|t| annotation_path(t, src)).map(ValueSource::Annotation)
+        // A parameter's declared type, else its default (`compare = defaultCompare`): one of the
+        // values it may hold (the callers may pass another).
+        "required_parameter" | "optional_parameter" => parent
+            .child_by_field_name("type")
+            .and_then(|t| annotation_path(t, src))
+            .map(ValueSource::Annotation)
+            .or_else(|| parent.child_by_field_name("value").and_then(|v| expression_value(v, src)).map(possibly)),
+        // `for (const task of tasks)`: each element (`for … in` gives keys, not elements).
+        "for_in_statement" if parent.child_by_field_name("left") == Some(ident) && has_token(parent, "of") => {
+            let right = parent.child_by_field_name("right")?;
+            let each = match expression_value(right, src)? {
+                ValueSource::Alias(p) => ValueSource::Alias(p),
+                items @ ValueSource::Items(_) => items,
+                _ => return None,
+            };
+            Some(ValueSource::Each(Box::new(each)))
         }
         "assignment_expression" if parent.child_by_field_name("left") == Some(ident) => {
             parent.child_by_field_name("right").and_then(|v| expression_value(v, src))
@@ -594,6 +608,15 @@ pub(super) fn is_plain_function(node: Node) -> bool {
         "function_declaration" | "function_expression" | "generator_function_declaration" => true,
         "variable_declarator" => node.child_by_field_name("value").is_some_and(|v| v.kind() == "function_expression"),
         _ => false,
+    }
+}
+
+/// A value a name may hold among others it is not told about (a parameter's default): written
+/// as the only known one of several.
+pub(super) fn possibly(v: ValueSource) -> ValueSource {
+    match v {
+        ValueSource::Each(_) => v,
+        v => ValueSource::Each(Box::new(ValueSource::Items(vec![("0".to_string(), v)]))),
     }
 }
 

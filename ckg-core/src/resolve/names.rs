@@ -152,7 +152,11 @@ impl Resolver<'_> {
                     }
                 }
             }
-            None
+            // The default import of a CommonJS module that exports an object
+            // (`module.exports = { run }`) is that object: the module's members.
+            // (Reached only when the module has no `default` of its own.)
+            let own_exports = self.exports_of(file).iter().any(|&k| self.input.exports[k].specifier.is_none());
+            (name == "default" && own_exports).then_some(Target::Module(file))
         } else {
             if let Some(s) = self.qname(&format!("{module}.{name}")) {
                 if s.kind != SymbolKind::Module || s.file == Some(file) {

@@ -12,6 +12,14 @@ impl Resolver<'_> {
         if depth > 12 {
             return (Target::Opaque, UNRESOLVED);
         }
+        // `const bound = obj.m.bind(obj)` (TS/JS): the function itself.
+        if let ValueSource::Call(p) = value
+            && let Some(base) = p.strip_suffix(".bind")
+            && self.file_lang(file).is_script()
+        {
+            let (t, e) = self.value_target(file, src, &ValueSource::Alias(base.to_string()), depth + 1);
+            return (t, if e == EXACT { INFERRED } else { e });
+        }
         let path = match value {
             ValueSource::Items(items) => return (Target::Items(file, src, items.clone()), INFERRED),
             // A loop variable stands for many values; file_edges expands it, flows do not.

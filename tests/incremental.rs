@@ -995,3 +995,22 @@ fn constructor_functions_reassignments_and_containers_follow_edits() {
     assert_incremental_equals_fresh(&repo, "the entries removed");
     assert!(!edges(&repo.export()).iter().any(|e| e.starts_with("calls main.shutdown -> registry.")));
 }
+
+#[test]
+fn python_import_roots_follow_edits_of_the_project_configuration() {
+    let repo = Repo::new();
+    repo.write("pyproject.toml", "[project]\nname = \"x\"\n");
+    repo.write("lib/shared/__init__.py", "def log(msg):\n    return msg\n");
+    repo.write("app/main.py", "from shared import log\n\n\ndef run():\n    return log(1)\n");
+    assert_incremental_equals_fresh(&repo, "the first index");
+    // Without the root the module is `lib.shared`, and `shared` is an external package.
+    let in_repo = "\"qname\":\"shared.log\",\"name\":\"log\",\"kind\":\"function\"";
+    assert!(!repo.export().contains(in_repo));
+    repo.write("pyproject.toml", "[project]\nname = \"x\"\n\n[tool.pyright]\nextraPaths = [\"lib\"]\n");
+    assert_incremental_equals_fresh(&repo, "lib/ named an import root");
+    assert!(repo.export().contains(in_repo), "{}", repo.export());
+    assert!(edges(&repo.export()).contains(&"calls app.main.run -> shared.log [exact]".to_string()));
+    repo.write("pyproject.toml", "[project]\nname = \"x\"\n");
+    assert_incremental_equals_fresh(&repo, "the root removed again");
+    assert!(!repo.export().contains(in_repo));
+}

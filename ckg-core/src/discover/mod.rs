@@ -16,6 +16,7 @@ use crate::facts::{Diagnostic, DiagnosticKind};
 use crate::lang::Lang;
 
 pub mod cache;
+mod python_roots;
 
 /// Directory names never descended into (tool folders, dependencies, caches).
 pub const SKIPPED_DIRS: &[&str] = &[
@@ -103,14 +104,16 @@ pub struct Skipped {
 pub struct Discovery {
     pub files: Vec<SourceFile>,
     pub skipped: Vec<Skipped>,
-    /// Project configuration files (`package.json`, `tsconfig*.json`, `jsconfig*.json`):
+    /// Project configuration files (`package.json`, `tsconfig*.json`, `jsconfig*.json`, and
+    /// for Python import roots `pyproject.toml`, `setup.cfg`, `pyrightconfig.json`):
     /// (relative path, absolute path), sorted.
     pub configs: Vec<(String, PathBuf)>,
 }
 
 /// Whether a file name is project configuration that module resolution reads.
 pub fn is_config(name: &str) -> bool {
-    name == "package.json" || (name.ends_with(".json") && (name.starts_with("tsconfig") || name.starts_with("jsconfig")))
+    matches!(name, "package.json" | "pyproject.toml" | "setup.cfg" | "pyrightconfig.json")
+        || (name.ends_with(".json") && (name.starts_with("tsconfig") || name.starts_with("jsconfig")))
 }
 
 fn rel_path(root: &Path, path: &Path) -> String {
@@ -288,7 +291,10 @@ fn finish(root: &Path, config: &DiscoverConfig, listing: &cache::Listing) -> Dis
     out.files.dedup_by(|b, a| a.path == b.path);
     out.skipped.sort_by(|a, b| a.path.cmp(&b.path));
     out.configs.sort();
-    assign_modules(&mut out.files, &config.python_roots);
+    // Roots given on the command line, then those the project's configuration names.
+    let mut roots = config.python_roots.clone();
+    roots.extend(python_roots::python_roots(&out.configs, &out.files));
+    assign_modules(&mut out.files, &roots);
     out
 }
 

@@ -94,7 +94,10 @@ pub(crate) struct IndexArgs {
     #[arg(long)]
     pub(crate) build_dirs: bool,
     /// An extra Python import root, relative to ROOT (repeatable): files under it are named
-    /// from it (`--python-root lib` makes `lib/tools/x.py` the module `tools.x`).
+    /// from it (`--python-root lib` makes `lib/tools/x.py` the module `tools.x`). Roots the
+    /// project names are read too: pyproject.toml (setuptools package-dir and packages.find,
+    /// pyright extraPaths, mypy mypy_path), setup.cfg, pyrightconfig.json, and every
+    /// `<dir>/src/<package>/` layout.
     #[arg(long = "python-root", value_name = "DIR")]
     pub(crate) python_roots: Vec<String>,
     /// Skip files larger than this many bytes.

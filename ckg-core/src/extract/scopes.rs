@@ -245,6 +245,35 @@ pub(super) fn binding_at(bindings: &Bindings, pos: usize) -> &Binding {
     bindings.iter().rev().find(|b| b.effective <= pos).or(bindings.first()).expect("non-empty")
 }
 
+/// A Python dict literal's lambdas (`OPS = {"add": lambda a, b: add(a, b)}`) are entries too:
+/// the lambdas' definitions, which the literal's own reading of names cannot give.
+fn with_lambda_entries(
+    value: Option<ValueSource>,
+    parent: Option<Node>,
+    src: &[u8],
+    def_by_node: &HashMap<usize, u32>,
+    facts: &FileFacts,
+) -> Option<ValueSource> {
+    let Some(right) = parent.filter(|p| p.kind() == "assignment").and_then(|p| p.child_by_field_name("right")) else { return value };
+    if right.kind() != "dictionary" {
+        return value;
+    }
+    let mut items = match value {
+        Some(ValueSource::Items(items)) => items,
+        None => Vec::new(),
+        other => return other,
+    };
+    let mut c = right.walk();
+    for pair in right.named_children(&mut c).filter(|n| n.kind() == "pair") {
+        let (Some(k), Some(v)) = (pair.child_by_field_name("key"), pair.child_by_field_name("value")) else { continue };
+        let (Some(key), Some(&def)) = (python::literal_key(k, src), def_by_node.get(&v.id()).filter(|_| v.kind() == "lambda")) else {
+            continue;
+        };
+        items.push((key, ValueSource::Def(facts.symbols[def as usize].qname.clone())));
+    }
+    (!items.is_empty()).then_some(ValueSource::Items(items))
+}
+
 /// The bindings that may reach a use at `pos`: the last one before it and, while that one was
 /// made in a branch the use is not in (`if …: h = a` / `else: h = b`, a loop or `try` body),
 /// the one before it too. The last binding comes first.
@@ -609,6 +638,7 @@ impl<'t> File<'t, '_> {
             if let Some(container) = container.filter(|_| !augmented_value) {
                 let value = match def {
                     Some(sym) => Some(ValueSource::Def(facts.symbols[sym as usize].qname.clone())),
+                    None if is_py => with_lambda_entries(value_source(lang, *node, src), parent, src, def_by_node, facts),
                     None => value_source(lang, *node, src),
                 };
                 if container == 0 && !reassigned {

@@ -160,6 +160,16 @@ fn suite(lang: &str) {
     for r in &report {
         println!("{r}");
     }
+    // The index's table is written by hand: its totals must be the suite's.
+    let index = std::fs::read_to_string(root.join("INDEX.md")).unwrap();
+    let totals: Vec<usize> = index
+        .lines()
+        .find(|l| l.starts_with("| **total** |"))
+        .expect("INDEX.md has a total row")
+        .split('|')
+        .filter_map(|cell| cell.trim().trim_matches('*').parse().ok())
+        .collect();
+    assert_eq!(totals, [total.cases, total.expected], "INDEX.md's total row (cases, edges) is out of date");
     let passing_file = root.join("PASSING.txt");
     if std::env::var_os("UPDATE_EXPECT").is_some() {
         std::fs::write(&passing_file, passing.join("\n") + "\n").unwrap();

@@ -344,6 +344,16 @@ impl ValueSource {
         }
     }
 
+    /// A value that may also be others it is not told about (a parameter's default, a loop
+    /// variable over one known element): written as the only known one of several, so that
+    /// what goes through it is `inferred`.
+    pub fn possibly(self) -> ValueSource {
+        match self {
+            ValueSource::Each(_) => self,
+            v => ValueSource::Each(Box::new(ValueSource::Items(vec![("0".to_string(), v)]))),
+        }
+    }
+
     /// A compact text form stored in the database: `call:a.b`, `new:Foo`, `alias:x`, `type:T`.
     pub fn encode(&self) -> String {
         match self {

@@ -43,21 +43,21 @@ pub(super) fn name_definitions(
     order.sort_by(|&a, &b| iv[a].start.cmp(&iv[b].start).then(iv[b].end.cmp(&iv[a].end)));
     // TS/JS constructor functions: a function with `F.prototype.m = …` members, or whose body
     // assigns `this.x`, is a class (as the compiler reads JavaScript).
+    // The owner each such member is assigned to (`F`, `this`), by interval.
+    let mut owners: HashMap<usize, (String, bool)> = HashMap::new();
     let mut constructors: HashSet<usize> = HashSet::new();
     let mut prototype_owners: HashSet<String> = HashSet::new();
     if lang.is_script() {
         for &i in &order {
-            let (kind, node, _) = caps.defs[iv[i].def.expect("filtered")];
-            match typescript::assigned_owner(node, src) {
-                Some((owner, true)) => {
-                    prototype_owners.insert(owner.into_owned());
-                }
-                Some((owner, false)) if owner == "this" || kind == DefKind::Property => {
-                    let above = iv[i].def_above.filter(|&a| typescript::is_plain_function(caps.defs[iv[a].def.expect("a def")].1));
-                    constructors.extend(above);
-                }
-                _ => {}
+            let node = caps.defs[iv[i].def.expect("filtered")].1;
+            let Some((owner, prototype)) = typescript::assigned_owner(node, src) else { continue };
+            if prototype {
+                prototype_owners.insert(owner.to_string());
+            } else if owner == "this" {
+                let above = iv[i].def_above.filter(|&a| typescript::is_plain_function(caps.defs[iv[a].def.expect("a def")].1));
+                constructors.extend(above);
             }
+            owners.insert(i, (owner.into_owned(), prototype));
         }
     }
     // interval index -> symbol index, filled as we go.
@@ -68,10 +68,9 @@ pub(super) fn name_definitions(
         let mut parent = iv[i].def_above.and_then(|p| sym_of_interval.get(&p).copied()).unwrap_or(0);
         // A constructor parameter property (`constructor(private svc: S)`) and a Python
         // `self.x = ...` attribute belong to the class, not to the method.
-        let owner = if lang.is_script() { typescript::assigned_owner(node, src) } else { None };
+        let owner = owners.get(&i);
         if node.kind() == "required_parameter"
-            || ((matches!(node.kind(), "assignment" | "assignment_expression" | "attribute")
-                || owner.as_ref().is_some_and(|(o, _)| o == "this"))
+            || ((matches!(node.kind(), "assignment" | "assignment_expression" | "attribute") || owner.is_some_and(|(o, _)| o == "this"))
                 && facts.symbols[parent as usize].kind != SymbolKind::Class)
         {
             parent = facts.symbols[parent as usize].parent.unwrap_or(parent);
@@ -79,7 +78,7 @@ pub(super) fn name_definitions(
         // `F.prototype.m = …` / `F.m = …`: a member of `F` where the file defines it at module
         // level; otherwise a module-level name written `F.m`.
         let mut prefix = None;
-        if let Some((o, _)) = owner.as_ref().filter(|(o, _)| o != "this") {
+        if let Some((o, _)) = owner.filter(|(o, _)| o != "this") {
             match qindex.get(&format!("{module}{sep}{o}")) {
                 Some(&p) => parent = p,
                 None => prefix = Some(format!("{o}.")),

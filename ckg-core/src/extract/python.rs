@@ -331,7 +331,7 @@ pub(super) fn value_source(ident: Node, src: &[u8]) -> Option<ValueSource> {
         "default_parameter" if parent.child_by_field_name("name") == Some(ident) => {
             expression_value(parent.child_by_field_name("value")?, src, 0)
                 .filter(|v| !matches!(v, ValueSource::Alias(p) if p == "None"))
-                .map(super::typescript::possibly)
+                .map(ValueSource::possibly)
         }
         _ => None,
     }
@@ -405,10 +405,7 @@ fn loop_element(ident: Node, pattern: Node, src: &[u8]) -> Option<ValueSource> {
             expression_value(element, src, 0)
         })
         .collect();
-    ValueSource::one_of(values).map(|v| match v {
-        ValueSource::Each(_) => v,
-        single => ValueSource::Each(Box::new(ValueSource::Items(vec![("0".to_string(), single)]))),
-    })
+    ValueSource::one_of(values).map(ValueSource::possibly)
 }
 
 /// The value an expression gives, as far as written: a call, a name or attribute, a literal

@@ -173,13 +173,14 @@ impl File<'_, '_> {
             // Calls through parameters and the values a call passes (Python; TS/JS calls too).
             if !path.is_empty() && (is_py && kind == RefKind::Decorator || kind == RefKind::Call) {
                 let root = path.split('.').next().unwrap_or(&path);
-                let reaching = if root.ends_with("()") { Vec::new() } else { lookup_reaching(root, point.0, inner, nesting, locals) };
+                let reaching = if root.ends_with("()") { None } else { lookup_reaching(root, point.0, inner, nesting, locals) };
                 // A parameter rebound in a branch (`if cb is None: cb = default`) is still
                 // called with what the call sites pass.
-                let local = match reaching.iter().find(|b| matches!(b.local, Local::Param { splat: 0, .. })) {
-                    Some(param) if reaching.len() > 1 && kind == RefKind::Call => Some(&param.local),
-                    _ => reaching.first().map(|b| &b.local),
-                };
+                let local =
+                    reaching.map(|(last, earlier)| match earlier.iter().find(|b| matches!(b.local, Local::Param { splat: 0, .. })) {
+                        Some(param) if kind == RefKind::Call => &param.local,
+                        _ => &last.local,
+                    });
                 let splat_param = |p: &str| {
                     let root = p.split('.').next().unwrap_or(p);
                     matches!(lookup_local(root, point.0, inner, nesting, locals), Some(Local::Param { splat: 1 | 2, .. }))

@@ -276,20 +276,22 @@ fn with_lambda_entries(
 
 /// The bindings that may reach a use at `pos`: the last one before it and, while that one was
 /// made in a branch the use is not in (`if …: h = a` / `else: h = b`, a loop or `try` body),
-/// the one before it too. The last binding comes first.
-pub(super) fn reaching(bindings: &Bindings, pos: usize) -> Vec<&Binding> {
+/// the ones before it, latest first (empty in straight-line code: nothing is allocated on the
+/// common path).
+pub(super) fn reaching(bindings: &Bindings, pos: usize) -> (&Binding, Vec<&Binding>) {
     let Some(mut i) = bindings.iter().rposition(|b| b.effective <= pos) else {
-        return bindings.first().into_iter().collect();
+        return (bindings.first().expect("non-empty"), Vec::new());
     };
-    let mut out = vec![&bindings[i]];
+    let last = &bindings[i];
+    let mut earlier = Vec::new();
     while let Some((start, end)) = bindings[i].branch {
         if i == 0 || (start <= pos && pos < end) {
             break;
         }
         i -= 1;
-        out.push(&bindings[i]);
+        earlier.push(&bindings[i]);
     }
-    out
+    (last, earlier)
 }
 
 /// The extent of the branch a binding is made in, inside its own scope: the arm of an `if`
@@ -429,19 +431,20 @@ pub(super) fn bind(
     }
     let (bare, _) = crate::facts::split_segment(root);
     let reaching = lookup_reaching(bare, pos, inner, nesting, locals);
-    if reaching.len() > 1 {
-        return LocalBinding::Var(join(&reaching, facts));
+    if let Some((last, earlier)) = reaching.as_ref().filter(|(_, earlier)| !earlier.is_empty()) {
+        return LocalBinding::Var(join(std::iter::once(*last).chain(earlier.iter().copied()), facts));
     }
-    match reaching.first().map(|b| &b.local) {
+    let last = reaching.map(|(last, _)| last);
+    match last.map(|b| &b.local) {
         Some(Local::Def(sym)) => LocalBinding::Def(facts.symbols[*sym as usize].qname.clone()),
         // `obj = Local()` with a class defined in the function: an instance of that class.
         Some(Local::Var(Some(ValueSource::Call(p) | ValueSource::New(p)))) if !p.contains('.') => {
-            let at = reaching[0].effective;
-            match lookup_local(p, at, inner, nesting, locals) {
+            let last = last.expect("matched");
+            match lookup_local(p, last.effective, inner, nesting, locals) {
                 Some(Local::Def(sym)) if facts.symbols[*sym as usize].kind == SymbolKind::Class => {
                     LocalBinding::Var(Some(ValueSource::SelfOf(facts.symbols[*sym as usize].qname.clone())))
                 }
-                _ => LocalBinding::Var(reaching[0].local.value().cloned()),
+                _ => LocalBinding::Var(last.local.value().cloned()),
             }
         }
         Some(Local::Var(v) | Local::Param { value: v, .. }) => LocalBinding::Var(v.clone()),
@@ -452,8 +455,8 @@ pub(super) fn bind(
 /// The value of a name several bindings may reach (`if …: h = a` / `else: h = b`): any one of
 /// theirs, written as the elements of a container the name takes each of. Unknown values are
 /// left out; `None` when none is known.
-fn join(reaching: &[&Binding], facts: &FileFacts) -> Option<ValueSource> {
-    ValueSource::one_of(reaching.iter().filter_map(|b| match &b.local {
+fn join<'l>(reaching: impl Iterator<Item = &'l Binding>, facts: &FileFacts) -> Option<ValueSource> {
+    ValueSource::one_of(reaching.filter_map(|b| match &b.local {
         Local::Def(sym) => Some(ValueSource::Def(facts.symbols[*sym as usize].qname.clone())),
         // A value that is itself one of several (a loop variable) is not followed further.
         Local::Var(Some(ValueSource::Each(inner))) | Local::Param { value: Some(ValueSource::Each(inner)), .. }
@@ -513,8 +516,14 @@ fn through_local<'l>(value: ValueSource, lookup: &impl Fn(&str) -> Option<&'l Lo
 
 /// The bindings of a name that may reach a use at `pos` ([`reaching`]), in the nearest
 /// enclosing scope that binds it.
-pub(super) fn lookup_reaching<'l>(name: &str, pos: usize, inner: Option<usize>, nesting: &Nesting, locals: &'l Locals) -> Vec<&'l Binding> {
-    lookup_bindings(name, inner, nesting, locals).map(|b| reaching(b, pos)).unwrap_or_default()
+pub(super) fn lookup_reaching<'l>(
+    name: &str,
+    pos: usize,
+    inner: Option<usize>,
+    nesting: &Nesting,
+    locals: &'l Locals,
+) -> Option<(&'l Binding, Vec<&'l Binding>)> {
+    lookup_bindings(name, inner, nesting, locals).map(|b| reaching(b, pos))
 }
 
 /// The local binding of a name seen at `pos`, searching the enclosing scopes outwards.

@@ -486,7 +486,7 @@ pub(super) fn value_source(ident: Node, src: &[u8]) -> Option<ValueSource> {
             .child_by_field_name("type")
             .and_then(|t| annotation_path(t, src))
             .map(ValueSource::Annotation)
-            .or_else(|| parent.child_by_field_name("value").and_then(|v| expression_value(v, src)).map(possibly)),
+            .or_else(|| parent.child_by_field_name("value").and_then(|v| expression_value(v, src)).map(ValueSource::possibly)),
         // `for (const task of tasks)`: each element (`for … in` gives keys, not elements).
         "for_in_statement" if parent.child_by_field_name("left") == Some(ident) && has_token(parent, "of") => {
             let right = parent.child_by_field_name("right")?;
@@ -608,15 +608,6 @@ pub(super) fn is_plain_function(node: Node) -> bool {
         "function_declaration" | "function_expression" | "generator_function_declaration" => true,
         "variable_declarator" => node.child_by_field_name("value").is_some_and(|v| v.kind() == "function_expression"),
         _ => false,
-    }
-}
-
-/// A value a name may hold among others it is not told about (a parameter's default): written
-/// as the only known one of several.
-pub(super) fn possibly(v: ValueSource) -> ValueSource {
-    match v {
-        ValueSource::Each(_) => v,
-        v => ValueSource::Each(Box::new(ValueSource::Items(vec![("0".to_string(), v)]))),
     }
 }
 

@@ -442,7 +442,7 @@ impl Resolver<'_> {
     fn push_call_edges(&self, out: &mut Vec<EdgeRow>, r: &RefRow, target: &Target, evidence: &'static str, python: bool) {
         self.push_edge(out, r, r.kind, r.src, target, evidence, python);
         if let (RefKind::Call, Target::Sym(f)) = (r.kind, target) {
-            for wrapper in self.wrappers(*f) {
+            if let Some(wrapper) = self.wrapper(*f) {
                 out.push(site_edge(r, "calls", r.src, Dst::Symbol(wrapper), INFERRED, 0));
             }
         }
@@ -455,31 +455,24 @@ impl Resolver<'_> {
         }
     }
 
-    /// The functions that run when a decorated function is called: for each decorator of the
+    /// The wrapper that runs when a decorated function is called: of a decorator of the
     /// repository that returns a function of its own which calls the decorator's parameter
     /// (`def logged(f): def wrapper(): f() … return wrapper`), that function. (A decorator
     /// factory, `@route("/")`, returns the decorator, not a wrapper: it has no such call and
     /// gives nothing.) Decorators are resolved in the decorated function's file. Stacked, the
     /// call reaches the outermost wrapper (the first, from the top, that has one); each wrapper
     /// calls the one below it through its parameter.
-    fn wrappers(&self, f: i64) -> Vec<i64> {
-        let Some(sym) = self.sym(f).filter(|s| matches!(s.kind, SymbolKind::Function | SymbolKind::Method)) else { return Vec::new() };
-        let (Some(file), false) = (sym.file, sym.decorators.is_empty()) else { return Vec::new() };
-        let Some(&module) = self.module_sym.get(&file) else { return Vec::new() };
-        let mut out = Vec::new();
-        for d in &sym.decorators {
-            let Some((Target::Sym(dec), e)) = self.path_target(file, module, d, &LocalBinding::Free, 1) else { continue };
-            let Some(decorator) = self.sym(dec).filter(|s| e != UNRESOLVED && s.kind == SymbolKind::Function) else { continue };
-            let calls_the_original = |q: &str| decorator.param_uses.iter().any(|u| u.index == Some(0) && u.caller == q);
-            if let Some(ValueSource::Def(q)) = &decorator.ty
-                && calls_the_original(q)
-                && let Some(w) = self.qname(q).filter(|w| matches!(w.kind, SymbolKind::Function) && w.id != f)
-            {
-                out.push(w.id);
-                break;
-            }
-        }
-        out
+    fn wrapper(&self, f: i64) -> Option<i64> {
+        let sym = self.sym(f).filter(|s| matches!(s.kind, SymbolKind::Function | SymbolKind::Method))?;
+        let file = sym.file?;
+        let module = *self.module_sym.get(&file)?;
+        sym.decorators.iter().find_map(|d| {
+            let Some((Target::Sym(dec), e)) = self.path_target(file, module, d, &LocalBinding::Free, 1) else { return None };
+            let decorator = self.sym(dec).filter(|s| e != UNRESOLVED && s.kind == SymbolKind::Function)?;
+            let Some(ValueSource::Def(q)) = &decorator.ty else { return None };
+            let calls_the_original = decorator.param_uses.iter().any(|u| u.index == Some(0) && u.caller == *q);
+            self.qname(q).filter(|w| calls_the_original && matches!(w.kind, SymbolKind::Function) && w.id != f).map(|w| w.id)
+        })
     }
 
     /// A path that goes into a class, enum or namespace to reach a member uses it: a

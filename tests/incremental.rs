@@ -1014,3 +1014,45 @@ fn python_import_roots_follow_edits_of_the_project_configuration() {
     assert_incremental_equals_fresh(&repo, "the root removed again");
     assert!(!repo.export().contains(in_repo));
 }
+
+#[test]
+fn parameters_passed_on_entries_and_getattr_follow_edits() {
+    let repo = Repo::new();
+    let utils = "function maybeMap(val, fn) {\n  return fn(val);\n}\nmodule.exports = { maybeMap };\n";
+    repo.write("utils.js", utils);
+    repo.write("encode.js", "const utils = require('./utils');\nfunction encodeAll(v, enc) {\n  return utils.maybeMap(v, enc);\n}\nmodule.exports = encodeAll;\n");
+    repo.write("main.js", "const encodeAll = require('./encode');\nfunction encode(v) {\n  return v;\n}\nfunction run() {\n  return encodeAll(1, encode);\n}\nmodule.exports = { run };\n");
+    repo.write("table.py", "def start():\n    pass\n\n\nCOMMANDS = {\"start\": start}\n");
+    repo.write("base.py", "class Base:\n    def __getattr__(self, name):\n        return name\n");
+    repo.write(
+        "main.py",
+        "from table import COMMANDS\nfrom base import Base\n\n\nclass Proxy(Base):\n    pass\n\n\ndef dispatch(name):\n    COMMANDS[name]()\n    Proxy().anything\n",
+    );
+    assert_incremental_equals_fresh(&repo, "the first index");
+    let e = edges(&repo.export());
+    for want in [
+        "calls utils.js#maybeMap -> main.js#encode [inferred]",
+        "calls main.dispatch -> table.start [inferred]",
+        "calls main.dispatch -> base.Base.__getattr__ [inferred]",
+    ] {
+        assert!(e.contains(&want.to_string()), "{want} not in {e:#?}");
+    }
+    // The innermost function stops calling its parameter, then calls it through a callback.
+    repo.write("utils.js", "function maybeMap(val, fn) {\n  return val;\n}\nmodule.exports = { maybeMap };\n");
+    assert_incremental_equals_fresh(&repo, "the parameter no longer called");
+    assert!(!edges(&repo.export()).iter().any(|e| e.contains("-> main.js#encode [inferred]")));
+    repo.write("utils.js", "function maybeMap(val, fn) {\n  return [val].map(fn);\n}\nmodule.exports = { maybeMap };\n");
+    assert_incremental_equals_fresh(&repo, "the parameter handed to map");
+    assert!(edges(&repo.export()).contains(&"calls utils.js#maybeMap -> main.js#encode [inferred]".to_string()));
+    // The middle function stops passing it on.
+    repo.write("encode.js", "const utils = require('./utils');\nfunction encodeAll(v, enc) {\n  return utils.maybeMap(v, String);\n}\nmodule.exports = encodeAll;\n");
+    assert_incremental_equals_fresh(&repo, "the parameter no longer passed on");
+    assert!(!edges(&repo.export()).iter().any(|e| e.contains("-> main.js#encode [inferred]")));
+    // A container in another file gains an entry; the base class loses __getattr__.
+    repo.write("table.py", "def start():\n    pass\n\n\ndef stop():\n    pass\n\n\nCOMMANDS = {\"start\": start, \"stop\": stop}\n");
+    assert_incremental_equals_fresh(&repo, "an entry added to the container");
+    assert!(edges(&repo.export()).contains(&"calls main.dispatch -> table.stop [inferred]".to_string()));
+    repo.write("base.py", "class Base:\n    pass\n");
+    assert_incremental_equals_fresh(&repo, "__getattr__ removed from the base class");
+    assert!(!edges(&repo.export()).iter().any(|e| e.contains("__getattr__")));
+}

@@ -136,9 +136,24 @@ pub struct ParamUse {
     /// The qname of the function whose code makes the call (the function itself or a nested one).
     pub caller: String,
     /// The rest of the called path after the parameter (`checkout` for `cart.checkout()`).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub rest: String,
     /// The call is on each element of the parameter (`for c in checks: c()`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub each: bool,
+    /// Not a call: the parameter is passed on to another call, whose callee may call it
+    /// (`maybeMap(obj, encoder)`, `map(fn, xs)`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub via: Option<Forward>,
+}
+
+/// A call that a parameter is passed on to, as its caller wrote it: the callee's path and
+/// binding, and the argument's key there (`"1"`, or a keyword).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Forward {
+    pub callee: String,
+    pub binding: LocalBinding,
+    pub key: String,
 }
 
 /// The stored form of a list of facts (a symbol's parameter uses, a call's arguments): one
@@ -278,6 +293,10 @@ impl RefKind {
 /// The key of a TS/JS argument's `args` entry that names the call it is handed to
 /// (`xs.map(f)` -> `map`); not a parameter name.
 pub const CALLBACK_KEY: &str = "=callee";
+
+/// The segment of a written path that stands for any entry of a container: a subscript whose
+/// key is not a literal (`handlers[name]()` is `handlers.[*]()`).
+pub const ANY_ENTRY: &str = "[*]";
 
 /// How the first segment of a reference's path is bound inside its own file, decided by
 /// extraction from the file's scopes alone.

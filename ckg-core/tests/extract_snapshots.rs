@@ -18,7 +18,10 @@ fn render(f: &FileFacts) -> String {
         for u in &s.param_uses {
             let index = u.index.map(|i| i.to_string()).unwrap_or_else(|| "kw".into());
             let each = if u.each { " each" } else { "" };
-            writeln!(out, "  param-call {}#{index}{each} rest={:?} by={}", u.name, u.rest, u.caller).unwrap();
+            match &u.via {
+                None => writeln!(out, "  param-call {}#{index}{each} rest={:?} by={}", u.name, u.rest, u.caller).unwrap(),
+                Some(v) => writeln!(out, "  param-passed {}#{index} to={}[{}] by={}", u.name, v.callee, v.key, u.caller).unwrap(),
+            }
         }
     }
     for r in &f.refs {

@@ -6,10 +6,10 @@ use std::collections::{HashMap, HashSet};
 
 use super::probe::{Probe, probe_use};
 use super::scopes::{Local, Locals, bind, lookup_local, lookup_reaching};
-use super::syntax::{is_computed, path_of, position, short_text, text};
-use super::values::{AttrParams, call_args};
+use super::syntax::{is_computed, path_of, path_of_any_entry, position, short_text, text};
+use super::values::{AttrParams, arguments, call_args};
 use super::{File, python, typescript};
-use crate::facts::{CALLBACK_KEY, FileFacts, LocalBinding, ParamUse, RefFact, RefKind, ValueSource};
+use crate::facts::{ANY_ENTRY, CALLBACK_KEY, FileFacts, Forward, LocalBinding, ParamUse, RefFact, RefKind, ValueSource};
 
 impl File<'_, '_> {
     /// The references worth keeping, in capture order; returns the calls made through
@@ -122,6 +122,8 @@ impl File<'_, '_> {
             }
             let written = match key_path {
                 Some(p) => Some((p, name_node)),
+                // `handlers[name]()`: any entry of `handlers` (a dynamic site all the same).
+                None if kind == RefKind::Call => path_of(name_node, src).or_else(|| path_of_any_entry(name_node, src)),
                 None => path_of(name_node, src),
             };
             let (path, anchor) = match written {
@@ -149,7 +151,7 @@ impl File<'_, '_> {
             };
             // Calling what `getattr(o, name)` or `importlib.import_module(name)` returned, with a
             // computed name: a dynamic site (a completeness gap), not a guess.
-            let mut computed = path.is_empty() && is_computed(name_node);
+            let mut computed = path.is_empty() && is_computed(name_node) || path.contains(ANY_ENTRY);
             if is_py
                 && kind == RefKind::Call
                 && (path.starts_with("getattr().")
@@ -208,12 +210,14 @@ impl File<'_, '_> {
                     // A call through a parameter: bound later to what each call site passes. (TS/JS:
                     // only a call of the parameter itself, `fn()`; a method called on it,
                     // `res.status()`, is resolved through its declared type where it is written.)
-                    Some(&Local::Param { func, index, splat: 0, .. })
-                        if kind == RefKind::Call && !matches!(root, "self" | "cls") && (is_py || !path.contains('.')) =>
+                    Some(&Local::Param { func, index, splat: 0, ref value })
+                        if kind == RefKind::Call
+                            && !matches!(root, "self" | "cls")
+                            && (is_py || !path.contains('.') || value.is_none()) =>
                     {
                         let rest = path.split_once('.').map(|(_, r)| r.to_string()).unwrap_or_default();
                         let caller = facts.symbols[src_sym as usize].qname.clone();
-                        param_uses.push((func, ParamUse { index, name: root.to_string(), caller, rest, each: false }));
+                        param_uses.push((func, ParamUse { index, name: root.to_string(), caller, rest, each: false, via: None }));
                     }
                     // `for c in checks: c()` with `checks` a parameter.
                     Some(Local::Var(Some(ValueSource::Each(each)))) if kind == RefKind::Call => {
@@ -221,7 +225,7 @@ impl File<'_, '_> {
                             if let Some(&Local::Param { func, index, splat: 0, .. }) = lookup_local(p, point.0, inner, nesting, locals) {
                                 let rest = path.split_once('.').map(|(_, r)| r.to_string()).unwrap_or_default();
                                 let caller = facts.symbols[src_sym as usize].qname.clone();
-                                param_uses.push((func, ParamUse { index, name: p.clone(), caller, rest, each: true }));
+                                param_uses.push((func, ParamUse { index, name: p.clone(), caller, rest, each: true, via: None }));
                             }
                         }
                     }
@@ -259,11 +263,18 @@ impl File<'_, '_> {
             // `p.then(f)`): the callee's name goes with the argument.
             if lang.is_script() && kind == RefKind::Argument && !path.is_empty() {
                 if let Some(callee) = typescript::callback_callee(name_node, src) {
+                    // A parameter handed on that way (`drain(fn) { this.items.forEach(fn) }`) is
+                    // called by this code.
+                    if let Some(&Local::Param { func, index, splat: 0, .. }) = lookup_local(&path, point.0, inner, nesting, locals) {
+                        let caller = facts.symbols[src_sym as usize].qname.clone();
+                        let name = path.clone();
+                        param_uses.push((func, ParamUse { index, name, caller, rest: String::new(), each: false, via: None }));
+                    }
                     args.push((CALLBACK_KEY.to_string(), ValueSource::Alias(callee)));
                 }
             }
             let (line, col) = position(anchor);
-            let text = if path.is_empty() { short_text(name_node, src) } else { String::new() };
+            let text = if path.is_empty() || computed { short_text(name_node, src) } else { String::new() };
             let binding = match invoked_binding {
                 Some(b) => b,
                 None if path.is_empty() => LocalBinding::Free,
@@ -309,12 +320,55 @@ impl File<'_, '_> {
                 if let Some(attr) = path.strip_prefix("self.").filter(|a| !a.contains('.')) {
                     if let Some((func, index, name)) = attr_params.get(&format!("{class}.{attr}")) {
                         let caller = facts.symbols[src_sym as usize].qname.clone();
-                        param_uses.push((*func, ParamUse { index: *index, name: name.clone(), caller, rest: String::new(), each: false }));
+                        param_uses.push((
+                            *func,
+                            ParamUse { index: *index, name: name.clone(), caller, rest: String::new(), each: false, via: None },
+                        ));
                     }
                 }
+            }
+            if kind == RefKind::Call && !path.is_empty() && matches!(role_node.kind(), "call" | "call_expression") {
+                self.forwards(role_node, &path, &binding, inner, src_sym, locals, facts, &mut param_uses);
             }
             facts.refs.push(RefFact { kind, src: src_sym, path, text, binding, line, col, computed, args });
         }
         param_uses
+    }
+
+    /// Parameters passed on, as they are, to the call `call` of `callee`
+    /// (`outer(obj, encoder) { return maybeMap(obj, encoder) }`): what the callee does with
+    /// them is bound at each call site of their function, like a call through them.
+    #[allow(clippy::too_many_arguments)]
+    fn forwards(
+        &self,
+        call: tree_sitter::Node,
+        callee: &str,
+        binding: &LocalBinding,
+        inner: Option<usize>,
+        src_sym: u32,
+        locals: &Locals,
+        facts: &FileFacts,
+        param_uses: &mut Vec<(u32, ParamUse)>,
+    ) {
+        if !matches!(binding, LocalBinding::Free | LocalBinding::Def(_) | LocalBinding::SelfOf(_)) || callee.ends_with(".bind") {
+            return;
+        }
+        let Some(list) = call.child_by_field_name("arguments").filter(|a| matches!(a.kind(), "argument_list" | "arguments")) else {
+            return;
+        };
+        for (key, arg) in arguments(list, self.src) {
+            if arg.kind() != "identifier" {
+                continue;
+            }
+            let name = text(arg, self.src);
+            if matches!(&*name, "self" | "cls") {
+                continue;
+            }
+            if let Some(&Local::Param { func, index, splat: 0, .. }) = lookup_local(&name, arg.start_byte(), inner, &self.nesting, locals) {
+                let caller = facts.symbols[src_sym as usize].qname.clone();
+                let via = Some(Forward { callee: callee.to_string(), binding: binding.clone(), key });
+                param_uses.push((func, ParamUse { index, name: name.into_owned(), caller, rest: String::new(), each: false, via }));
+            }
+        }
     }
 }

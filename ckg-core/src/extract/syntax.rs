@@ -18,6 +18,16 @@ pub(super) fn position(node: Node) -> (u32, u32) {
 /// The written path of an expression (`a.b().c` -> `a.b().c`), or `None` when it is not a
 /// chain of names (`obj[k]`, `(a || b)`). Iterative, so long chains are safe.
 pub(crate) fn path_of<'t>(node: Node<'t>, src: &[u8]) -> Option<(String, Node<'t>)> {
+    written_path(node, src, false)
+}
+
+/// [`path_of`], where a subscript with a key that is not a literal (`handlers[name]`) is the
+/// segment `[*]`: any entry.
+pub(crate) fn path_of_any_entry<'t>(node: Node<'t>, src: &[u8]) -> Option<(String, Node<'t>)> {
+    written_path(node, src, true)
+}
+
+fn written_path<'t>(node: Node<'t>, src: &[u8], any_entry: bool) -> Option<(String, Node<'t>)> {
     let mut segments: Vec<String> = Vec::new();
     let mut cur = node;
     let mut pending_call = false;
@@ -38,21 +48,26 @@ pub(crate) fn path_of<'t>(node: Node<'t>, src: &[u8]) -> Option<(String, Node<'t
             "attribute" => (cur.child_by_field_name("attribute").map(|p| text(p, src).into_owned()), cur.child_by_field_name("object")),
             "nested_type_identifier" | "nested_identifier" | "dotted_name" => (Some(text(cur, src).into_owned()), None),
             // `handlers["create"]`, `items[0]`: a literal key is a segment `[create]`.
-            "subscript" => {
-                let key = cur.child_by_field_name("subscript").and_then(|k| python::literal_key(k, src))?;
-                (Some(format!("[{key}]")), cur.child_by_field_name("value"))
-            }
+            "subscript" => match cur.child_by_field_name("subscript").and_then(|k| python::literal_key(k, src)) {
+                Some(key) => (Some(format!("[{key}]")), cur.child_by_field_name("value")),
+                None if any_entry => (Some(crate::facts::ANY_ENTRY.to_string()), cur.child_by_field_name("value")),
+                None => return None,
+            },
             // TS/JS `handlers["create"]`, `steps[0]`.
             "subscript_expression" => {
                 let index = cur.child_by_field_name("index")?;
                 let key = match index.kind() {
                     "number" => text(index, src).into_owned(),
                     "string" => text(index, src).trim_matches(|c| c == '"' || c == '\'').to_string(),
-                    _ => return None,
+                    _ => String::new(),
                 };
-                if key.is_empty() || !key.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '-') {
+                let key = if !key.is_empty() && key.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '-') {
+                    key
+                } else if any_entry {
+                    "*".to_string()
+                } else {
                     return None;
-                }
+                };
                 (Some(format!("[{key}]")), cur.child_by_field_name("object"))
             }
             "call" if is_literal_getattr(cur, src).is_some() => {

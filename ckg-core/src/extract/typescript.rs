@@ -383,7 +383,14 @@ fn expression_value_at(mut v: Node, src: &[u8], depth: usize) -> Option<ValueSou
             if f.kind() == "import" {
                 return None;
             }
-            path_of(f, src).map(|(p, _)| ValueSource::Call(p))
+            let (p, _) = path_of(f, src)?;
+            // `Object.create(proto)`: an object whose members are looked up on `proto` (it may
+            // gain its own, so what goes through it is inferred).
+            if p == "Object.create" {
+                let proto = v.child_by_field_name("arguments")?.named_child(0)?;
+                return expression_value_at(proto, src, depth + 1).map(ValueSource::possibly);
+            }
+            Some(ValueSource::Call(p))
         }
         "identifier" | "member_expression" => path_of(v, src).map(|(p, _)| ValueSource::Alias(p)),
         "shorthand_property_identifier" => Some(ValueSource::Alias(text(v, src).into_owned())),

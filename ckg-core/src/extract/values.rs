@@ -123,27 +123,43 @@ pub(super) fn call_args(
                 free.then_some(ValueSource::Call(p))
             }
             "list" | "tuple" | "dictionary" => python::items(n, src, 0),
+            // `stringify(obj, { encoder: enc })`: an options object's entries.
+            "object" | "array" => typescript::expression_value(n, src),
             _ => None,
         }
     };
+    let mut out = Vec::new();
+    for (key, a) in arguments(list, src) {
+        match key.as_str() {
+            "*" | "**" => out.push((key, ValueSource::Alias(short_text(a, src)))),
+            _ => {
+                if let Some(v) = value(a) {
+                    out.push((key, v));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The arguments of a call's argument list with their keys: `"0"`, `"1"` … by position, the
+/// keyword's name, `"*"` / `"**"` for a splat (whose node is the splat itself).
+pub(super) fn arguments<'t>(list: Node<'t>, src: &[u8]) -> Vec<(String, Node<'t>)> {
     let mut out = Vec::new();
     let mut index = 0u32;
     let mut c = list.walk();
     for a in list.named_children(&mut c) {
         match a.kind() {
             "keyword_argument" => {
-                let (Some(name), Some(v)) = (a.child_by_field_name("name"), a.child_by_field_name("value")) else { continue };
-                if let Some(v) = value(v) {
+                if let (Some(name), Some(v)) = (a.child_by_field_name("name"), a.child_by_field_name("value")) {
                     out.push((text(name, src).into_owned(), v));
                 }
             }
-            "list_splat" | "spread_element" => out.push(("*".to_string(), ValueSource::Alias(short_text(a, src)))),
-            "dictionary_splat" => out.push(("**".to_string(), ValueSource::Alias(short_text(a, src)))),
+            "list_splat" | "spread_element" => out.push(("*".to_string(), a)),
+            "dictionary_splat" => out.push(("**".to_string(), a)),
             "comment" => {}
             _ => {
-                if let Some(v) = value(a) {
-                    out.push((index.to_string(), v));
-                }
+                out.push((index.to_string(), a));
                 index += 1;
             }
         }

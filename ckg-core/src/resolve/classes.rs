@@ -126,6 +126,24 @@ impl Resolver<'_> {
         None
     }
 
+    /// A Python attribute no class of an instance's MRO defines, on a class that defines
+    /// `__getattr__`: that method runs to produce it. Only when every base of the hierarchy is
+    /// in the repository (an external base may define the attribute).
+    pub(super) fn getattr_fallback(&self, class: i64) -> Option<i64> {
+        let sym = self.sym(class)?;
+        if self.file_lang(sym.file?).is_script() {
+            return None;
+        }
+        let mro = self.mro(class, 0);
+        let closed = mro
+            .iter()
+            .all(|&c| self.sym(c).is_some_and(|s| s.bases.iter().filter(|b| b.as_str() != "object").count() == self.bases(s, 1).len()));
+        if !closed {
+            return None;
+        }
+        self.class_member(class, "__getattr__", false).map(|(m, _)| m)
+    }
+
     /// The methods named `name` that override, in a subclass of `class` in the repository,
     /// what a call on an instance of `class` runs (`method`): the receiver may be any
     /// subclass. Names that many methods share are not followed (a cost bound).

@@ -8,15 +8,19 @@ use std::collections::HashSet;
 use super::classes::is_getter;
 use super::modules::ModuleTarget;
 use super::{CONTAINER, DISPATCH, EXACT, GETTERS, HEURISTIC, INFERRED, Resolver, Target, UNRESOLVED, UPPER_BOUND, VALUES, weaker};
-use crate::facts::{ImportKind, LocalBinding, RefKind, SymbolKind, ValueSource};
+use crate::facts::{ANY_ENTRY, ImportKind, LocalBinding, ParamUse, RefKind, SymbolKind, ValueSource};
+use crate::store::SymbolRow;
 use crate::store::{Dst, EdgeRow, RefRow};
 
 /// An edge at a reference site.
+/// How many calls a parameter is followed through when it is passed on.
+const MAX_FORWARDS: usize = 4;
+
 fn site_edge(r: &RefRow, kind: &'static str, src: i64, dst: Dst, evidence: &'static str, dynamic: u8) -> EdgeRow {
     EdgeRow { kind, src, dst, file: r.file, line: r.line, col: r.col, evidence, dynamic }
 }
 
-impl Resolver<'_> {
+impl<'a> Resolver<'a> {
     pub(super) fn dst_of(&self, t: &Target) -> Option<Dst> {
         match t {
             Target::Sym(id) | Target::Instance(id) => Some(Dst::Symbol(*id)),
@@ -116,6 +120,13 @@ impl Resolver<'_> {
                 // A dynamic site (`obj[name]()`): a completeness gap, kept with its text.
                 let dynamic = if r.computed { 2 } else { 1 };
                 out.push(site_edge(r, edge_kind(r.kind, None), r.src, Dst::Unresolved(r.text.clone()), UNRESOLVED, dynamic));
+                continue;
+            }
+            // `handlers[name]()`: each entry of a literal container, else a dynamic site.
+            if r.computed && r.path.contains(ANY_ENTRY) {
+                if !self.any_entry_edges(&mut out, file, r) {
+                    out.push(site_edge(r, edge_kind(r.kind, None), r.src, Dst::Unresolved(r.text.clone()), UNRESOLVED, 2));
+                }
                 continue;
             }
             if matches!(r.binding, LocalBinding::SelfOf(_) | LocalBinding::SuperOf(_))
@@ -398,6 +409,30 @@ impl Resolver<'_> {
         out
     }
 
+    /// The edges of a site whose path goes through any entry of a container
+    /// (`handlers[name]()`): one for each entry of the literal container it reaches, inferred.
+    /// Whether there were any.
+    fn any_entry_edges(&self, out: &mut Vec<EdgeRow>, file: i64, r: &RefRow) -> bool {
+        let at = r.path.find(ANY_ENTRY).unwrap_or(0);
+        let (prefix, rest) = (r.path[..at].trim_end_matches('.'), &r.path[at..]);
+        reset_path_notes();
+        let root = match prefix {
+            "" => None,
+            p => self.path_target(file, r.src, p, &r.binding, 0).filter(|(_, e)| *e != UNRESOLVED),
+        };
+        reset_path_notes();
+        let Some((container, e)) = root else { return false };
+        let python = !self.file_lang(file).is_script();
+        let targets = self.walk_any(container, e, rest, 1);
+        for (t, e) in &targets {
+            if self.dst_of(t).is_some() {
+                self.push_edge(out, r, r.kind, r.src, t, e, python);
+                self.param_flow(out, file, r, t);
+            }
+        }
+        !targets.is_empty()
+    }
+
     /// A function handed to a builtin or standard-library function that calls it
     /// (`map(f, xs)`, `sorted(xs, key=f)`, `Thread(target=f)`, `atexit.register(f)`,
     /// `functools.partial(f, 1)`): an `inferred` call of it from the site's code.
@@ -520,17 +555,10 @@ impl Resolver<'_> {
     /// (`def apply(f): f()`) gives an edge from the code making that call to what this site
     /// passes (`apply(double)`: `apply -> double`). The edge's site is this call, where the
     /// value is chosen. A parameter filled from `*args` / `**kwargs` is a completeness gap.
+    /// A parameter passed on to another call ([`crate::facts::Forward`]) meets what that
+    /// callee does with it, a few calls deep.
     pub(super) fn param_flow(&self, out: &mut Vec<EdgeRow>, file: i64, r: &RefRow, callee: &Target) {
-        let Target::Sym(id) = *callee else { return };
-        let Some(sym) = self.sym(id) else { return };
-        let func = match sym.kind {
-            SymbolKind::Function | SymbolKind::Method => sym,
-            SymbolKind::Class => match self.class_member(id, "__init__", false).and_then(|(init, _)| self.sym(init)) {
-                Some(init) => init,
-                None => return,
-            },
-            _ => return,
-        };
+        let Some(func) = self.called_function(callee) else { return };
         for u in &func.param_uses {
             let passed = r
                 .args
@@ -548,6 +576,27 @@ impl Resolver<'_> {
             if e == UNRESOLVED {
                 continue;
             }
+            self.meet(out, r, u, caller.id, func.file, t, 1);
+        }
+    }
+
+    /// The function a call of `callee` runs: itself, or a class's `__init__`.
+    fn called_function(&self, callee: &Target) -> Option<&'a SymbolRow> {
+        let Target::Sym(id) = *callee else { return None };
+        let sym = self.sym(id)?;
+        match sym.kind {
+            SymbolKind::Function | SymbolKind::Method => Some(sym),
+            SymbolKind::Class => self.class_member(id, "__init__", false).and_then(|(init, _)| self.sym(init)),
+            _ => None,
+        }
+    }
+
+    /// A value `t` that a call site passes meets a use `u` of the parameter it fills: a call of
+    /// it (through `u.rest`) from `caller`'s code, or, passed on to another call, the uses of
+    /// that callee's parameter.
+    #[allow(clippy::too_many_arguments)]
+    fn meet(&self, out: &mut Vec<EdgeRow>, r: &RefRow, u: &ParamUse, caller: i64, func_file: Option<i64>, t: Target, depth: usize) {
+        let Some(fw) = &u.via else {
             let values = match (u.each, t) {
                 (false, t) => vec![t],
                 (true, Target::Items(f, s, items)) => {
@@ -555,16 +604,38 @@ impl Resolver<'_> {
                 }
                 (true, _) => Vec::new(),
             };
-            for t in values {
-                let Some((t, _)) = self.walk(t, INFERRED, u.rest.split('.').filter(|s| !s.is_empty()), 1) else { continue };
+            for (t, _) in values.into_iter().flat_map(|t| self.walk_any(t, INFERRED, &u.rest, 1)) {
                 let callable = match &t {
                     Target::Sym(id) => self.sym(*id).is_some_and(|s| s.kind.is_callable()),
                     Target::External(_) => true,
                     _ => false,
                 };
                 if callable {
-                    self.push_edge(out, r, RefKind::Call, caller.id, &t, INFERRED, true);
+                    self.push_edge(out, r, RefKind::Call, caller, &t, INFERRED, true);
                 }
+            }
+            return;
+        };
+        let Some(file) = func_file.filter(|_| depth <= MAX_FORWARDS) else { return };
+        let Some((callee, e)) = self.path_target(file, caller, &fw.callee, &fw.binding, 1) else { return };
+        if e == UNRESOLVED {
+            return;
+        }
+        // `map(fn, xs)`, `Thread(target=fn)`: called by this code.
+        if let Target::External(name) = &callee {
+            if super::builtins::CALLBACKS.iter().any(|(n, keys)| n == name && keys.contains(&fw.key.as_str())) {
+                let direct = ParamUse { via: None, ..u.clone() };
+                self.meet(out, r, &direct, caller, func_file, t, depth);
+            }
+            return;
+        }
+        let Some(next) = self.called_function(&callee) else { return };
+        for v in &next.param_uses {
+            if v.name != fw.key && v.index.is_none_or(|i| fw.key.parse::<u32>().ok() != Some(i)) {
+                continue;
+            }
+            if let Some(c) = self.qname(&v.caller) {
+                self.meet(out, r, v, c.id, next.file, t.clone(), depth + 1);
             }
         }
     }

@@ -132,6 +132,8 @@ pub struct Resolver<'a> {
     /// overrides are found among them).
     methods: Map<&'a str, Vec<i64>>,
     common_methods: Set<&'static str>,
+    /// Value symbols with functions as members ([`Resolver::has_members`]).
+    valued_parents: std::sync::OnceLock<Set<i64>>,
 }
 
 impl<'a> Resolver<'a> {
@@ -161,11 +163,23 @@ impl<'a> Resolver<'a> {
             builtins_script: builtins::SCRIPT.iter().copied().collect(),
             methods: heuristic::methods_by_name(input),
             common_methods: builtins::COMMON_METHODS.iter().copied().collect(),
+            valued_parents: std::sync::OnceLock::new(),
         }
     }
 
     fn sym(&self, id: i64) -> Option<&'a SymbolRow> {
         self.by_id.get(&id).map(|&i| &self.input.symbols[i])
+    }
+
+    /// Whether a value symbol has functions of its own as members (an object literal's
+    /// methods: `const api = { get() {} }`). Computed once, when first asked.
+    fn has_members(&self, id: i64) -> bool {
+        self.valued_parents
+            .get_or_init(|| {
+                let functions = self.input.symbols.iter().filter(|s| matches!(s.kind, SymbolKind::Function | SymbolKind::Method));
+                functions.filter_map(|s| s.parent).filter(|&p| self.sym(p).is_some_and(|p| p.kind.is_value())).collect()
+            })
+            .contains(&id)
     }
 
     fn qname(&self, q: &str) -> Option<&'a SymbolRow> {

@@ -5,7 +5,7 @@
 
 use super::classes::is_getter;
 use super::{CONTAINER, DISPATCH, EXACT, GETTERS, INFERRED, NESTING, Resolver, Target, UNRESOLVED, UPPER_BOUND, VALUES, weaker};
-use crate::facts::{LocalBinding, Step, SymbolKind, ValueSource, split_segment};
+use crate::facts::{ANY_ENTRY, LocalBinding, Step, SymbolKind, ValueSource, split_segment};
 
 /// Path resolutions nest (a member's declared type, a class's bases, a variable's value are
 /// paths too); code can make them refer back to themselves (`class A(A.B)`, a property typed
@@ -121,7 +121,19 @@ impl Resolver<'_> {
                 };
                 DISPATCH.with(|d| d.set(receiver));
             }
-            let (next, inferred) = self.member(&target, name, depth)?;
+            let (next, inferred) = match self.member(&target, name, depth) {
+                Some(found) => found,
+                // `obj.anything` on a class with `__getattr__`: what that method returns; reading
+                // it runs the method, like a property's getter.
+                None => {
+                    let Target::Instance(class) = target else { return None };
+                    let getattr = self.getattr_fallback(class)?;
+                    if depth == 0 {
+                        GETTERS.with(|g| g.borrow_mut().push(getattr));
+                    }
+                    (self.call_result(Target::Sym(getattr), depth + 1).unwrap_or(Target::Opaque), true)
+                }
+            };
             if inferred && evidence == EXACT {
                 evidence = INFERRED;
             }
@@ -144,6 +156,40 @@ impl Resolver<'_> {
             };
         }
         Some((target, evidence))
+    }
+
+    /// [`Resolver::walk`] along a path that may go through any entry of a container
+    /// ([`ANY_ENTRY`], `handlers[name]`): a target for each entry of a literal container it
+    /// reaches, by inference. Nothing when the container is not a known literal.
+    pub(super) fn walk_any(&self, target: Target, evidence: &'static str, rest: &str, depth: usize) -> Vec<(Target, &'static str)> {
+        let segments: Vec<&str> = rest.split('.').filter(|s| !s.is_empty()).collect();
+        let Some(at) = segments.iter().position(|s| split_segment(s).0 == ANY_ENTRY) else {
+            return self.walk(target, evidence, segments.into_iter(), depth).filter(|(_, e)| *e != UNRESOLVED).into_iter().collect();
+        };
+        let Some((container, e)) = self.walk(target, evidence, segments[..at].iter().copied(), depth).filter(|(_, e)| *e != UNRESOLVED)
+        else {
+            return Vec::new();
+        };
+        let Target::Items(file, src, items) = self.through_values(container, depth + 1) else { return Vec::new() };
+        let called = split_segment(segments[at]).1 == Step::Call;
+        let after = segments[at + 1..].join(".");
+        let mut out = Vec::new();
+        for (_, v) in &items {
+            let (t, ve) = self.value_target(file, src, v, depth + 1);
+            if ve == UNRESOLVED {
+                continue;
+            }
+            let t = if called {
+                match self.call_result(t, depth + 1) {
+                    Some(t) => t,
+                    None => continue,
+                }
+            } else {
+                t
+            };
+            out.extend(self.walk_any(t, weaker(weaker(e, ve), INFERRED), &after, depth + 1));
+        }
+        out
     }
 
     /// A member of a target; the flag says the step was by inference (an instance member).
@@ -187,6 +233,7 @@ impl Resolver<'_> {
             }
             Target::Module(f) => self.module_member(*f, name, 0).map(|t| (t, false)),
             Target::Package(p) => self.package_member(p, name).map(|t| (t, false)),
+            Target::External(_) if name == ANY_ENTRY => None,
             Target::External(e) => Some((Target::External(format!("{e}.{name}")), false)),
             Target::Opaque => None,
         }

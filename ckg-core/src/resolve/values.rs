@@ -41,8 +41,12 @@ impl Resolver<'_> {
         let result = match value {
             // An alias holds what the name it copies holds.
             ValueSource::Alias(_) => {
+                // A value with members of its own and no value written is that name itself
+                // (`const o = proto`, an object literal of methods: `o.greet()`).
                 return match target {
-                    Target::Sym(id) if self.sym(id).is_some_and(|s| s.kind.is_value()) => self.deref(id, evidence, depth + 1),
+                    Target::Sym(id) if self.sym(id).is_some_and(|s| s.kind.is_value() && (s.ty.is_some() || !self.has_members(id))) => {
+                        self.deref(id, evidence, depth + 1)
+                    }
                     t => (t, evidence),
                 };
             }

@@ -134,6 +134,8 @@ pub struct ParamUse {
     pub index: Option<u32>,
     pub name: String,
     /// The qname of the function whose code makes the call (the function itself or a nested one).
+    /// Stored empty when it is the function itself ([`encode_param_uses`]).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub caller: String,
     /// The rest of the called path after the parameter (`checkout` for `cart.checkout()`).
     #[serde(default, skip_serializing_if = "String::is_empty")]
@@ -147,13 +149,32 @@ pub struct ParamUse {
     pub via: Option<Forward>,
 }
 
-/// A call that a parameter is passed on to, as its caller wrote it: the callee's path and
-/// binding, and the argument's key there (`"1"`, or a keyword).
+/// A call that a parameter is passed on to, as its caller wrote it: the callee's path (a name
+/// of the module's scope, or a member of `self` / `this`), and the argument's key there
+/// (`"1"`, or a keyword).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Forward {
     pub callee: String,
-    pub binding: LocalBinding,
     pub key: String,
+}
+
+/// The stored form of a symbol's parameter uses: [`encode_list`], with the caller left out of
+/// the uses the function makes itself (most of them).
+pub fn encode_param_uses(qname: &str, uses: &[ParamUse]) -> Option<String> {
+    if uses.iter().all(|u| u.caller != qname) {
+        return encode_list(uses);
+    }
+    let own = |u: &ParamUse| ParamUse { caller: if u.caller == qname { String::new() } else { u.caller.clone() }, ..u.clone() };
+    encode_list(&uses.iter().map(own).collect::<Vec<_>>())
+}
+
+/// The parameter uses [`encode_param_uses`] stored for the symbol `qname`.
+pub fn decode_param_uses(qname: &str, s: Option<&str>) -> Vec<ParamUse> {
+    let mut uses: Vec<ParamUse> = decode_list(s);
+    for u in uses.iter_mut().filter(|u| u.caller.is_empty()) {
+        u.caller = qname.to_string();
+    }
+    uses
 }
 
 /// The stored form of a list of facts (a symbol's parameter uses, a call's arguments): one

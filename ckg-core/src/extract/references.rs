@@ -350,7 +350,13 @@ impl File<'_, '_> {
         facts: &FileFacts,
         param_uses: &mut Vec<(u32, ParamUse)>,
     ) {
-        if !matches!(binding, LocalBinding::Free | LocalBinding::Def(_) | LocalBinding::SelfOf(_)) || callee.ends_with(".bind") {
+        // The resolver binds the callee as a name of the module or a member of `self`/`this`;
+        // a builtin that does not call its arguments (`len(x)`, `isinstance(x, T)`) is no use.
+        let self_member = matches!(binding, LocalBinding::SelfOf(_)) && callee.contains('.');
+        if !(self_member || *binding == LocalBinding::Free) || callee.ends_with(".bind") {
+            return;
+        }
+        if self.is_py && crate::resolve::is_plain_python_builtin(callee) {
             return;
         }
         let Some(list) = call.child_by_field_name("arguments").filter(|a| matches!(a.kind(), "argument_list" | "arguments")) else {
@@ -366,7 +372,7 @@ impl File<'_, '_> {
             }
             if let Some(&Local::Param { func, index, splat: 0, .. }) = lookup_local(&name, arg.start_byte(), inner, &self.nesting, locals) {
                 let caller = facts.symbols[src_sym as usize].qname.clone();
-                let via = Some(Forward { callee: callee.to_string(), binding: binding.clone(), key });
+                let via = Some(Forward { callee: callee.to_string(), key });
                 param_uses.push((func, ParamUse { index, name: name.into_owned(), caller, rest: String::new(), each: false, via }));
             }
         }

@@ -458,7 +458,7 @@ pub const COMMON_METHODS: &[&str] = &[
 
 /// Builtin and standard-library functions that call a function handed to them, with the
 /// arguments (by position or keyword) that hold it: `map(f, xs)`, `sorted(xs, key=f)`.
-pub(super) const CALLBACKS: &[(&str, &[&str])] = &[
+pub(crate) const CALLBACKS: &[(&str, &[&str])] = &[
     ("<builtin>.map", &["0"]),
     ("<builtin>.filter", &["0"]),
     ("<builtin>.sorted", &["key"]),

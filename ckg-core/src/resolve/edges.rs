@@ -617,7 +617,7 @@ impl<'a> Resolver<'a> {
             return;
         };
         let Some(file) = func_file.filter(|_| depth <= MAX_FORWARDS) else { return };
-        let Some((callee, e)) = self.path_target(file, caller, &fw.callee, &fw.binding, 1) else { return };
+        let Some((callee, e)) = self.path_target(file, caller, &fw.callee, &self.self_binding(caller, &fw.callee), 1) else { return };
         if e == UNRESOLVED {
             return;
         }

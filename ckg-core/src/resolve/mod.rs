@@ -88,6 +88,12 @@ pub fn lookup_key(key: &str) -> i64 {
     xxhash_rust::xxh3::xxh3_64(key.as_bytes()) as i64
 }
 
+/// Whether a name is a Python builtin that does not call what it is passed (`len`,
+/// `isinstance`; not `map`, `filter`, `sorted`…).
+pub(crate) fn is_plain_python_builtin(name: &str) -> bool {
+    builtins::PYTHON.contains(&name) && !builtins::CALLBACKS.iter().any(|(n, _)| n.strip_prefix("<builtin>.") == Some(name))
+}
+
 /// Records that the file being resolved depends on `key`.
 pub(crate) fn record(key: &str) {
     LOOKUPS.with(|l| l.borrow_mut().push(lookup_key(key)));
@@ -132,8 +138,8 @@ pub struct Resolver<'a> {
     /// overrides are found among them).
     methods: Map<&'a str, Vec<i64>>,
     common_methods: Set<&'static str>,
-    /// Value symbols with functions as members ([`Resolver::has_members`]).
-    valued_parents: std::sync::OnceLock<Set<i64>>,
+    /// Value symbols' functions of their own ([`Resolver::function_members`]).
+    function_members: std::sync::OnceLock<Map<i64, Vec<i64>>>,
 }
 
 impl<'a> Resolver<'a> {
@@ -163,7 +169,7 @@ impl<'a> Resolver<'a> {
             builtins_script: builtins::SCRIPT.iter().copied().collect(),
             methods: heuristic::methods_by_name(input),
             common_methods: builtins::COMMON_METHODS.iter().copied().collect(),
-            valued_parents: std::sync::OnceLock::new(),
+            function_members: std::sync::OnceLock::new(),
         }
     }
 
@@ -171,15 +177,19 @@ impl<'a> Resolver<'a> {
         self.by_id.get(&id).map(|&i| &self.input.symbols[i])
     }
 
-    /// Whether a value symbol has functions of its own as members (an object literal's
-    /// methods: `const api = { get() {} }`). Computed once, when first asked.
-    fn has_members(&self, id: i64) -> bool {
-        self.valued_parents
-            .get_or_init(|| {
-                let functions = self.input.symbols.iter().filter(|s| matches!(s.kind, SymbolKind::Function | SymbolKind::Method));
-                functions.filter_map(|s| s.parent).filter(|&p| self.sym(p).is_some_and(|p| p.kind.is_value())).collect()
-            })
-            .contains(&id)
+    /// The functions a value symbol has as members of its own (an object literal's methods:
+    /// `const api = { get() {}, post: function () {} }`). Computed once, when first asked.
+    fn function_members(&self, id: i64) -> &[i64] {
+        let members = self.function_members.get_or_init(|| {
+            let mut by_parent: Map<i64, Vec<i64>> = Map::default();
+            for s in self.input.symbols.iter().filter(|s| matches!(s.kind, SymbolKind::Function | SymbolKind::Method)) {
+                if let Some(p) = s.parent.filter(|&p| self.sym(p).is_some_and(|p| p.kind.is_value())) {
+                    by_parent.entry(p).or_default().push(s.id);
+                }
+            }
+            by_parent
+        });
+        members.get(&id).map(Vec::as_slice).unwrap_or_default()
     }
 
     fn qname(&self, q: &str) -> Option<&'a SymbolRow> {

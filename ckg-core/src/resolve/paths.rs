@@ -170,12 +170,19 @@ impl Resolver<'_> {
         else {
             return Vec::new();
         };
-        let Target::Items(file, src, items) = self.through_values(container, depth + 1) else { return Vec::new() };
+        // The entries: a literal's, or the functions an object literal defines
+        // (`{ brackets: function (p) {…} }`).
+        let mut entries: Vec<(Target, &'static str)> = match self.through_values(container.clone(), depth + 1) {
+            Target::Items(file, src, items) => items.iter().map(|(_, v)| self.value_target(file, src, v, depth + 1)).collect(),
+            _ => Vec::new(),
+        };
+        if let Target::Sym(id) = container {
+            entries.extend(self.function_members(id).iter().map(|&m| (Target::Sym(m), INFERRED)));
+        }
         let called = split_segment(segments[at]).1 == Step::Call;
         let after = segments[at + 1..].join(".");
         let mut out = Vec::new();
-        for (_, v) in &items {
-            let (t, ve) = self.value_target(file, src, v, depth + 1);
+        for (t, ve) in entries {
             if ve == UNRESOLVED {
                 continue;
             }

@@ -4,7 +4,7 @@
 
 use super::write::{WriteTx, encode_lines};
 use crate::error::Result;
-use crate::facts::{FileRecord, ValueSource, encode_list};
+use crate::facts::{FileRecord, ValueSource, encode_param_uses};
 
 impl WriteTx<'_> {
     /// What other files can see of a stored file: its symbols (with kind, parent and export
@@ -108,7 +108,7 @@ impl Interface {
                     encode_lines(&s.bases).as_deref(),
                     s.ty.as_ref().map(ValueSource::encode).as_deref(),
                     encode_lines(&s.decorators).as_deref(),
-                    encode_list(&s.param_uses).as_deref(),
+                    encode_param_uses(&s.qname, &s.param_uses).as_deref(),
                     encode_lines(&s.param_types).as_deref(),
                 ),
             );

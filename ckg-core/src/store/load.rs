@@ -6,7 +6,7 @@ use rusqlite::{Connection, OptionalExtension};
 
 use super::write::WriteTx;
 use crate::error::Result;
-use crate::facts::{FileRecord, ImportKind, LocalBinding, ParamUse, RefKind, SymbolKind, ValueSource, decode_list};
+use crate::facts::{FileRecord, ImportKind, LocalBinding, ParamUse, RefKind, SymbolKind, ValueSource, decode_param_uses};
 use crate::lang::Lang;
 use crate::refblob;
 
@@ -238,9 +238,11 @@ fn load_resolve_input(conn: &Connection, refs_of: Option<&std::collections::Hash
             rusqlite::types::ValueRef::Text(t) => std::str::from_utf8(t).ok().and_then(SymbolKind::parse).unwrap_or(SymbolKind::Variable),
             _ => SymbolKind::Variable,
         };
+        let qname: String = r.get(1)?;
+        let param_uses = decode_param_uses(&qname, r.get::<_, Option<String>>(9)?.as_deref());
         input.symbols.push(SymbolRow {
             id: r.get(0)?,
-            qname: r.get(1)?,
+            qname,
             name: String::new(),
             kind,
             file: Some(file),
@@ -249,7 +251,7 @@ fn load_resolve_input(conn: &Connection, refs_of: Option<&std::collections::Hash
             bases: r.get::<_, Option<String>>(6)?.map(|b| b.lines().map(String::from).collect()).unwrap_or_default(),
             ty: r.get::<_, Option<String>>(7)?.as_deref().and_then(ValueSource::decode),
             decorators: r.get::<_, Option<String>>(8)?.map(|b| b.lines().map(String::from).collect()).unwrap_or_default(),
-            param_uses: decode_list(r.get::<_, Option<String>>(9)?.as_deref()),
+            param_uses,
             param_types: r.get::<_, Option<String>>(10)?.map(|b| b.split('\n').map(String::from).collect()).unwrap_or_default(),
             line: r.get(11)?,
         });

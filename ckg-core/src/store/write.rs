@@ -9,7 +9,7 @@ use rusqlite::{OptionalExtension, params};
 
 use super::schema::{EDGE_KINDS, EVIDENCE, code, edge_ids, lookup_blob, short_key};
 use crate::error::{Error, Result};
-use crate::facts::{Diagnostic, FileRecord, ValueSource, encode_list};
+use crate::facts::{Diagnostic, FileRecord, ValueSource, encode_param_uses};
 use crate::refblob;
 
 /// The stored state of a file, used to skip unchanged files.
@@ -243,7 +243,7 @@ impl WriteTx<'_> {
             for sym in &facts.symbols {
                 let parent = sym.parent.map(|p| ids[p as usize]);
                 let (bases, ty) = (encode_lines(&sym.bases), sym.ty.as_ref().map(ValueSource::encode));
-                let (decorators, param_uses) = (encode_lines(&sym.decorators), encode_list(&sym.param_uses));
+                let (decorators, param_uses) = (encode_lines(&sym.decorators), encode_param_uses(&sym.qname, &sym.param_uses));
                 let param_types = encode_lines(&sym.param_types);
                 let row = params![
                     sym.qname,

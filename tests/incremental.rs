@@ -1055,4 +1055,12 @@ fn parameters_passed_on_entries_and_getattr_follow_edits() {
     repo.write("base.py", "class Base:\n    pass\n");
     assert_incremental_equals_fresh(&repo, "__getattr__ removed from the base class");
     assert!(!edges(&repo.export()).iter().any(|e| e.contains("__getattr__")));
+    // A member taken out of the argument by an object pattern, called, then only returned.
+    repo.write("req.js", "function request({ ok }) {\n  ok();\n}\nmodule.exports = { request };\n");
+    repo.write("use.js", "const { request } = require('./req');\nfunction done() {}\nrequest({ ok: done });\n");
+    assert_incremental_equals_fresh(&repo, "a destructured parameter called");
+    assert!(edges(&repo.export()).contains(&"calls req.js#request -> use.js#done [inferred]".to_string()));
+    repo.write("req.js", "function request({ ok }) {\n  return ok;\n}\nmodule.exports = { request };\n");
+    assert_incremental_equals_fresh(&repo, "the destructured parameter no longer called");
+    assert!(!edges(&repo.export()).iter().any(|e| e.starts_with("calls req.js#request -> use.js#done")));
 }

@@ -250,6 +250,7 @@ fn build(lang: Lang, module: &str, src: &[u8], caps: Captures, facts: &mut FileF
     let file = File::new(lang, src, caps, nesting, points, named, facts);
     // Local names per scope, and the bindings that are value symbols.
     let (mut locals, value_bindings) = file.bind_locals(facts, probe);
+    file.add_local_container_writes(&mut locals);
     file.probe_globals(&locals, facts, probe);
     let module_values = file.value_symbols(&value_bindings, &mut qindex, &mut locals, facts, probe);
     let (attr_types, attr_params) = file.attribute_flows(&locals, facts);

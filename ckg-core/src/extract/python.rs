@@ -126,9 +126,16 @@ fn catches_import_error(clause: Node, src: &[u8]) -> bool {
 /// `xs.extend([f, g])`, `xs.insert(0, f)`, `xs += [f]`. Each is (container, key — `None`: the
 /// next position of a list —, value).
 pub(super) fn container_writes(root: Node, src: &[u8]) -> Vec<(String, Option<String>, ValueSource)> {
+    container_writes_at(root, src).into_iter().map(|(_, name, key, value)| (name, key, value)).collect()
+}
+
+/// [`container_writes`] of the statements of a block (a module or a function body), each with
+/// where its statement starts.
+pub(super) fn container_writes_at(root: Node, src: &[u8]) -> Vec<(usize, String, Option<String>, ValueSource)> {
     let mut out = Vec::new();
     let mut c = root.walk();
     for stmt in root.named_children(&mut c).filter(|n| n.kind() == "expression_statement") {
+        let at = stmt.start_byte();
         let Some(e) = stmt.named_child(0) else { continue };
         match e.kind() {
             "assignment" => {
@@ -142,14 +149,16 @@ pub(super) fn container_writes(root: Node, src: &[u8]) -> Vec<(String, Option<St
                 else {
                     continue;
                 };
-                out.push((text(container, src).into_owned(), Some(key), value));
+                out.push((at, text(container, src).into_owned(), Some(key), value));
             }
             "augmented_assignment" => {
                 let (Some(left), Some(right)) = (e.child_by_field_name("left"), e.child_by_field_name("right")) else { continue };
                 if left.kind() == "identifier" && right.kind() == "list" {
                     let name = text(left, src).into_owned();
                     let mut rc = right.walk();
-                    out.extend(right.named_children(&mut rc).filter_map(|v| expression_value(v, src, 0)).map(|v| (name.clone(), None, v)));
+                    out.extend(
+                        right.named_children(&mut rc).filter_map(|v| expression_value(v, src, 0)).map(|v| (at, name.clone(), None, v)),
+                    );
                 }
             }
             "call" => {
@@ -160,23 +169,23 @@ pub(super) fn container_writes(root: Node, src: &[u8]) -> Vec<(String, Option<St
                 let mut ac = args.walk();
                 let args: Vec<Node> = args.named_children(&mut ac).filter(|a| a.kind() != "comment").collect();
                 match (text(method, src).as_ref(), args.as_slice()) {
-                    ("append", [v]) | ("insert", [_, v]) => out.extend(expression_value(*v, src, 0).map(|v| (name.clone(), None, v))),
+                    ("append", [v]) | ("insert", [_, v]) => out.extend(expression_value(*v, src, 0).map(|v| (at, name.clone(), None, v))),
                     ("setdefault", [k, v]) => {
                         if let (Some(k), Some(v)) = (literal_key(*k, src), expression_value(*v, src, 0)) {
-                            out.push((name.clone(), Some(k), v));
+                            out.push((at, name.clone(), Some(k), v));
                         }
                     }
                     ("extend" | "update", [v]) if matches!(v.kind(), "list" | "tuple" | "dictionary") => {
                         if let Some(ValueSource::Items(items)) = items(*v, src, 0) {
                             let list = v.kind() != "dictionary";
-                            out.extend(items.into_iter().map(|(k, v)| (name.clone(), (!list).then_some(k), v)));
+                            out.extend(items.into_iter().map(|(k, v)| (at, name.clone(), (!list).then_some(k), v)));
                         }
                     }
                     ("update", kwargs) => {
                         for a in kwargs.iter().filter(|a| a.kind() == "keyword_argument") {
                             let (Some(k), Some(v)) = (a.child_by_field_name("name"), a.child_by_field_name("value")) else { continue };
                             if let Some(v) = expression_value(v, src, 0) {
-                                out.push((name.clone(), Some(text(k, src).into_owned()), v));
+                                out.push((at, name.clone(), Some(text(k, src).into_owned()), v));
                             }
                         }
                     }
@@ -243,7 +252,9 @@ pub(super) fn literal_key(k: Node, src: &[u8]) -> Option<String> {
         "integer" => &t,
         _ => return None,
     };
-    (!key.is_empty() && key.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '-')).then(|| key.to_string())
+    // Any key a written path can hold as a segment `[key]` (`"+"`, `"GET"`, `"on-close"`).
+    let segment = |c: char| !(c.is_whitespace() || matches!(c, '.' | '[' | ']' | '(' | ')' | '*' | '"' | '\'' | '\\'));
+    (!key.is_empty() && key.chars().all(segment)).then(|| key.to_string())
 }
 
 /// `__all__ = ["a", "b"]` makes exactly those names the module's star-export list.

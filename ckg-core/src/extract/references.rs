@@ -210,19 +210,27 @@ impl File<'_, '_> {
                     // A call through a parameter: bound later to what each call site passes. (TS/JS:
                     // only a call of the parameter itself, `fn()`; a method called on it,
                     // `res.status()`, is resolved through its declared type where it is written.)
-                    Some(&Local::Param { func, index, splat: 0, ref value })
+                    Some(&Local::Param { func, index, splat: 0, ref value, ref member })
                         if kind == RefKind::Call
                             && !matches!(root, "self" | "cls")
                             && (is_py || !path.contains('.') || value.is_none()) =>
                     {
                         let rest = path.split_once('.').map(|(_, r)| r.to_string()).unwrap_or_default();
+                        // `function f({ ok }) { ok() }`: a member of the argument.
+                        let rest = match member {
+                            Some(m) if rest.is_empty() => m.clone(),
+                            Some(m) => format!("{m}.{rest}"),
+                            None => rest,
+                        };
                         let caller = facts.symbols[src_sym as usize].qname.clone();
                         param_uses.push((func, ParamUse { index, name: root.to_string(), caller, rest, each: false, via: None }));
                     }
                     // `for c in checks: c()` with `checks` a parameter.
                     Some(Local::Var(Some(ValueSource::Each(each)))) if kind == RefKind::Call => {
                         if let ValueSource::Alias(p) = each.as_ref() {
-                            if let Some(&Local::Param { func, index, splat: 0, .. }) = lookup_local(p, point.0, inner, nesting, locals) {
+                            if let Some(&Local::Param { func, index, splat: 0, member: None, .. }) =
+                                lookup_local(p, point.0, inner, nesting, locals)
+                            {
                                 let rest = path.split_once('.').map(|(_, r)| r.to_string()).unwrap_or_default();
                                 let caller = facts.symbols[src_sym as usize].qname.clone();
                                 param_uses.push((func, ParamUse { index, name: p.clone(), caller, rest, each: true, via: None }));
@@ -265,7 +273,9 @@ impl File<'_, '_> {
                 if let Some(callee) = typescript::callback_callee(name_node, src) {
                     // A parameter handed on that way (`drain(fn) { this.items.forEach(fn) }`) is
                     // called by this code.
-                    if let Some(&Local::Param { func, index, splat: 0, .. }) = lookup_local(&path, point.0, inner, nesting, locals) {
+                    if let Some(&Local::Param { func, index, splat: 0, member: None, .. }) =
+                        lookup_local(&path, point.0, inner, nesting, locals)
+                    {
                         let caller = facts.symbols[src_sym as usize].qname.clone();
                         let name = path.clone();
                         param_uses.push((func, ParamUse { index, name, caller, rest: String::new(), each: false, via: None }));
@@ -370,7 +380,9 @@ impl File<'_, '_> {
             if matches!(&*name, "self" | "cls") {
                 continue;
             }
-            if let Some(&Local::Param { func, index, splat: 0, .. }) = lookup_local(&name, arg.start_byte(), inner, &self.nesting, locals) {
+            if let Some(&Local::Param { func, index, splat: 0, member: None, .. }) =
+                lookup_local(&name, arg.start_byte(), inner, &self.nesting, locals)
+            {
                 let caller = facts.symbols[src_sym as usize].qname.clone();
                 let via = Some(Forward { callee: callee.to_string(), key });
                 param_uses.push((func, ParamUse { index, name: name.into_owned(), caller, rest: String::new(), each: false, via }));

@@ -188,6 +188,9 @@ pub(super) enum Local {
         index: Option<u32>,
         splat: u8,
         value: Option<ValueSource>,
+        /// A name a TS/JS parameter's object pattern takes out of the argument
+        /// (`function f({ ok, hooks: { before } })`): the member path, `ok`, `hooks.before`.
+        member: Option<String>,
     },
 }
 
@@ -202,6 +205,7 @@ impl Local {
 
 /// One binding of a name: where it takes effect (after the right-hand side of an
 /// assignment: `x = x + 1` reads the previous `x`), where its name is written, and what it is.
+#[derive(Clone)]
 pub(super) struct Binding {
     pub(super) effective: usize,
     pub(super) site: usize,
@@ -677,11 +681,22 @@ impl<'t> File<'t, '_> {
             });
             // A constructor parameter property is the class's property, in the constructor too.
             let def = def.or_else(|| parent.filter(|p| p.kind() == "required_parameter").and_then(|p| def_by_node.get(&p.id()).copied()));
+            let destructured = match lang.is_script() && script_param.is_none() {
+                true => typescript::destructured_parameter_of(*node, src).and_then(|(f, index, member)| {
+                    let func = def_by_node.get(&f.id()).or_else(|| f.parent().and_then(|d| def_by_node.get(&d.id())))?;
+                    Some((*func, index, member))
+                }),
+                false => None,
+            };
             let local = match (def, param) {
                 (Some(sym), _) => Local::Def(sym),
                 (None, None) if script_param.is_some() => {
                     let (func, index, splat) = script_param.expect("checked");
-                    Local::Param { func, index, splat, value: value_source(lang, *node, src) }
+                    Local::Param { func, index, splat, value: value_source(lang, *node, src), member: None }
+                }
+                (None, None) if destructured.is_some() => {
+                    let (func, index, member) = destructured.expect("checked");
+                    Local::Param { func, index, splat: 0, value: None, member: Some(member) }
                 }
                 (None, Some((func_node, index, splat))) if def_by_node.contains_key(&func_node.id()) => {
                     let func = def_by_node[&func_node.id()];
@@ -707,7 +722,7 @@ impl<'t> File<'t, '_> {
                         }
                         _ => value_source(lang, *node, src),
                     };
-                    Local::Param { func, index, splat, value }
+                    Local::Param { func, index, splat, value, member: None }
                 }
                 (None, _) => {
                     let value = value_source(lang, *node, src);
@@ -740,6 +755,43 @@ impl<'t> File<'t, '_> {
     }
 
     /// A nested definition binds its name for the whole scope it is in.
+    /// Entries a Python function's own statements add to a local container after its literal
+    /// (`table = {}; table["x"] = f; return table`): the binding they follow gains them, as a
+    /// module-level container does (see `python::container_writes`).
+    pub(super) fn add_local_container_writes(&self, locals: &mut Locals) {
+        if !self.is_py {
+            return;
+        }
+        for (i, interval) in self.nesting.intervals.iter().enumerate() {
+            let Some(d) = interval.def.filter(|_| interval.scope) else { continue };
+            let node = self.caps.defs[d].1;
+            let Some(body) = node.child_by_field_name("body").filter(|_| node.kind() == "function_definition") else { continue };
+            let mut filled: Vec<String> = Vec::new();
+            for (at, name, key, value) in python::container_writes_at(body, self.src) {
+                let Some(bindings) = locals.get_mut(i, &name) else { continue };
+                let Some(b) = bindings.iter_mut().rev().find(|b| b.effective <= at) else { continue };
+                if let Local::Var(held) = &mut b.local {
+                    super::values::add_entry(held, key, value);
+                    filled.push(name);
+                }
+            }
+            // A loop over one of them (`for step in steps:`) takes its entries.
+            for name in filled {
+                let Some(container) = locals.get(i, &name).cloned() else { continue };
+                for bindings in locals.0.values_mut().filter_map(|by_scope| by_scope.get_mut(&i)) {
+                    for b in bindings.iter_mut() {
+                        let Local::Var(Some(ValueSource::Each(each))) = &mut b.local else { continue };
+                        if matches!(each.as_ref(), ValueSource::Alias(n) if *n == name) {
+                            if let Some(items @ ValueSource::Items(_)) = binding_at(&container, b.effective).local.value() {
+                                **each = items.clone();
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     pub(super) fn bind_nested_definitions(&self, locals: &mut Locals, facts: &FileFacts) {
         let (caps, iv, sym_of_def) = (&self.caps, &self.nesting.intervals, &self.sym_of_def);
         for (i, interval) in iv.iter().enumerate() {

@@ -875,6 +875,44 @@ fn function_result(func: Node, src: &[u8]) -> Option<String> {
     Some(format!("{name}()"))
 }
 
+/// When `ident` is a name an object pattern of a parameter takes out of the argument
+/// (`function f({ ok, fail: onFail, hooks: { before } })`): the function's node (or the
+/// definition's, as [`parameter_of`] gives it), the parameter's position, and the member path
+/// (`ok`, `fail`, `hooks.before`).
+pub(super) fn destructured_parameter_of<'t>(ident: Node<'t>, src: &[u8]) -> Option<(Node<'t>, Option<u32>, String)> {
+    let mut keys: Vec<String> = Vec::new();
+    let mut cur = ident;
+    if cur.kind() == "shorthand_property_identifier_pattern" {
+        keys.push(text(cur, src).into_owned());
+        cur = cur.parent()?;
+        if cur.kind() == "object_assignment_pattern" {
+            cur = cur.parent()?;
+        }
+    }
+    for _ in 0..8 {
+        match cur.kind() {
+            "object_pattern" => {
+                let parent = cur.parent()?;
+                if matches!(parent.kind(), "required_parameter" | "optional_parameter") {
+                    let (func, index, _) = parameter_of(cur)?;
+                    keys.reverse();
+                    return (!keys.is_empty()).then(|| (func, index, keys.join(".")));
+                }
+                cur = parent;
+            }
+            "pair_pattern" => {
+                let key = cur.child_by_field_name("key").filter(|k| k.kind() == "property_identifier")?;
+                keys.push(text(key, src).into_owned());
+                cur = cur.parent()?;
+            }
+            "identifier" if cur.id() == ident.id() => cur = cur.parent()?,
+            "assignment_pattern" => cur = cur.parent()?,
+            _ => return None,
+        }
+    }
+    None
+}
+
 /// When `ident` is a plain parameter of a function (`(a, b) =>`, `function f(a: A)`, `x =>`;
 /// not a name inside a destructured parameter): the function's node and the parameter's
 /// position, and whether it is a rest parameter (`...args`: 1).

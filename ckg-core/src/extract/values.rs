@@ -43,23 +43,28 @@ fn add_container_writes(
     for (name, key, value) in writes {
         let Some(&sym) = qindex.get(&format!("{module_q}.{name}")) else { continue };
         let s = &mut facts.symbols[sym as usize];
-        if !s.kind.is_value() {
-            continue;
+        if s.kind.is_value() {
+            add_entry(&mut s.ty, key, value);
         }
-        let mut items = match s.ty.take() {
-            Some(ValueSource::Items(items)) => items,
-            None => Vec::new(),
-            Some(ValueSource::Call(c)) if matches!(c.as_str(), "dict" | "list" | "OrderedDict" | "collections.OrderedDict") => Vec::new(),
-            other => {
-                s.ty = other;
-                continue;
-            }
-        };
-        let key = key.unwrap_or_else(|| items.iter().filter_map(|(k, _)| k.parse::<usize>().ok()).max().map_or(0, |m| m + 1).to_string());
-        items.retain(|(k, _)| *k != key);
-        items.push((key, value));
-        s.ty = Some(ValueSource::Items(items));
     }
+}
+
+/// A container's value (a literal's entries, or nothing known, or an empty constructor) gains
+/// an entry, by key or at the next position; any other value is left as it is.
+pub(super) fn add_entry(held: &mut Option<ValueSource>, key: Option<String>, value: ValueSource) {
+    let mut items = match held.take() {
+        Some(ValueSource::Items(items)) => items,
+        None => Vec::new(),
+        Some(ValueSource::Call(c)) if matches!(c.as_str(), "dict" | "list" | "OrderedDict" | "collections.OrderedDict") => Vec::new(),
+        other => {
+            *held = other;
+            return;
+        }
+    };
+    let key = key.unwrap_or_else(|| items.iter().filter_map(|(k, _)| k.parse::<usize>().ok()).max().map_or(0, |m| m + 1).to_string());
+    items.retain(|(k, _)| *k != key);
+    items.push((key, value));
+    *held = Some(ValueSource::Items(items));
 }
 
 /// Python's convention for constants: `TIMEOUT`, `MAX_RETRIES`, `V2`.
@@ -284,7 +289,7 @@ impl<'t> File<'t, '_> {
                 continue;
             };
             let attr = sym_of_def[d];
-            if let Local::Param { func, index, splat: 0, .. } = *local {
+            if let Local::Param { func, index, splat: 0, member: None, .. } = *local {
                 attr_params.insert(facts.symbols[attr as usize].qname.clone(), (func, index, name));
             }
             if let (Some(v), None) = (local.value(), &facts.symbols[attr as usize].ty) {

@@ -134,14 +134,13 @@ impl Resolver<'_> {
         if self.file_lang(sym.file?).is_script() {
             return None;
         }
-        let mro = self.mro(class, 0);
-        let closed = mro
+        // Most classes have none: looked up first, the bases are resolved only for those that do.
+        let (getattr, _) = self.class_member(class, "__getattr__", false)?;
+        let closed = self
+            .mro(class, 0)
             .iter()
             .all(|&c| self.sym(c).is_some_and(|s| s.bases.iter().filter(|b| b.as_str() != "object").count() == self.bases(s, 1).len()));
-        if !closed {
-            return None;
-        }
-        self.class_member(class, "__getattr__", false).map(|(m, _)| m)
+        closed.then_some(getattr)
     }
 
     /// The methods named `name` that override, in a subclass of `class` in the repository,

@@ -567,7 +567,7 @@ impl<'a> Resolver<'a> {
                 .or_else(|| u.index.and_then(|i| r.args.iter().find(|(k, _)| k.parse::<u32>().ok() == Some(i))));
             let Some(caller) = self.qname(&u.caller) else { continue };
             let Some((_, value)) = passed else {
-                if let Some((_, ValueSource::Alias(splat))) = r.args.iter().find(|(k, _)| k == "*" || k == "**") {
+                if let (None, Some((_, ValueSource::Alias(splat)))) = (&u.via, r.args.iter().find(|(k, _)| k == "*" || k == "**")) {
                     out.push(site_edge(r, "calls", caller.id, Dst::Unresolved(format!("{} <- {splat}", u.name)), UNRESOLVED, 2));
                 }
                 continue;

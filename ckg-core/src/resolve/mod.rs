@@ -177,6 +177,13 @@ impl<'a> Resolver<'a> {
         self.by_id.get(&id).map(|&i| &self.input.symbols[i])
     }
 
+    /// Whether a TS/JS value symbol is an object literal with functions of its own (only
+    /// script files have them; Python's values are not looked at, which keeps the one-time
+    /// index of [`Resolver::function_members`] off Python's paths).
+    fn script_object(&self, sym: &SymbolRow) -> bool {
+        sym.file.is_some_and(|f| self.file_lang(f).is_script()) && !self.function_members(sym.id).is_empty()
+    }
+
     /// The functions a value symbol has as members of its own (an object literal's methods:
     /// `const api = { get() {}, post: function () {} }`). Computed once, when first asked.
     fn function_members(&self, id: i64) -> &[i64] {

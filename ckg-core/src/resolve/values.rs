@@ -44,9 +44,7 @@ impl Resolver<'_> {
                 // A value with members of its own and no value written is that name itself
                 // (`const o = proto`, an object literal of methods: `o.greet()`).
                 return match target {
-                    Target::Sym(id)
-                        if self.sym(id).is_some_and(|s| s.kind.is_value() && (s.ty.is_some() || self.function_members(id).is_empty())) =>
-                    {
+                    Target::Sym(id) if self.sym(id).is_some_and(|s| s.kind.is_value() && (s.ty.is_some() || !self.script_object(s))) => {
                         self.deref(id, evidence, depth + 1)
                     }
                     t => (t, evidence),

@@ -121,17 +121,11 @@ fn catches_import_error(clause: Node, src: &[u8]) -> bool {
     })
 }
 
-/// Entries module-level statements add to module-level containers, in order: `d["k"] = f`,
-/// `d.update({"k": f})` / `d.update(k=f)`, `d.setdefault("k", f)`, `xs.append(f)`,
-/// `xs.extend([f, g])`, `xs.insert(0, f)`, `xs += [f]`. Each is (container, key — `None`: the
-/// next position of a list —, value).
-pub(super) fn container_writes(root: Node, src: &[u8]) -> Vec<(String, Option<String>, ValueSource)> {
-    container_writes_at(root, src).into_iter().map(|(_, name, key, value)| (name, key, value)).collect()
-}
-
-/// [`container_writes`] of the statements of a block (a module or a function body), each with
-/// where its statement starts.
-pub(super) fn container_writes_at(root: Node, src: &[u8]) -> Vec<(usize, String, Option<String>, ValueSource)> {
+/// Entries the statements of a block (a module or a function body) add to containers, in order:
+/// `d["k"] = f`, `d.update({"k": f})` / `d.update(k=f)`, `d.setdefault("k", f)`,
+/// `xs.append(f)`, `xs.extend([f, g])`, `xs.insert(0, f)`, `xs += [f]`. Each is (where its
+/// statement starts, container, key — `None`: the next position of a list —, value).
+pub(super) fn container_writes(root: Node, src: &[u8]) -> Vec<(usize, String, Option<String>, ValueSource)> {
     let mut out = Vec::new();
     let mut c = root.walk();
     for stmt in root.named_children(&mut c).filter(|n| n.kind() == "expression_statement") {

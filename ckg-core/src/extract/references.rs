@@ -366,9 +366,6 @@ impl File<'_, '_> {
         if !(self_member || *binding == LocalBinding::Free) || callee.ends_with(".bind") {
             return;
         }
-        if self.is_py && crate::resolve::is_plain_python_builtin(callee) {
-            return;
-        }
         let Some(list) = call.child_by_field_name("arguments").filter(|a| matches!(a.kind(), "argument_list" | "arguments")) else {
             return;
         };
@@ -383,6 +380,9 @@ impl File<'_, '_> {
             if let Some(&Local::Param { func, index, splat: 0, member: None, .. }) =
                 lookup_local(&name, arg.start_byte(), inner, &self.nesting, locals)
             {
+                if self.is_py && crate::resolve::is_plain_python_builtin(callee) {
+                    return;
+                }
                 let caller = facts.symbols[src_sym as usize].qname.clone();
                 let via = Some(Forward { callee: callee.to_string(), key });
                 param_uses.push((func, ParamUse { index, name: name.into_owned(), caller, rest: String::new(), each: false, via }));

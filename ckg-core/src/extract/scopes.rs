@@ -767,7 +767,7 @@ impl<'t> File<'t, '_> {
             let node = self.caps.defs[d].1;
             let Some(body) = node.child_by_field_name("body").filter(|_| node.kind() == "function_definition") else { continue };
             let mut filled: Vec<String> = Vec::new();
-            for (at, name, key, value) in python::container_writes_at(body, self.src) {
+            for (at, name, key, value) in python::container_writes(body, self.src) {
                 let Some(bindings) = locals.get_mut(i, &name) else { continue };
                 let Some(b) = bindings.iter_mut().rev().find(|b| b.effective <= at) else { continue };
                 if let Local::Var(held) = &mut b.local {

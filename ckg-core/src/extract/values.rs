@@ -35,12 +35,12 @@ pub(super) struct ValueBinding<'t> {
 /// A container whose value is something else than a literal or an empty constructor
 /// (`dict()`, `[]`) is left as it is.
 fn add_container_writes(
-    writes: Vec<(String, Option<String>, ValueSource)>,
+    writes: Vec<(usize, String, Option<String>, ValueSource)>,
     module_q: &str,
     qindex: &HashMap<String, u32>,
     facts: &mut FileFacts,
 ) {
-    for (name, key, value) in writes {
+    for (_, name, key, value) in writes {
         let Some(&sym) = qindex.get(&format!("{module_q}.{name}")) else { continue };
         let s = &mut facts.symbols[sym as usize];
         if s.kind.is_value() {

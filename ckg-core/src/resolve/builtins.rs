@@ -456,6 +456,12 @@ pub const COMMON_METHODS: &[&str] = &[
     "hasOwnProperty",
 ];
 
+/// Whether the builtin or standard-library function `name` calls what it is handed at the
+/// argument `key` (`"0"` of `<builtin>.map`, `"key"` of `<builtin>.sorted`).
+pub(super) fn calls_argument(name: &str, key: &str) -> bool {
+    CALLBACKS.iter().any(|(n, keys)| *n == name && keys.contains(&key))
+}
+
 /// Builtin and standard-library functions that call a function handed to them, with the
 /// arguments (by position or keyword) that hold it: `map(f, xs)`, `sorted(xs, key=f)`.
 pub(crate) const CALLBACKS: &[(&str, &[&str])] = &[

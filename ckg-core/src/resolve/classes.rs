@@ -134,7 +134,10 @@ impl Resolver<'_> {
         if self.file_lang(sym.file?).is_script() {
             return None;
         }
-        // Most classes have none: looked up first, the bases are resolved only for those that do.
+        // Few repositories define one: the index of methods by name answers first (and its key
+        // re-resolves this file when one is added); the MRO and its bases only then.
+        record("name:__getattr__");
+        self.methods.get("__getattr__")?;
         let (getattr, _) = self.class_member(class, "__getattr__", false)?;
         let closed = self
             .mro(class, 0)

@@ -12,10 +12,10 @@ use crate::facts::{ANY_ENTRY, ImportKind, LocalBinding, ParamUse, RefKind, Symbo
 use crate::store::SymbolRow;
 use crate::store::{Dst, EdgeRow, RefRow};
 
-/// An edge at a reference site.
 /// How many calls a parameter is followed through when it is passed on.
 const MAX_FORWARDS: usize = 4;
 
+/// An edge at a reference site.
 fn site_edge(r: &RefRow, kind: &'static str, src: i64, dst: Dst, evidence: &'static str, dynamic: u8) -> EdgeRow {
     EdgeRow { kind, src, dst, file: r.file, line: r.line, col: r.col, evidence, dynamic }
 }
@@ -438,9 +438,8 @@ impl<'a> Resolver<'a> {
     /// `functools.partial(f, 1)`): an `inferred` call of it from the site's code.
     fn callback_flow(&self, out: &mut Vec<EdgeRow>, file: i64, r: &RefRow, callee: &Target) {
         let Target::External(name) = callee else { return };
-        let Some((_, keys)) = super::builtins::CALLBACKS.iter().find(|(n, _)| n == name) else { return };
         for (key, value) in &r.args {
-            if !keys.contains(&key.as_str()) {
+            if !super::builtins::calls_argument(name, key) {
                 continue;
             }
             if let (Target::Sym(id), e) = self.value_target(file, r.src, value, 1)
@@ -623,7 +622,7 @@ impl<'a> Resolver<'a> {
         }
         // `map(fn, xs)`, `Thread(target=fn)`: called by this code.
         if let Target::External(name) = &callee {
-            if super::builtins::CALLBACKS.iter().any(|(n, keys)| n == name && keys.contains(&fw.key.as_str())) {
+            if super::builtins::calls_argument(name, &fw.key) {
                 let direct = ParamUse { via: None, ..u.clone() };
                 self.meet(out, r, &direct, caller, func_file, t, depth);
             }

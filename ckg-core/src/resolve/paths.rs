@@ -162,7 +162,11 @@ impl Resolver<'_> {
     /// ([`ANY_ENTRY`], `handlers[name]`): a target for each entry of a literal container it
     /// reaches, by inference. Nothing when the container is not a known literal.
     pub(super) fn walk_any(&self, target: Target, evidence: &'static str, rest: &str, depth: usize) -> Vec<(Target, &'static str)> {
-        let segments: Vec<&str> = rest.split('.').filter(|s| !s.is_empty()).collect();
+        let segments = rest.split('.').filter(|s| !s.is_empty());
+        if !rest.contains(ANY_ENTRY) {
+            return self.walk(target, evidence, segments, depth).filter(|(_, e)| *e != UNRESOLVED).into_iter().collect();
+        }
+        let segments: Vec<&str> = segments.collect();
         let Some(at) = segments.iter().position(|s| split_segment(s).0 == ANY_ENTRY) else {
             return self.walk(target, evidence, segments.into_iter(), depth).filter(|(_, e)| *e != UNRESOLVED).into_iter().collect();
         };

@@ -2,8 +2,10 @@
 //! (C3), members looked up along it, and the methods that run on attribute access.
 
 use std::cell::RefCell;
+use std::sync::Arc;
 
-use super::{Resolver, Target, UNRESOLVED, record};
+use super::paths::MAX_NESTING;
+use super::{LOOKUPS, NESTING, NESTING_PEAK, RECORD_HOPS, Resolver, Target, UNRESOLVED, record};
 use crate::facts::{LocalBinding, SymbolKind};
 use crate::store::SymbolRow;
 
@@ -39,6 +41,16 @@ impl Drop for Linearizing {
     }
 }
 
+/// A class's MRO computed where no other class was being linearized and no module member
+/// looked up: then nothing outside the computation cuts it short, and it is the same wherever
+/// it is asked for under the same conditions. With it, the lookup keys its computation recorded
+/// (replayed for each file that uses it) and how much deeper it nested path resolutions.
+pub(super) struct Linearized {
+    mro: Arc<[i64]>,
+    keys: Vec<i64>,
+    nesting: usize,
+}
+
 /// A method that runs on attribute access (`@property`, `@cached_property`).
 pub(super) fn is_getter(sym: &SymbolRow) -> bool {
     sym.kind == SymbolKind::Method
@@ -55,7 +67,7 @@ impl Resolver<'_> {
         let Some(&module) = self.module_sym.get(&file) else { return Vec::new() };
         // The bases are names of the class's file: what its imports bind them to (another
         // file's, when a subclass is looked at from its base's file).
-        record(&format!("imports:{}", self.file_path(file)));
+        record("imports:", self.file_path(file));
         class
             .bases
             .iter()
@@ -64,6 +76,44 @@ impl Resolver<'_> {
                 _ => None,
             })
             .collect()
+    }
+
+    /// [`Resolver::mro`] of a class asked for on its own (not while computing a base's), computed
+    /// once per resolver where that gives the same answer as computing it again: with no other
+    /// class being linearized, no module member being looked up, no import hops being recorded,
+    /// and room for its nesting (the MRO of a class is looked up for every member of an instance
+    /// a path walks; resolving the bases each time was a tenth of a full index).
+    pub(super) fn linearization(&self, class: i64) -> Arc<[i64]> {
+        let context_free =
+            LINEARIZING.with(|l| l.borrow().is_empty()) && super::names::looking_up_nothing() && !RECORD_HOPS.with(|r| r.get());
+        if !context_free {
+            return self.mro(class, 0).into();
+        }
+        let nesting = NESTING.with(|n| n.get());
+        if let Some(done) = self.mros.read().ok().and_then(|m| m.get(&class).cloned()) {
+            if nesting + done.nesting <= MAX_NESTING {
+                LOOKUPS.with(|l| l.borrow_mut().extend_from_slice(&done.keys));
+                return done.mro.clone();
+            }
+            return self.mro(class, 0).into();
+        }
+        let keys_from = LOOKUPS.with(|l| l.borrow().len());
+        let peak = NESTING_PEAK.with(|p| p.replace(nesting));
+        let mro: Arc<[i64]> = self.mro(class, 0).into();
+        let reached = NESTING_PEAK.with(|p| {
+            let reached = p.get();
+            p.set(reached.max(peak));
+            reached
+        });
+        // Cut short by the nesting bound: that depends on where it was asked.
+        if reached <= MAX_NESTING {
+            let keys = LOOKUPS.with(|l| l.borrow()[keys_from..].to_vec());
+            let done = Arc::new(Linearized { mro: mro.clone(), keys, nesting: reached - nesting });
+            if let Ok(mut m) = self.mros.write() {
+                m.insert(class, done);
+            }
+        }
+        mro
     }
 
     /// The method resolution order of a class: C3 linearization (Python's), which is the
@@ -114,12 +164,12 @@ impl Resolver<'_> {
 
     /// A member of a class looked up along its MRO; the flag says it was inherited.
     pub(super) fn class_member(&self, class: i64, name: &str, skip_self: bool) -> Option<(i64, bool)> {
-        for (i, c) in self.mro(class, 0).into_iter().enumerate() {
+        for (i, &c) in self.linearization(class).iter().enumerate() {
             if skip_self && i == 0 {
                 continue;
             }
             let sym = self.sym(c)?;
-            if let Some(m) = self.qname(&self.member_qname(sym, name)) {
+            if let Some(m) = self.member_of(sym, name) {
                 return Some((m.id, i > 0));
             }
         }
@@ -136,11 +186,11 @@ impl Resolver<'_> {
         }
         // Few repositories define one: the index of methods by name answers first (and its key
         // re-resolves this file when one is added); the MRO and its bases only then.
-        record("name:__getattr__");
+        record("name:", "__getattr__");
         self.methods.get("__getattr__")?;
         let (getattr, _) = self.class_member(class, "__getattr__", false)?;
         let closed = self
-            .mro(class, 0)
+            .linearization(class)
             .iter()
             .all(|&c| self.sym(c).is_some_and(|s| s.bases.iter().filter(|b| b.as_str() != "object").count() == self.bases(s, 1).len()));
         closed.then_some(getattr)
@@ -151,7 +201,7 @@ impl Resolver<'_> {
     /// subclass. Names that many methods share are not followed (a cost bound).
     pub(super) fn overrides(&self, class: i64, name: &str, method: i64) -> Vec<i64> {
         const MAX_CANDIDATES: usize = 64;
-        record(&format!("name:{name}"));
+        record("name:", name);
         let Some(candidates) = self.methods.get(name) else { return Vec::new() };
         if candidates.len() > MAX_CANDIDATES {
             return Vec::new();
@@ -165,8 +215,8 @@ impl Resolver<'_> {
             let Some(owner_sym) = self.sym(owner).filter(|s| s.kind.is_class_like()) else { continue };
             // Its bases (resolved through its file) say whether it derives from `class`; a
             // change of the owner's bases changes this key.
-            record(&format!("q:{}", owner_sym.qname));
-            if self.mro(owner, 0).contains(&class) {
+            record("q:", &owner_sym.qname);
+            if self.linearization(owner).contains(&class) {
                 out.push(m);
             }
         }

@@ -143,7 +143,7 @@ impl<'a> Resolver<'a> {
                 LocalBinding::Free => {
                     let root = r.path.split('.').next().unwrap_or("");
                     let sep = if lang.is_script() { '#' } else { '.' };
-                    let value = self.module_qname(file).and_then(|m| self.qname(&format!("{m}{sep}{root}")));
+                    let value = self.module_qname(file).and_then(|m| self.joined_qname(m, sep, root));
                     match value.filter(|s| s.kind.is_value()).and_then(|s| s.ty.as_ref()) {
                         Some(ValueSource::Each(inner)) => Some(inner.as_ref()),
                         _ => None,

@@ -25,7 +25,7 @@ impl Resolver<'_> {
         if name.starts_with("__") || self.common_methods.contains(name) {
             return None;
         }
-        record(&format!("name:{name}"));
+        record("name:", name);
         match self.methods.get(name).map(Vec::as_slice) {
             Some(&[only]) => Some(only),
             _ => None,

@@ -78,6 +78,10 @@ thread_local! {
     static HOPS: RefCell<Vec<Hop>> = const { RefCell::new(Vec::new()) };
     /// Set while [`Resolver::answer`] runs (indexing records no hops).
     static RECORD_HOPS: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    /// The deepest [`NESTING`] reached since it was last reset (see [`Resolver::linearization`]).
+    static NESTING_PEAK: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    /// The buffer [`Resolver::joined_qname`] joins a qname in.
+    static QNAME: RefCell<String> = const { RefCell::new(String::new()) };
     /// How deeply path resolutions are nested on this thread (see [`paths::Nested`]).
     static NESTING: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
@@ -94,9 +98,20 @@ pub(crate) fn is_plain_python_builtin(name: &str) -> bool {
     builtins::PYTHON.contains(&name) && !builtins::CALLBACKS.iter().any(|(n, _)| n.strip_prefix("<builtin>.") == Some(name))
 }
 
-/// Records that the file being resolved depends on `key`.
-pub(crate) fn record(key: &str) {
-    LOOKUPS.with(|l| l.borrow_mut().push(lookup_key(key)));
+/// Records that the file being resolved depends on the key `kind` + `name` (`q:` and a qname):
+/// the key is [`lookup_key`] of the two joined, without allocating for the usual short keys
+/// (this runs for every lookup resolution makes).
+pub(crate) fn record(kind: &str, name: &str) {
+    let mut buf = [0u8; 256];
+    let len = kind.len() + name.len();
+    let key = if len <= buf.len() {
+        buf[..kind.len()].copy_from_slice(kind.as_bytes());
+        buf[kind.len()..len].copy_from_slice(name.as_bytes());
+        xxhash_rust::xxh3::xxh3_64(&buf[..len]) as i64
+    } else {
+        lookup_key(&format!("{kind}{name}"))
+    };
+    LOOKUPS.with(|l| l.borrow_mut().push(key));
 }
 
 /// What a name or path denotes during resolution.
@@ -140,6 +155,8 @@ pub struct Resolver<'a> {
     common_methods: Set<&'static str>,
     /// Value symbols' functions of their own ([`Resolver::function_members`]).
     function_members: std::sync::OnceLock<Map<i64, Vec<i64>>>,
+    /// Classes' MROs as computed with nothing else being looked up ([`Resolver::linearization`]).
+    mros: std::sync::RwLock<Map<i64, std::sync::Arc<classes::Linearized>>>,
 }
 
 impl<'a> Resolver<'a> {
@@ -170,6 +187,7 @@ impl<'a> Resolver<'a> {
             methods: heuristic::methods_by_name(input),
             common_methods: builtins::COMMON_METHODS.iter().copied().collect(),
             function_members: std::sync::OnceLock::new(),
+            mros: std::sync::RwLock::default(),
         }
     }
 
@@ -200,7 +218,7 @@ impl<'a> Resolver<'a> {
     }
 
     fn qname(&self, q: &str) -> Option<&'a SymbolRow> {
-        record(&format!("q:{q}"));
+        record("q:", q);
         self.by_qname.get(q).map(|&i| &self.input.symbols[i])
     }
 
@@ -213,12 +231,12 @@ impl<'a> Resolver<'a> {
     }
 
     fn exports_of(&self, file: i64) -> &[usize] {
-        record(&format!("exports:{}", self.file_path(file)));
+        record("exports:", self.file_path(file));
         self.exports.get(&file).map(Vec::as_slice).unwrap_or(&[])
     }
 
     fn imports_of(&self, file: i64) -> &[&'a ImportRow] {
-        record(&format!("imports:{}", self.file_path(file)));
+        record("imports:", self.file_path(file));
         self.imports.get(&file).map(Vec::as_slice).unwrap_or(&[])
     }
 
@@ -226,13 +244,23 @@ impl<'a> Resolver<'a> {
         self.files.get(&file).map(|&i| self.input.files[i].module.as_str())
     }
 
-    /// The qname of a direct member of a symbol (`mod#name` for a TS module, `mod.name`).
-    fn member_qname(&self, parent: &SymbolRow, name: &str) -> String {
-        if parent.kind == SymbolKind::Module && parent.file.is_some_and(|f| self.file_lang(f).is_script()) {
-            format!("{}#{name}", parent.qname)
-        } else {
-            format!("{}.{name}", parent.qname)
-        }
+    /// The symbol `{prefix}{sep}{name}`, joined in a buffer of this thread's (qnames are looked
+    /// up for every member of every path resolution walks).
+    fn joined_qname(&self, prefix: &str, sep: char, name: &str) -> Option<&'a SymbolRow> {
+        QNAME.with(|q| {
+            let mut q = q.borrow_mut();
+            q.clear();
+            q.push_str(prefix);
+            q.push(sep);
+            q.push_str(name);
+            self.qname(&q)
+        })
+    }
+
+    /// A direct member of a symbol (`mod#name` for a TS module, `mod.name`).
+    fn member_of(&self, parent: &SymbolRow, name: &str) -> Option<&'a SymbolRow> {
+        let script_module = parent.kind == SymbolKind::Module && parent.file.is_some_and(|f| self.file_lang(f).is_script());
+        self.joined_qname(&parent.qname, if script_module { '#' } else { '.' }, name)
     }
 }
 

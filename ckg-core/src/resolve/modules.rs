@@ -1,7 +1,9 @@
 //! Module resolution: from an import specifier to a file in the repository, a Python
 //! namespace package, an external package, or nothing (a missing relative import).
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
+
+use super::{Map, Set};
 
 use crate::lang::Lang;
 use crate::store::FileRow;
@@ -16,11 +18,11 @@ pub enum ModuleTarget {
 }
 
 pub(super) struct ModuleIndex<'a> {
-    python: HashMap<&'a str, i64>,
+    python: Map<&'a str, i64>,
     /// Dotted prefixes of Python modules: packages, with or without `__init__.py`.
-    packages: HashSet<String>,
-    scripts: HashMap<&'a str, i64>,
-    files: HashMap<i64, &'a FileRow>,
+    packages: Set<String>,
+    scripts: Map<&'a str, i64>,
+    files: Map<i64, &'a FileRow>,
     config: super::config::ProjectConfig,
 }
 
@@ -29,9 +31,9 @@ const SCRIPT_EXTS: &[&str] = &[".ts", ".tsx", ".d.ts", ".mts", ".cts", ".js", ".
 
 impl<'a> ModuleIndex<'a> {
     pub(super) fn new(files: &'a [FileRow], configs: &[(String, String)]) -> ModuleIndex<'a> {
-        let mut python = HashMap::new();
-        let mut packages = HashSet::new();
-        let mut scripts = HashMap::new();
+        let mut python = Map::default();
+        let mut packages = Set::default();
+        let mut scripts = Map::default();
         for f in files {
             if f.lang == Lang::Python {
                 python.insert(f.module.as_str(), f.id);
@@ -59,7 +61,7 @@ impl<'a> ModuleIndex<'a> {
     }
 
     pub(super) fn resolve_python_absolute(&self, name: &str) -> ModuleTarget {
-        super::record(&format!("py:{name}"));
+        super::record("py:", name);
         if let Some(&f) = self.python.get(name) {
             return ModuleTarget::File(f);
         }
@@ -67,7 +69,7 @@ impl<'a> ModuleIndex<'a> {
             return ModuleTarget::Package(name.to_string());
         }
         let top = name.split('.').next().unwrap_or(name);
-        super::record(&format!("py:{top}"));
+        super::record("py:", top);
         if self.packages.contains(top) || self.python.contains_key(top) {
             ModuleTarget::Missing
         } else {
@@ -113,9 +115,9 @@ impl<'a> ModuleIndex<'a> {
             }
             // tsconfig `paths` / `baseUrl` and workspace packages map bare specifiers to files;
             // which candidate exists is a lookup like a relative path's.
-            super::record("config");
+            super::record("config", "");
             for candidate in self.config.candidates(&file.path, spec) {
-                super::record(&format!("path:{candidate}"));
+                super::record("path:", &candidate);
                 if let Some(f) = self.probe(&candidate) {
                     return ModuleTarget::File(f);
                 }
@@ -124,7 +126,7 @@ impl<'a> ModuleIndex<'a> {
         }
         let dir = file.path.rsplit_once('/').map(|(d, _)| d).unwrap_or("");
         let Some(joined) = super::config::join(dir, spec) else { return ModuleTarget::Missing };
-        super::record(&format!("path:{joined}"));
+        super::record("path:", &joined);
         self.probe(&joined).map(ModuleTarget::File).unwrap_or(ModuleTarget::Missing)
     }
 

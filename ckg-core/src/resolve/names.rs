@@ -37,6 +37,11 @@ impl LookingUp {
     }
 }
 
+/// Whether no module member is being looked up on this thread.
+pub(super) fn looking_up_nothing() -> bool {
+    LOOKING_UP.with(|l| l.borrow().is_empty())
+}
+
 impl Drop for LookingUp {
     fn drop(&mut self) {
         LOOKING_UP.with(|l| l.borrow_mut().pop());
@@ -121,7 +126,7 @@ impl Resolver<'_> {
                         };
                     }
                     None => {
-                        if let Some(s) = self.qname(&format!("{module}#{target}")) {
+                        if let Some(s) = self.joined_qname(module, '#', target) {
                             return Some(Target::Sym(s.id));
                         }
                         if let Some(t) = self.module_import_binding(file, target, hops) {
@@ -139,7 +144,7 @@ impl Resolver<'_> {
                     }
                 }
             }
-            if let Some(s) = self.qname(&format!("{module}#{name}")) {
+            if let Some(s) = self.joined_qname(module, '#', name) {
                 return Some(Target::Sym(s.id));
             }
             for &k in self.exports_of(file) {
@@ -158,7 +163,7 @@ impl Resolver<'_> {
             let own_exports = self.exports_of(file).iter().any(|&k| self.input.exports[k].specifier.is_none());
             (name == "default" && own_exports).then_some(Target::Module(file))
         } else {
-            if let Some(s) = self.qname(&format!("{module}.{name}")) {
+            if let Some(s) = self.joined_qname(module, '.', name) {
                 if s.kind != SymbolKind::Module || s.file == Some(file) {
                     return Some(Target::Sym(s.id));
                 }
@@ -225,7 +230,7 @@ impl Resolver<'_> {
                         && sym.kind == SymbolKind::Module
                         && self
                             .module_qname(file)
-                            .and_then(|m| self.qname(&format!("{m}.{name}")))
+                            .and_then(|m| self.joined_qname(m, '.', name))
                             .is_some_and(|d| d.file == Some(file) && !d.kind.is_value() && d.line > imp.line);
                     if !redefined {
                         return self.import_target(imp, 0).map(|t| (t, EXACT)).or(Some((Target::Opaque, UNRESOLVED)));
@@ -248,7 +253,7 @@ impl Resolver<'_> {
         let mut steps = 0;
         while let Some(s) = scope.filter(|s| s.kind != SymbolKind::Module) {
             if s.kind == SymbolKind::Namespace {
-                if let Some(m) = self.qname(&format!("{}.{name}", s.qname)) {
+                if let Some(m) = self.joined_qname(&s.qname, '.', name) {
                     return Some((Target::Sym(m.id), EXACT));
                 }
             }
@@ -260,7 +265,7 @@ impl Resolver<'_> {
         }
         // Module-level definitions and values (a value is walked through by `member`, and
         // dereferenced by the sites that call it).
-        if let Some(s) = self.qname(&format!("{module}{sep}{name}")) {
+        if let Some(s) = self.joined_qname(module, sep, name) {
             // A star import written after the definition rebinds the name when it brings it.
             if !lang.is_script() && s.file == Some(file) {
                 if let Some(t) = self.star_member_after(file, name, 0, s.line) {
@@ -297,7 +302,7 @@ impl Resolver<'_> {
         if out.is_empty() {
             return out;
         }
-        if let Some(s) = self.module_qname(file).and_then(|m| self.qname(&format!("{m}.{name}"))) {
+        if let Some(s) = self.module_qname(file).and_then(|m| self.joined_qname(m, '.', name)) {
             out.push(Target::Sym(s.id));
         }
         out

@@ -4,7 +4,9 @@
 //! site's edges (values, the first container, property getters).
 
 use super::classes::is_getter;
-use super::{CONTAINER, DISPATCH, EXACT, GETTERS, INFERRED, NESTING, Resolver, Target, UNRESOLVED, UPPER_BOUND, VALUES, weaker};
+use super::{
+    CONTAINER, DISPATCH, EXACT, GETTERS, INFERRED, NESTING, NESTING_PEAK, Resolver, Target, UNRESOLVED, UPPER_BOUND, VALUES, weaker,
+};
 use crate::facts::{ANY_ENTRY, LocalBinding, Step, SymbolKind, ValueSource, split_segment};
 
 /// Path resolutions nest (a member's declared type, a class's bases, a variable's value are
@@ -13,7 +15,7 @@ use crate::facts::{ANY_ENTRY, LocalBinding, Step, SymbolKind, ValueSource, split
 /// one of these: past `MAX_NESTING` the lookup gives up instead of overflowing the stack.
 struct Nested;
 
-const MAX_NESTING: usize = 64;
+pub(super) const MAX_NESTING: usize = 64;
 
 impl Nested {
     fn enter() -> Option<Nested> {
@@ -21,6 +23,7 @@ impl Nested {
             n.set(n.get() + 1);
             n.get()
         });
+        NESTING_PEAK.with(|p| p.set(p.get().max(depth)));
         let guard = Nested;
         (depth <= MAX_NESTING).then_some(guard)
     }
@@ -215,7 +218,7 @@ impl Resolver<'_> {
                     // An object literal's own members (`api.get`), else a member of what the
                     // value holds: `this.svc.find()` with `svc: UserService`, `app.use` with
                     // `app = express()`.
-                    if let Some(s) = self.qname(&self.member_qname(sym, name)) {
+                    if let Some(s) = self.member_of(sym, name) {
                         return Some((Target::Sym(s.id), false));
                     }
                     let (t, _) = self.value_of(sym, depth + 1)?;
@@ -226,8 +229,7 @@ impl Resolver<'_> {
                     let t = self.type_of(sym, depth + 1)?;
                     return self.member(&t, name, depth + 1).map(|(t, _)| (t, true));
                 }
-                let q = self.member_qname(sym, name);
-                self.qname(&q).map(|s| (Target::Sym(s.id), false))
+                self.member_of(sym, name).map(|s| (Target::Sym(s.id), false))
             }
             Target::Instance(id) => self.class_member(*id, name, false).map(|(m, _)| (Target::Sym(m), true)),
             Target::Super(id) => self.class_member(*id, name, true).map(|(m, _)| (Target::Sym(m), true)),

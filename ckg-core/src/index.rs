@@ -321,12 +321,12 @@ pub fn index_with(config: &IndexConfig, progress: &(dyn Fn(Progress) + Sync), se
         }
         let input = resolve_input(&tx, &mut changes, cache.take(), affected.as_ref())?;
         timings.insert("resolve_load".to_string(), ms(t.elapsed()));
-        let resolution = resolve::resolve(&input, affected.as_ref());
+        let files = resolve::files_to_resolve(&input, affected.as_ref());
+        let writing = write_edges(&mut tx, &input, &files, &changes)?;
+        (re_resolved, edge_files) = (files.len() as u64, writing.edge_files);
         timings.insert("resolve".to_string(), ms(t.elapsed()));
+        timings.insert("store_edges".to_string(), ms(writing.time));
         cache = Some(Cached::new(db.clone(), build.clone(), input));
-        let t = Instant::now();
-        (re_resolved, edge_files) = write_edges(&mut tx, &resolution, &changes)?;
-        timings.insert("store_edges".to_string(), ms(t.elapsed()));
         None
     } else {
         Some(tx.generation()?)
@@ -712,25 +712,37 @@ fn resolve_input(
     })
 }
 
-/// Replaces the edges of the resolved files and what their resolution looked up. Returns how
-/// many files were resolved, and the files whose edges were replaced or deleted (`None` in a
-/// fresh build).
-fn write_edges(tx: &mut WriteTx, resolution: &resolve::Resolution, changes: &Changes) -> Result<(u64, Option<Vec<i64>>)> {
-    let resolved: Vec<i64> = resolution.lookups.iter().map(|(f, _)| *f).collect();
-    let re_resolved = resolved.len() as u64;
+/// What [`write_edges`] did: the files whose edges were replaced or deleted (`None` in a fresh
+/// build), and the time spent writing (while resolution went on).
+struct EdgesWritten {
+    edge_files: Option<Vec<i64>>,
+    time: Duration,
+}
+
+/// Resolves `files` and replaces their edges and what their resolution looked up, writing each
+/// batch of edges while the next one is resolved.
+fn write_edges(tx: &mut WriteTx, input: &crate::store::ResolveInput, files: &[i64], changes: &Changes) -> Result<EdgesWritten> {
+    let started = Instant::now();
     let edge_files = (!changes.fresh).then(|| {
-        let mut files: Vec<i64> = resolved.iter().chain(&changes.gone_files).copied().collect();
-        files.sort_unstable();
-        files.dedup();
-        files
+        let mut all: Vec<i64> = files.iter().chain(&changes.gone_files).copied().collect();
+        all.sort_unstable();
+        all.dedup();
+        all
     });
-    tx.delete_edges_of(&resolved)?;
-    tx.insert_edges(&resolution.edges)?;
-    for (file, keys) in &resolution.lookups {
-        tx.put_lookups(*file, keys)?;
-    }
+    tx.delete_edges_of(files)?;
+    let mut time = started.elapsed();
+    resolve::resolve_into(input, files, |batch| {
+        let w = Instant::now();
+        tx.insert_edges(&batch.edges)?;
+        for (file, keys) in &batch.lookups {
+            tx.put_lookups(*file, keys)?;
+        }
+        time += w.elapsed();
+        Ok::<(), Error>(())
+    })?;
+    let w = Instant::now();
     tx.collect_garbage()?;
-    Ok((re_resolved, edge_files))
+    Ok(EdgesWritten { edge_files, time: time + w.elapsed() })
 }
 
 /// Records the scan and the run in `meta`, bumps the generation and commits.

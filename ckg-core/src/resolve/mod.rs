@@ -298,34 +298,72 @@ pub struct Resolution {
     pub lookups: Vec<(i64, Vec<i64>)>,
 }
 
-/// Resolves the given files (all when `only` is `None`) in parallel. Output is sorted, so it
-/// does not depend on thread scheduling.
-pub fn resolve(input: &ResolveInput, only: Option<&HashSet<i64>>) -> Resolution {
+/// The files to resolve (all when `only` is `None`), ascending: the order edges are stored in.
+pub fn files_to_resolve(input: &ResolveInput, only: Option<&HashSet<i64>>) -> Vec<i64> {
+    let mut files: Vec<i64> = input.files.iter().map(|f| f.id).filter(|id| only.is_none_or(|o| o.contains(id))).collect();
+    files.sort_unstable();
+    files
+}
+
+/// How many files one batch of [`resolve_into`] resolves.
+const BATCH: usize = 256;
+
+/// Resolves `files` (ascending) in parallel, one batch after another, and hands each batch's
+/// resolution to `sink` on the calling thread while the next batch is resolved (a full index
+/// writes its edges meanwhile). Each batch's edges are sorted by site, so the batches in order
+/// are the sorted edges of all files, whatever the thread scheduling. Stops at the sink's first
+/// error.
+pub fn resolve_into<E>(input: &ResolveInput, files: &[i64], mut sink: impl FnMut(Resolution) -> Result<(), E>) -> Result<(), E> {
     let resolver = Resolver::new(input);
-    let mut refs_by_file: HashMap<i64, Vec<&crate::store::RefRow>> = HashMap::new();
+    let mut refs_by_file: Map<i64, Vec<&crate::store::RefRow>> = Map::default();
     for r in &input.refs {
         refs_by_file.entry(r.file).or_default().push(r);
     }
-    let files: Vec<i64> = input.files.iter().map(|f| f.id).filter(|id| only.is_none_or(|o| o.contains(id))).collect();
-    let per_file: Vec<(i64, Vec<EdgeRow>, Vec<i64>)> = files
-        .par_iter()
-        .map(|&f| {
-            LOOKUPS.with(|l| l.borrow_mut().clear());
-            let refs = refs_by_file.get(&f).map(Vec::as_slice).unwrap_or(&[]);
-            let edges = resolver.file_edges(f, refs);
-            let mut keys = LOOKUPS.with(|l| std::mem::take(&mut *l.borrow_mut()));
-            keys.sort_unstable();
-            keys.dedup();
-            (f, edges, keys)
-        })
-        .collect();
-    let mut edges = Vec::new();
-    let mut lookups = Vec::with_capacity(per_file.len());
-    for (f, e, k) in per_file {
-        edges.extend(e);
-        lookups.push((f, k));
-    }
-    // By site: each file's edges are stored as one ascending range of ids.
-    edges.sort_by(|a, b| (a.file, a.line, a.col).cmp(&(b.file, b.line, b.col)).then_with(|| a.cmp(b)));
-    Resolution { edges, lookups }
+    let (sender, receiver) = std::sync::mpsc::sync_channel::<Resolution>(2);
+    std::thread::scope(|scope| {
+        let (resolver, refs_by_file) = (&resolver, &refs_by_file);
+        scope.spawn(move || {
+            for batch in files.chunks(BATCH) {
+                let per_file: Vec<(i64, Vec<EdgeRow>, Vec<i64>)> = batch
+                    .par_iter()
+                    .map(|&f| {
+                        LOOKUPS.with(|l| l.borrow_mut().clear());
+                        let refs = refs_by_file.get(&f).map(Vec::as_slice).unwrap_or(&[]);
+                        let edges = resolver.file_edges(f, refs);
+                        let mut keys = LOOKUPS.with(|l| std::mem::take(&mut *l.borrow_mut()));
+                        keys.sort_unstable();
+                        keys.dedup();
+                        (f, edges, keys)
+                    })
+                    .collect();
+                let mut edges = Vec::new();
+                let mut lookups = Vec::with_capacity(per_file.len());
+                for (f, e, k) in per_file {
+                    edges.extend(e);
+                    lookups.push((f, k));
+                }
+                // By site: each file's edges are stored as one ascending range of ids.
+                edges.sort_by(|a, b| (a.file, a.line, a.col).cmp(&(b.file, b.line, b.col)).then_with(|| a.cmp(b)));
+                if sender.send(Resolution { edges, lookups }).is_err() {
+                    return; // the sink failed
+                }
+            }
+        });
+        for batch in receiver {
+            sink(batch)?;
+        }
+        Ok(())
+    })
+}
+
+/// Resolves the given files (all when `only` is `None`): all their edges, sorted by site.
+pub fn resolve(input: &ResolveInput, only: Option<&HashSet<i64>>) -> Resolution {
+    let mut all = Resolution { edges: Vec::new(), lookups: Vec::new() };
+    let files = files_to_resolve(input, only);
+    let _ = resolve_into::<()>(input, &files, |r| {
+        all.edges.extend(r.edges);
+        all.lookups.extend(r.lookups);
+        Ok(())
+    });
+    all
 }

@@ -32,6 +32,7 @@ pub(super) fn name_definitions(
 ) -> (Named, HashMap<String, u32>) {
     let is_py = lang == Lang::Python;
     let iv = &nesting.intervals;
+    let parents = super::syntax::Parents::new(caps.root);
     facts.symbols.push(module_symbol(lang, module, facts));
     let sep = if lang.is_script() { '#' } else { '.' };
     let mut sym_of_def: Vec<u32> = vec![0; caps.defs.len()];
@@ -104,7 +105,7 @@ pub(super) fn name_definitions(
         };
         // An object literal with methods is a constant or a variable by its declaration.
         let kind = match kind {
-            DefKind::Variable if lang.is_script() && typescript::declared_const(node) => DefKind::Constant,
+            DefKind::Variable if lang.is_script() && typescript::declared_const(&parents, node) => DefKind::Constant,
             k => k,
         };
         let constructor = constructors.contains(&i) || (parent == 0 && kind == DefKind::Function && prototype_owners.contains(&name));

@@ -202,6 +202,8 @@ struct File<'t, 's> {
     sym_of_interval: HashMap<usize, u32>,
     /// The name nodes of definitions (not references).
     name_nodes: HashSet<usize>,
+    /// Parents of nodes, looked up once each.
+    parents: syntax::Parents<'t>,
     /// Definitions by node, so `f = lambda: ...` binds `f` to the lambda.
     def_by_node: HashMap<usize, u32>,
     /// The kinds of the definitions' symbols, as named (before value symbols are added).
@@ -213,7 +215,21 @@ impl<'t, 's> File<'t, 's> {
         let Named { sym_of_def, sym_of_interval, name_nodes } = named;
         let kinds: Vec<SymbolKind> = facts.symbols.iter().map(|s| s.kind).collect();
         let def_by_node: HashMap<usize, u32> = caps.defs.iter().enumerate().map(|(d, (_, node, _))| (node.id(), sym_of_def[d])).collect();
-        File { lang, is_py: lang == Lang::Python, src, caps, nesting, points, sym_of_def, sym_of_interval, name_nodes, def_by_node, kinds }
+        let parents = syntax::Parents::new(caps.root);
+        File {
+            lang,
+            is_py: lang == Lang::Python,
+            src,
+            caps,
+            nesting,
+            points,
+            sym_of_def,
+            sym_of_interval,
+            name_nodes,
+            parents,
+            def_by_node,
+            kinds,
+        }
     }
 
     /// What separates a module from its members in qnames: `src/app.ts#run`, `pkg.mod.run`.

@@ -3,7 +3,7 @@
 
 use tree_sitter::Node;
 
-use super::syntax::{path_of, position, text};
+use super::syntax::{Parents, path_of, position, text};
 use crate::facts::{ExportFact, FileFacts, ImportFact, ImportKind, ValueSource};
 
 /// Turns an `import` / `from … import …` statement into one fact per bound name.
@@ -284,8 +284,8 @@ pub(super) fn exports(node: Node, src: &[u8], facts: &mut FileFacts) {
 
 /// Where the value of a name bound at `ident` came from: `x = Foo()`, `x = a.b`,
 /// `x: Foo = …`, or a parameter annotation `def f(x: Foo)`.
-pub(super) fn value_source(ident: Node, src: &[u8]) -> Option<ValueSource> {
-    let parent = ident.parent()?;
+pub(super) fn value_source<'t>(parents: &Parents<'t>, ident: Node<'t>, src: &[u8]) -> Option<ValueSource> {
+    let parent = parents.of(ident)?;
     match parent.kind() {
         "assignment" if parent.child_by_field_name("left") == Some(ident) => {
             if let Some(t) = parent.child_by_field_name("type") {
@@ -309,9 +309,9 @@ pub(super) fn value_source(ident: Node, src: &[u8]) -> Option<ValueSource> {
         }
         // `except ValidationError as err`, `with open(p) as f`.
         "as_pattern_target" => {
-            let pattern = parent.parent()?;
+            let pattern = parents.of(parent)?;
             let value = pattern.named_child(0)?;
-            let inside_except = pattern.parent().is_some_and(|p| p.kind() == "except_clause");
+            let inside_except = parents.of(pattern).is_some_and(|p| p.kind() == "except_clause");
             match value.kind() {
                 "identifier" | "attribute" if inside_except => path_of(value, src).map(|(p, _)| ValueSource::New(p)),
                 "call" => path_of(value.child_by_field_name("function")?, src).map(|(p, _)| ValueSource::Call(p)),

@@ -55,8 +55,9 @@ impl File<'_, '_> {
             if kind == RefKind::Type
                 && (name_nodes.contains(&name_node.id())
                     || claimed.contains(&name_node.id())
-                    || name_node
-                        .parent()
+                    || self
+                        .parents
+                        .of(name_node)
                         .is_some_and(|p| p.kind() == "nested_type_identifier" || p.kind() == "generic_type" && claimed.contains(&p.id())))
             {
                 continue;
@@ -71,7 +72,8 @@ impl File<'_, '_> {
             // the member of the type it is checked against, when the file can name that type.
             // (A key that defines a method of the literal is that definition.)
             let key_path = match kind {
-                RefKind::Key => match typescript::key_path(name_node, src).filter(|_| !name_nodes.contains(&name_node.id())) {
+                RefKind::Key => match typescript::key_path(&self.parents, name_node, src).filter(|_| !name_nodes.contains(&name_node.id()))
+                {
                     Some(p) => Some(p),
                     None => continue,
                 },
@@ -90,7 +92,7 @@ impl File<'_, '_> {
             if kind == RefKind::Member {
                 // Only capitalised objects can be enums; a member access that is called is a call.
                 let capital = text(name_node, src).starts_with(|c: char| c.is_ascii_uppercase());
-                let called = name_node.parent().and_then(|m| m.parent()).is_some_and(|c| c.kind() == "call_expression");
+                let called = self.parents.of(name_node).and_then(|m| self.parents.of(m)).is_some_and(|c| c.kind() == "call_expression");
                 if !capital || called {
                     continue;
                 }
@@ -270,7 +272,7 @@ impl File<'_, '_> {
             // A function handed to a call that calls it back (`xs.map(f)`, `setTimeout(f)`,
             // `p.then(f)`): the callee's name goes with the argument.
             if lang.is_script() && kind == RefKind::Argument && !path.is_empty() {
-                if let Some(callee) = typescript::callback_callee(name_node, src) {
+                if let Some(callee) = typescript::callback_callee(&self.parents, name_node, src) {
                     // A parameter handed on that way (`drain(fn) { this.items.forEach(fn) }`) is
                     // called by this code.
                     if let Some(&Local::Param { func, index, splat: 0, member: None, .. }) =

@@ -8,7 +8,7 @@ use tree_sitter::Node;
 
 use super::captures::Captures;
 use super::probe::{PositionFact, Probe};
-use super::syntax::{position, text};
+use super::syntax::{Parents, position, text};
 use super::values::{ValueBinding, value_source};
 use super::{File, MAX_SCOPE_WALK, python, typescript};
 use crate::facts::{FileFacts, LocalBinding, SymbolKind, ValueSource};
@@ -154,8 +154,8 @@ impl Nesting {
 }
 
 /// The function (or lambda, arrow function, method) a node is in.
-fn function_ancestor(node: Node) -> Option<Node> {
-    let mut cur = node.parent();
+fn function_ancestor<'t>(p: &Parents<'t>, node: Node<'t>) -> Option<Node<'t>> {
+    let mut cur = p.of(node);
     while let Some(n) = cur {
         if matches!(
             n.kind(),
@@ -170,7 +170,7 @@ fn function_ancestor(node: Node) -> Option<Node> {
         ) {
             return Some(n);
         }
-        cur = n.parent();
+        cur = p.of(n);
     }
     None
 }
@@ -302,10 +302,10 @@ pub(super) fn reaching(bindings: &Bindings, pos: usize) -> (&Binding, Vec<&Bindi
 /// (`elif` / `else` clause, consequence), a loop's body, a `try` body or handler, a `case`.
 /// A rebinding in a function nested in the scope (a closure's `h = b`) runs when that function
 /// is called: its extent. `None` when the binding runs whenever its scope does up to it.
-fn branch_of(ident: Node, scope: (usize, usize)) -> Option<(usize, usize)> {
+fn branch_of<'t>(p: &Parents<'t>, ident: Node<'t>, scope: (usize, usize)) -> Option<(usize, usize)> {
     let mut child = ident;
     for _ in 0..64 {
-        let parent = child.parent()?;
+        let parent = p.of(child)?;
         match parent.kind() {
             "function_definition"
             | "class_definition"
@@ -343,24 +343,24 @@ fn branch_of(ident: Node, scope: (usize, usize)) -> Option<(usize, usize)> {
 }
 
 /// Where a binding written at `ident` takes effect: after the statement that assigns it.
-fn effective_position(ident: Node, parent: Option<Node>) -> usize {
+fn effective_position<'t>(p: &Parents<'t>, ident: Node<'t>, parent: Option<Node<'t>>) -> usize {
     let mut cur = parent;
     for _ in 0..4 {
         match cur {
-            Some(p)
+            Some(n)
                 if matches!(
-                    p.kind(),
+                    n.kind(),
                     "assignment" | "variable_declarator" | "named_expression" | "augmented_assignment" | "assignment_expression"
                 ) =>
             {
-                return p.end_byte();
+                return n.end_byte();
             }
             // A comprehension's variable is bound in the whole comprehension, the element
             // written before its `for` included (`{g.strip() for g in parts}`).
-            Some(p) if p.kind() == "for_in_clause" => return p.parent().map_or(ident.start_byte(), |c| c.start_byte()),
-            Some(p)
+            Some(n) if n.kind() == "for_in_clause" => return p.of(n).map_or(ident.start_byte(), |c| c.start_byte()),
+            Some(n)
                 if matches!(
-                    p.kind(),
+                    n.kind(),
                     "pattern_list"
                         | "tuple_pattern"
                         | "list_pattern"
@@ -374,7 +374,7 @@ fn effective_position(ident: Node, parent: Option<Node>) -> usize {
                         | "list_splat_pattern"
                 ) =>
             {
-                cur = p.parent()
+                cur = p.of(n)
             }
             _ => break,
         }
@@ -601,19 +601,20 @@ impl<'t> File<'t, '_> {
         for (node, point) in caps.local_defs.iter().zip(&self.points.local_defs) {
             let name = text(*node, src).into_owned();
             // `Node::parent` walks down from the root: look it up once per binding.
-            let parent = node.parent();
+            let parent = self.parents.of(*node);
             // `var f = function g() { … g() … }`: inside, `g` is the function itself (the
             // definition named by its declarator or key).
             let own_name = parent
                 .filter(|p| p.kind() == "function_expression")
-                .and_then(|f| def_by_node.get(&f.id()).or_else(|| f.parent().and_then(|d| def_by_node.get(&d.id()))).copied());
+                .and_then(|f| def_by_node.get(&f.id()).or_else(|| self.parents.of(f).and_then(|d| def_by_node.get(&d.id()))).copied());
             let def = assigned_def(parent).or(own_name);
             let mut scope = nesting.scope_of(point.2);
             // Python's `:=` in a comprehension and TS's `var` bind in the enclosing function.
-            let hoisted = if is_py { parent.is_some_and(|p| p.kind() == "named_expression") } else { typescript::declared_var(*node) };
+            let hoisted =
+                if is_py { parent.is_some_and(|p| p.kind() == "named_expression") } else { typescript::declared_var(&self.parents, *node) };
             if hoisted {
                 // Up to the scope of the function the binding is in (none: the module).
-                let func = function_ancestor(*node);
+                let func = function_ancestor(&self.parents, *node);
                 while let Some(sc) = scope {
                     if func.is_some_and(|f| iv[sc].start <= f.start_byte() && f.end_byte() <= iv[sc].end) {
                         break;
@@ -638,27 +639,31 @@ impl<'t> File<'t, '_> {
             let container = match scope {
                 None => Some(0),
                 Some(sc) if is_py && iv[sc].class_like => iv[sc].def.map(|d| sym_of_def[d]),
-                Some(_) if lang.is_script() => typescript::namespace_of(*node).and_then(|ns| def_by_node.get(&ns.id()).copied()),
+                Some(_) if lang.is_script() => {
+                    typescript::namespace_of(&self.parents, *node).and_then(|ns| def_by_node.get(&ns.id()).copied())
+                }
                 _ => None,
             };
             // `const fs = require('fs')` binds an import, not a value.
             // (Nor is a parameter of a function type written at module level.)
-            let container =
-                container.filter(|_| !(lang.is_script() && (typescript::bound_by_require(*node, src) || typescript::is_parameter(*node))));
+            let container = container.filter(|_| {
+                !(lang.is_script()
+                    && (typescript::bound_by_require(&self.parents, *node, src) || typescript::is_parameter(&self.parents, *node)))
+            });
             // `xs += [f]` changes the value, it does not replace it.
             let augmented_value =
                 parent.is_some_and(|p| p.kind() == "augmented_assignment") && value_named.contains(&(container.unwrap_or(0), name.clone()));
             if let Some(container) = container.filter(|_| !augmented_value) {
                 let value = match def {
                     Some(sym) => Some(ValueSource::Def(facts.symbols[sym as usize].qname.clone())),
-                    None if is_py => with_lambda_entries(value_source(lang, *node, src), parent, src, def_by_node, facts),
-                    None => value_source(lang, *node, src),
+                    None if is_py => with_lambda_entries(value_source(&self.parents, lang, *node, src), parent, src, def_by_node, facts),
+                    None => value_source(&self.parents, lang, *node, src),
                 };
                 if container == 0 && !reassigned {
                     module_declared.insert(name.clone());
                 }
                 let extent = scope.map_or((0, src.len()), |sc| (iv[sc].start, iv[sc].end));
-                let conditional = !value_named.insert((container, name.clone())) && branch_of(*node, extent).is_some();
+                let conditional = !value_named.insert((container, name.clone())) && branch_of(&self.parents, *node, extent).is_some();
                 value_bindings.push(ValueBinding { node: *node, name: name.clone(), value, container, scope, conditional });
             }
             let Some(scope) = scope else { continue };
@@ -667,7 +672,7 @@ impl<'t> File<'t, '_> {
             }
             // `const db = require('./db')` in a function binds an import of that function's
             // scope (as `import` in a Python function does), not a local value.
-            if lang.is_script() && typescript::bound_by_require(*node, src) {
+            if lang.is_script() && typescript::bound_by_require(&self.parents, *node, src) {
                 continue;
             }
             // A parameter: its scope is the `def` it belongs to.
@@ -675,15 +680,15 @@ impl<'t> File<'t, '_> {
             let param = func_node.and_then(|f| python::parameter_of(f, *node).map(|(index, splat)| (f, index, splat)));
             // TS/JS: the function a parameter belongs to is the definition named by it or by its
             // declarator or key (`const apply = (f) => f()`).
-            let script_param = typescript::parameter_of(*node).filter(|_| lang.is_script()).and_then(|(f, index, splat)| {
-                let func = def_by_node.get(&f.id()).or_else(|| f.parent().and_then(|d| def_by_node.get(&d.id())))?;
+            let script_param = typescript::parameter_of(&self.parents, *node).filter(|_| lang.is_script()).and_then(|(f, index, splat)| {
+                let func = def_by_node.get(&f.id()).or_else(|| self.parents.of(f).and_then(|d| def_by_node.get(&d.id())))?;
                 Some((*func, index, splat))
             });
             // A constructor parameter property is the class's property, in the constructor too.
             let def = def.or_else(|| parent.filter(|p| p.kind() == "required_parameter").and_then(|p| def_by_node.get(&p.id()).copied()));
             let destructured = match lang.is_script() && script_param.is_none() {
-                true => typescript::destructured_parameter_of(*node, src).and_then(|(f, index, member)| {
-                    let func = def_by_node.get(&f.id()).or_else(|| f.parent().and_then(|d| def_by_node.get(&d.id())))?;
+                true => typescript::destructured_parameter_of(&self.parents, *node, src).and_then(|(f, index, member)| {
+                    let func = def_by_node.get(&f.id()).or_else(|| self.parents.of(f).and_then(|d| def_by_node.get(&d.id())))?;
                     Some((*func, index, member))
                 }),
                 false => None,
@@ -692,7 +697,7 @@ impl<'t> File<'t, '_> {
                 (Some(sym), _) => Local::Def(sym),
                 (None, None) if script_param.is_some() => {
                     let (func, index, splat) = script_param.expect("checked");
-                    Local::Param { func, index, splat, value: value_source(lang, *node, src), member: None }
+                    Local::Param { func, index, splat, value: value_source(&self.parents, lang, *node, src), member: None }
                 }
                 (None, None) if destructured.is_some() => {
                     let (func, index, member) = destructured.expect("checked");
@@ -720,27 +725,27 @@ impl<'t> File<'t, '_> {
                         {
                             Some(ValueSource::SelfOf(facts.symbols[class as usize].qname.clone()))
                         }
-                        _ => value_source(lang, *node, src),
+                        _ => value_source(&self.parents, lang, *node, src),
                     };
                     Local::Param { func, index, splat, value, member: None }
                 }
                 (None, _) => {
-                    let value = value_source(lang, *node, src);
+                    let value = value_source(&self.parents, lang, *node, src);
                     Local::Var(
                         value.and_then(|v| through_local(v, &|root| lookup_local(root, node.start_byte(), Some(scope), nesting, &locals))),
                     )
                 }
             };
-            let parameter = matches!(local, Local::Param { .. }) || (lang.is_script() && typescript::is_parameter(*node));
+            let parameter = matches!(local, Local::Param { .. }) || (lang.is_script() && typescript::is_parameter(&self.parents, *node));
             let bindings = locals.entry(scope, &name);
             // `x += 1` uses the binding before it (it only makes `x` local when there is none).
             let augmented = parent.is_some_and(|p| p.kind() == "augmented_assignment");
             if !(augmented && !bindings.is_empty()) {
                 // Only a rebinding needs its branch: a use walks back from the last binding.
-                let branch = if bindings.is_empty() { None } else { branch_of(*node, (iv[scope].start, iv[scope].end)) };
+                let branch = if bindings.is_empty() { None } else { branch_of(&self.parents, *node, (iv[scope].start, iv[scope].end)) };
                 // A reassignment's name is the declaration's (where `def` answers).
                 let site = if reassigned { bindings.last().map_or(node.start_byte(), |b| b.site) } else { node.start_byte() };
-                bindings.push(Binding { effective: effective_position(*node, parent), site, local, branch });
+                bindings.push(Binding { effective: effective_position(&self.parents, *node, parent), site, local, branch });
                 if container.is_none()
                     && !reassigned
                     && !matches!(bindings.last().map(|b| &b.local), Some(Local::Def(_)))

@@ -159,3 +159,59 @@ pub(super) fn short_text(node: Node, src: &[u8]) -> String {
     }
     line[..end].to_string()
 }
+
+/// The parents of a file's nodes, each looked up once. tree-sitter's `Node::parent` walks down
+/// from the root every time, through the child list of every node on the way (a file of two
+/// thousand statements: two thousand siblings at the top), and a walk up from a binding asks
+/// it at every level. Here a descent notes the parent of every node on its way, which the
+/// rest of the walk up then finds; and it starts from the deepest node of the previous
+/// descent that still contains the node asked for (extraction asks in source order, mostly
+/// inside the statement it asked about last).
+pub(super) struct Parents<'t> {
+    root: Node<'t>,
+    known: std::cell::RefCell<crate::resolve::Map<usize, Node<'t>>>,
+    /// The previous descent: the root, then each node down to the one asked for.
+    path: std::cell::RefCell<Vec<Node<'t>>>,
+}
+
+impl<'t> Parents<'t> {
+    pub(super) fn new(root: Node<'t>) -> Parents<'t> {
+        Parents { root, known: Default::default(), path: std::cell::RefCell::new(vec![root]) }
+    }
+
+    /// `node.parent()`.
+    pub(super) fn of(&self, node: Node<'t>) -> Option<Node<'t>> {
+        if node.id() == self.root.id() {
+            return None;
+        }
+        if let Some(&p) = self.known.borrow().get(&node.id()) {
+            return Some(p);
+        }
+        let mut path = self.path.borrow_mut();
+        let covers = |a: &Node| a.start_byte() <= node.start_byte() && node.end_byte() <= a.end_byte();
+        while path.len() > 1 && !path.last().is_some_and(|last| last.id() != node.id() && covers(last)) {
+            path.pop();
+        }
+        // A node of the same extent may be below `node` rather than above it: then the
+        // descent from there finds nothing, and starts over from the root.
+        loop {
+            let from_root = path.len() == 1;
+            let mut known = self.known.borrow_mut();
+            while let Some(next) = path.last().and_then(|cur| cur.child_with_descendant(node)) {
+                let cur = *path.last().expect("the path has the root");
+                known.insert(next.id(), cur);
+                path.push(next);
+                if next.id() == node.id() {
+                    return Some(cur);
+                }
+            }
+            if from_root {
+                break;
+            }
+            path.truncate(1);
+        }
+        path.truncate(1);
+        // Not below this root (a node of another tree): tree-sitter's own answer.
+        node.parent()
+    }
+}

@@ -3,7 +3,7 @@
 
 use tree_sitter::Node;
 
-use super::syntax::{path_of, position, text};
+use super::syntax::{Parents, path_of, position, text};
 use crate::facts::{ExportFact, FileFacts, ImportFact, ImportKind, ValueSource};
 use crate::lang::Capture;
 
@@ -269,7 +269,7 @@ fn commonjs_exports(assign: Node, src: &[u8], facts: &mut FileFacts, line: u32, 
 
 /// The `lexical_declaration` / `variable_declaration` a binding (a declarator, or a name in a
 /// destructuring pattern) belongs to.
-fn declaration_of(node: Node) -> Option<Node> {
+fn declaration_of<'t>(p: &Parents<'t>, node: Node<'t>) -> Option<Node<'t>> {
     let mut cur = Some(node);
     for _ in 0..64 {
         let n = cur?;
@@ -279,25 +279,25 @@ fn declaration_of(node: Node) -> Option<Node> {
         if matches!(n.kind(), "statement_block" | "program" | "arrow_function" | "function_expression" | "class_body") {
             return None;
         }
-        cur = n.parent();
+        cur = p.of(n);
     }
     None
 }
 
 /// True when a binding is declared with `const` (directly or in a destructuring pattern).
-pub(super) fn declared_const(node: Node) -> bool {
-    declaration_of(node).is_some_and(|d| d.kind() == "lexical_declaration" && has_token(d, "const"))
+pub(super) fn declared_const<'t>(p: &Parents<'t>, node: Node<'t>) -> bool {
+    declaration_of(p, node).is_some_and(|d| d.kind() == "lexical_declaration" && has_token(d, "const"))
 }
 
 /// True when a binding is a parameter (of a function, or of a function type at module level:
 /// `Record<string, (value: number) => number>`).
-pub(super) fn is_parameter(node: Node) -> bool {
-    let mut cur = node.parent();
+pub(super) fn is_parameter<'t>(p: &Parents<'t>, node: Node<'t>) -> bool {
+    let mut cur = p.of(node);
     for _ in 0..8 {
         match cur {
-            Some(p) if matches!(p.kind(), "required_parameter" | "optional_parameter" | "formal_parameters") => return true,
-            Some(p) if matches!(p.kind(), "variable_declarator" | "statement_block" | "program") => return false,
-            Some(p) => cur = p.parent(),
+            Some(n) if matches!(n.kind(), "required_parameter" | "optional_parameter" | "formal_parameters") => return true,
+            Some(n) if matches!(n.kind(), "variable_declarator" | "statement_block" | "program") => return false,
+            Some(n) => cur = p.of(n),
             None => return false,
         }
     }
@@ -305,7 +305,7 @@ pub(super) fn is_parameter(node: Node) -> bool {
 }
 
 /// True when a binding's declarator takes its value from `require(…)` (an import, not a value).
-pub(super) fn bound_by_require(node: Node, src: &[u8]) -> bool {
+pub(super) fn bound_by_require<'t>(p: &Parents<'t>, node: Node<'t>, src: &[u8]) -> bool {
     let mut cur = Some(node);
     for _ in 0..64 {
         let Some(n) = cur else { return false };
@@ -321,29 +321,29 @@ pub(super) fn bound_by_require(node: Node, src: &[u8]) -> bool {
         if matches!(n.kind(), "lexical_declaration" | "variable_declaration" | "statement_block" | "program") {
             return false;
         }
-        cur = n.parent();
+        cur = p.of(n);
     }
     false
 }
 
 /// True when a binding is declared with `var` (function-scoped, hoisted).
-pub(super) fn declared_var(node: Node) -> bool {
-    declaration_of(node).is_some_and(|d| d.kind() == "variable_declaration")
+pub(super) fn declared_var<'t>(p: &Parents<'t>, node: Node<'t>) -> bool {
+    declaration_of(p, node).is_some_and(|d| d.kind() == "variable_declaration")
 }
 
 /// True when a binding is declared in an exported declaration (`export const { a } = …`).
-pub(super) fn binding_exported(node: Node) -> bool {
-    declaration_of(node).and_then(|d| d.parent()).is_some_and(|p| p.kind() == "export_statement")
+pub(super) fn binding_exported<'t>(p: &Parents<'t>, node: Node<'t>) -> bool {
+    declaration_of(p, node).and_then(|d| p.of(d)).is_some_and(|p| p.kind() == "export_statement")
 }
 
 /// The namespace (`namespace N { … }`) whose body a declaration is directly in.
-pub(super) fn namespace_of(node: Node) -> Option<Node> {
-    let decl = declaration_of(node).or_else(|| (node.kind() == "function_declaration").then_some(node))?;
-    let mut block = decl.parent()?;
+pub(super) fn namespace_of<'t>(p: &Parents<'t>, node: Node<'t>) -> Option<Node<'t>> {
+    let decl = declaration_of(p, node).or_else(|| (node.kind() == "function_declaration").then_some(node))?;
+    let mut block = p.of(decl)?;
     if block.kind() == "export_statement" {
-        block = block.parent()?;
+        block = p.of(block)?;
     }
-    let ns = block.parent()?;
+    let ns = p.of(block)?;
     (block.kind() == "statement_block" && matches!(ns.kind(), "internal_module" | "module")).then_some(ns)
 }
 
@@ -434,7 +434,7 @@ fn expression_value_at(mut v: Node, src: &[u8], depth: usize) -> Option<ValueSou
 /// When `arg` is an argument of a call to a function that calls what it is handed
 /// (`xs.map(f)`, `p.then(f)`, `setTimeout(f, 1)`, `el.addEventListener('x', f)`,
 /// `new Promise(f)`): the callee's last name.
-pub(super) fn callback_callee(arg: Node, src: &[u8]) -> Option<String> {
+pub(super) fn callback_callee<'t>(p: &Parents<'t>, arg: Node<'t>, src: &[u8]) -> Option<String> {
     const CALLERS: &[&str] = &[
         "map",
         "forEach",
@@ -464,8 +464,8 @@ pub(super) fn callback_callee(arg: Node, src: &[u8]) -> Option<String> {
         "Promise",
         "nextTick",
     ];
-    let list = arg.parent().filter(|p| p.kind() == "arguments")?;
-    let call = list.parent().filter(|c| matches!(c.kind(), "call_expression" | "new_expression"))?;
+    let list = p.of(arg).filter(|p| p.kind() == "arguments")?;
+    let call = p.of(list).filter(|c| matches!(c.kind(), "call_expression" | "new_expression"))?;
     let callee = call.child_by_field_name("function").or_else(|| call.child_by_field_name("constructor"))?;
     // `[1, 2].map(f)`, `fetch(u).then(f)`: the member's name, whatever the object.
     let last = match callee.kind() {
@@ -478,8 +478,8 @@ pub(super) fn callback_callee(arg: Node, src: &[u8]) -> Option<String> {
     CALLERS.contains(&last.as_str()).then_some(last)
 }
 
-pub(super) fn value_source(ident: Node, src: &[u8]) -> Option<ValueSource> {
-    let parent = ident.parent()?;
+pub(super) fn value_source<'t>(p: &Parents<'t>, ident: Node<'t>, src: &[u8]) -> Option<ValueSource> {
+    let parent = p.of(ident)?;
     match parent.kind() {
         "variable_declarator" if parent.child_by_field_name("name") == Some(ident) => {
             if let Some(v) = parent.child_by_field_name("value").and_then(|v| expression_value(v, src)) {
@@ -508,7 +508,7 @@ pub(super) fn value_source(ident: Node, src: &[u8]) -> Option<ValueSource> {
             parent.child_by_field_name("right").and_then(|v| expression_value(v, src))
         }
         "shorthand_property_identifier_pattern" | "object_pattern" | "pair_pattern" | "array_pattern" | "object_assignment_pattern" => {
-            destructured_value(ident, src)
+            destructured_value(p, ident, src)
         }
         _ => None,
     }
@@ -518,12 +518,12 @@ pub(super) fn value_source(ident: Node, src: &[u8]) -> Option<ValueSource> {
 /// `const { a: b } = make()` is `make().a`, `const [x, y] = [f, g]` takes the element at its
 /// place, `const [x] = list` is `list.[0]`. Nested patterns follow each level. (A parameter's
 /// pattern, a default, or a rest element has no value here.)
-fn destructured_value(ident: Node, src: &[u8]) -> Option<ValueSource> {
+fn destructured_value<'t>(p: &Parents<'t>, ident: Node<'t>, src: &[u8]) -> Option<ValueSource> {
     // From the name up to the declarator: the key or index at each level.
     let mut steps: Vec<String> = Vec::new();
     let mut cur = ident;
     let declarator = loop {
-        let parent = cur.parent()?;
+        let parent = p.of(cur)?;
         match parent.kind() {
             "shorthand_property_identifier_pattern" => {}
             "object_pattern" if cur.kind() == "shorthand_property_identifier_pattern" => steps.push(text(cur, src).into_owned()),
@@ -753,16 +753,16 @@ fn component_props(t: Node, src: &[u8]) -> Option<String> {
 /// `Comp(#0).title`, `const { a } = load()` `load().a`, `({ a }: Props) =>` `Props.a`,
 /// `return { a }` in `function make(): Made` `make().a`, nested keys a longer path.
 /// `None` when the object is checked against nothing the file can name.
-pub(super) fn key_path(key: Node, src: &[u8]) -> Option<String> {
-    let parent = key.parent()?;
+pub(super) fn key_path<'t>(p: &Parents<'t>, key: Node<'t>, src: &[u8]) -> Option<String> {
+    let parent = p.of(key)?;
     let container = match parent.kind() {
-        "pair" | "pair_pattern" => parent.parent()?,
+        "pair" | "pair_pattern" => p.of(parent)?,
         "object" | "object_pattern" => parent,
-        "object_assignment_pattern" => parent.parent()?,
-        "jsx_attribute" => return Some(format!("{}.{}", element_props(parent.parent()?, src)?, text(key, src))),
+        "object_assignment_pattern" => p.of(parent)?,
+        "jsx_attribute" => return Some(format!("{}.{}", element_props(p.of(parent)?, src)?, text(key, src))),
         _ => return None,
     };
-    Some(format!("{}.{}", object_type_path(container, src)?, text(key, src)))
+    Some(format!("{}.{}", object_type_path(p, container, src)?, text(key, src)))
 }
 
 /// `Comp(#0)` for a JSX element `<Comp …>` (not for intrinsic elements such as `<div>`).
@@ -773,11 +773,11 @@ fn element_props(element: Node, src: &[u8]) -> Option<String> {
 
 /// The path of the type an object literal or an object pattern is checked against (see
 /// [`key_path`]), climbing through the keys of enclosing objects and patterns.
-fn object_type_path(object: Node, src: &[u8]) -> Option<String> {
+fn object_type_path<'t>(p: &Parents<'t>, object: Node<'t>, src: &[u8]) -> Option<String> {
     let mut keys: Vec<String> = Vec::new();
     let mut node = object;
     for _ in 0..super::MAX_SCOPE_WALK {
-        let parent = node.parent()?;
+        let parent = p.of(node)?;
         let base = match parent.kind() {
             // Either branch of `c ? { … } : { … }`, `a ?? { … }`: checked against the same type.
             "parenthesized_expression" | "non_null_expression" | "assignment_pattern" | "ternary_expression" => {
@@ -790,7 +790,7 @@ fn object_type_path(object: Node, src: &[u8]) -> Option<String> {
             }
             "satisfies_expression" | "as_expression" => parent.named_child(1).and_then(|t| annotation_path(t, src)),
             "arguments" => {
-                let call = parent.parent()?;
+                let call = p.of(parent)?;
                 let callee = call.child_by_field_name("function").or_else(|| call.child_by_field_name("constructor"))?;
                 let (path, _) = path_of(callee, src)?;
                 let mut cursor = parent.walk();
@@ -800,14 +800,14 @@ fn object_type_path(object: Node, src: &[u8]) -> Option<String> {
             "pair" | "pair_pattern" if parent.child_by_field_name("value").is_some_and(|v| v.id() == node.id()) => {
                 let key = parent.child_by_field_name("key").filter(|k| k.kind() == "property_identifier")?;
                 keys.push(text(key, src).into_owned());
-                node = parent.parent()?;
+                node = p.of(parent)?;
                 continue;
             }
             "jsx_expression" => {
-                let attr = parent.parent().filter(|a| a.kind() == "jsx_attribute")?;
+                let attr = p.of(parent).filter(|a| a.kind() == "jsx_attribute")?;
                 let name = attr.named_child(0).filter(|n| n.kind() == "property_identifier")?;
                 keys.push(text(name, src).into_owned());
-                element_props(attr.parent()?, src)
+                element_props(p.of(attr)?, src)
             }
             "variable_declarator" => match parent.child_by_field_name("type") {
                 Some(t) => annotation_path(t, src),
@@ -879,22 +879,22 @@ fn function_result(func: Node, src: &[u8]) -> Option<String> {
 /// (`function f({ ok, fail: onFail, hooks: { before } })`): the function's node (or the
 /// definition's, as [`parameter_of`] gives it), the parameter's position, and the member path
 /// (`ok`, `fail`, `hooks.before`).
-pub(super) fn destructured_parameter_of<'t>(ident: Node<'t>, src: &[u8]) -> Option<(Node<'t>, Option<u32>, String)> {
+pub(super) fn destructured_parameter_of<'t>(p: &Parents<'t>, ident: Node<'t>, src: &[u8]) -> Option<(Node<'t>, Option<u32>, String)> {
     let mut keys: Vec<String> = Vec::new();
     let mut cur = ident;
     if cur.kind() == "shorthand_property_identifier_pattern" {
         keys.push(text(cur, src).into_owned());
-        cur = cur.parent()?;
+        cur = p.of(cur)?;
         if cur.kind() == "object_assignment_pattern" {
-            cur = cur.parent()?;
+            cur = p.of(cur)?;
         }
     }
     for _ in 0..8 {
         match cur.kind() {
             "object_pattern" => {
-                let parent = cur.parent()?;
+                let parent = p.of(cur)?;
                 if matches!(parent.kind(), "required_parameter" | "optional_parameter") {
-                    let (func, index, _) = parameter_of(cur)?;
+                    let (func, index, _) = parameter_of(p, cur)?;
                     keys.reverse();
                     return (!keys.is_empty()).then(|| (func, index, keys.join(".")));
                 }
@@ -903,10 +903,10 @@ pub(super) fn destructured_parameter_of<'t>(ident: Node<'t>, src: &[u8]) -> Opti
             "pair_pattern" => {
                 let key = cur.child_by_field_name("key").filter(|k| k.kind() == "property_identifier")?;
                 keys.push(text(key, src).into_owned());
-                cur = cur.parent()?;
+                cur = p.of(cur)?;
             }
-            "identifier" if cur.id() == ident.id() => cur = cur.parent()?,
-            "assignment_pattern" => cur = cur.parent()?,
+            "identifier" if cur.id() == ident.id() => cur = p.of(cur)?,
+            "assignment_pattern" => cur = p.of(cur)?,
             _ => return None,
         }
     }
@@ -916,8 +916,8 @@ pub(super) fn destructured_parameter_of<'t>(ident: Node<'t>, src: &[u8]) -> Opti
 /// When `ident` is a plain parameter of a function (`(a, b) =>`, `function f(a: A)`, `x =>`;
 /// not a name inside a destructured parameter): the function's node and the parameter's
 /// position, and whether it is a rest parameter (`...args`: 1).
-pub(super) fn parameter_of(ident: Node) -> Option<(Node, Option<u32>, u8)> {
-    let parent = ident.parent()?;
+pub(super) fn parameter_of<'t>(p: &Parents<'t>, ident: Node<'t>) -> Option<(Node<'t>, Option<u32>, u8)> {
+    let parent = p.of(ident)?;
     // `x => …`: the arrow's only parameter.
     if parent.kind() == "arrow_function" && parent.child_by_field_name("parameter").is_some_and(|p| p.id() == ident.id()) {
         return Some((parent, Some(0), 0));
@@ -926,13 +926,13 @@ pub(super) fn parameter_of(ident: Node) -> Option<(Node, Option<u32>, u8)> {
         "required_parameter" | "optional_parameter" if parent.child_by_field_name("pattern").is_some_and(|p| p.id() == ident.id()) => {
             (parent, 0)
         }
-        "rest_pattern" => (parent.parent().filter(|p| p.kind() == "required_parameter").unwrap_or(parent), 1),
+        "rest_pattern" => (p.of(parent).filter(|p| p.kind() == "required_parameter").unwrap_or(parent), 1),
         "formal_parameters" => (ident, 0),
         _ => return None,
     };
-    let list = if param.kind() == "formal_parameters" { param } else { param.parent()? };
-    let list = if list.kind() == "formal_parameters" { list } else { list.parent().filter(|l| l.kind() == "formal_parameters")? };
-    let func = list.parent()?;
+    let list = if param.kind() == "formal_parameters" { param } else { p.of(param)? };
+    let list = if list.kind() == "formal_parameters" { list } else { p.of(list).filter(|l| l.kind() == "formal_parameters")? };
+    let func = p.of(list)?;
     let mut index = 0u32;
     let mut c = list.walk();
     for p in list.named_children(&mut c) {

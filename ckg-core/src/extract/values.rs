@@ -73,8 +73,8 @@ fn is_constant_name(name: &str) -> bool {
 }
 
 /// Where a local name's value came from, read off the syntax around its binding identifier.
-pub(super) fn value_source(lang: Lang, ident: Node, src: &[u8]) -> Option<ValueSource> {
-    if lang.is_script() { typescript::value_source(ident, src) } else { python::value_source(ident, src) }
+pub(super) fn value_source<'t>(p: &super::syntax::Parents<'t>, lang: Lang, ident: Node<'t>, src: &[u8]) -> Option<ValueSource> {
+    if lang.is_script() { typescript::value_source(p, ident, src) } else { python::value_source(p, ident, src) }
 }
 
 /// The declared type of a definition: a function's return annotation, a property's type.
@@ -216,14 +216,14 @@ impl<'t> File<'t, '_> {
                     let kind = if b.container != 0 && is_py {
                         SymbolKind::Attribute
                     } else if lang.is_script() {
-                        if typescript::declared_const(b.node) { SymbolKind::Constant } else { SymbolKind::Variable }
+                        if typescript::declared_const(&self.parents, b.node) { SymbolKind::Constant } else { SymbolKind::Variable }
                     } else if is_constant_name(&b.name) {
                         SymbolKind::Constant
                     } else {
                         SymbolKind::Variable
                     };
-                    let exported =
-                        b.container == 0 && if lang.is_script() { typescript::binding_exported(b.node) } else { !b.name.starts_with('_') };
+                    let exported = b.container == 0
+                        && if lang.is_script() { typescript::binding_exported(&self.parents, b.node) } else { !b.name.starts_with('_') };
                     let (line, col) = position(b.node);
                     let idx = facts.symbols.len() as u32;
                     facts.symbols.push(SymbolFact {
@@ -337,7 +337,7 @@ impl<'t> File<'t, '_> {
                 continue;
             }
             let Some((p, _)) = path_of(*callee, src) else { continue };
-            let value = if callee.parent().is_some_and(|n| n.kind() == "return_statement") {
+            let value = if self.parents.of(*callee).is_some_and(|n| n.kind() == "return_statement") {
                 // `return inner` / `return handler` / `return self`.
                 match bind(lang, &p, point.0, point.2, owner, nesting, locals, facts) {
                     LocalBinding::Def(q) => Some(ValueSource::Def(q)),

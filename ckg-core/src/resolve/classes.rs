@@ -5,7 +5,7 @@ use std::cell::RefCell;
 use std::sync::Arc;
 
 use super::paths::MAX_NESTING;
-use super::{LOOKUPS, NESTING, NESTING_PEAK, RECORD_HOPS, Resolver, Target, UNRESOLVED, record};
+use super::{NESTING, NESTING_PEAK, RECORD_HOPS, Resolver, Target, UNRESOLVED, record, recorded_mark, recorded_since, replay};
 use crate::facts::{LocalBinding, SymbolKind};
 use crate::store::SymbolRow;
 
@@ -92,12 +92,12 @@ impl Resolver<'_> {
         let nesting = NESTING.with(|n| n.get());
         if let Some(done) = self.mros.read().ok().and_then(|m| m.get(&class).cloned()) {
             if nesting + done.nesting <= MAX_NESTING {
-                LOOKUPS.with(|l| l.borrow_mut().extend_from_slice(&done.keys));
+                replay(&done.keys);
                 return done.mro.clone();
             }
             return self.mro(class, 0).into();
         }
-        let keys_from = LOOKUPS.with(|l| l.borrow().len());
+        let keys_from = recorded_mark();
         let peak = NESTING_PEAK.with(|p| p.replace(nesting));
         let mro: Arc<[i64]> = self.mro(class, 0).into();
         let reached = NESTING_PEAK.with(|p| {
@@ -107,7 +107,7 @@ impl Resolver<'_> {
         });
         // Cut short by the nesting bound: that depends on where it was asked.
         if reached <= MAX_NESTING {
-            let keys = LOOKUPS.with(|l| l.borrow()[keys_from..].to_vec());
+            let keys = recorded_since(keys_from);
             let done = Arc::new(Linearized { mro: mro.clone(), keys, nesting: reached - nesting });
             if let Ok(mut m) = self.mros.write() {
                 m.insert(class, done);

@@ -114,6 +114,21 @@ pub(crate) fn record(kind: &str, name: &str) {
     LOOKUPS.with(|l| l.borrow_mut().push(key));
 }
 
+/// Where the keys recorded from now on start (see [`recorded_since`]).
+fn recorded_mark() -> usize {
+    LOOKUPS.with(|l| l.borrow().len())
+}
+
+/// The keys recorded since `mark`: what a computation that is kept for later looked up.
+fn recorded_since(mark: usize) -> Vec<i64> {
+    LOOKUPS.with(|l| l.borrow()[mark..].to_vec())
+}
+
+/// Records again the keys a kept computation looked up, for the file being resolved now.
+fn replay(keys: &[i64]) {
+    LOOKUPS.with(|l| l.borrow_mut().extend_from_slice(keys));
+}
+
 /// What a name or path denotes during resolution.
 #[derive(Clone, Debug, PartialEq, Eq)]
 enum Target {

@@ -2,6 +2,7 @@
 //! namespace package, an external package, or nothing (a missing relative import).
 
 use std::collections::HashSet;
+use std::sync::{Arc, RwLock};
 
 use super::{Map, Set};
 
@@ -24,6 +25,9 @@ pub(super) struct ModuleIndex<'a> {
     scripts: Map<&'a str, i64>,
     files: Map<i64, &'a FileRow>,
     config: super::config::ProjectConfig,
+    /// Specifiers already resolved, by the file they are written in, with the keys their
+    /// resolution looked up (every use of an import resolves its module again).
+    resolved: RwLock<Map<i64, Map<String, Arc<(ModuleTarget, Vec<i64>)>>>>,
 }
 
 /// Extensions probed for an extension-less relative specifier, in order.
@@ -53,11 +57,25 @@ impl<'a> ModuleIndex<'a> {
             scripts,
             files: files.iter().map(|f| (f.id, f)).collect(),
             config: super::config::ProjectConfig::new(configs),
+            resolved: RwLock::default(),
         }
     }
 
+    /// The module `spec` names in file `from`. The answer depends on nothing else: it is kept,
+    /// and the keys its resolution recorded are recorded again when it is reused.
     pub(super) fn resolve(&self, from: i64, lang: Lang, spec: &str) -> ModuleTarget {
-        if lang.is_script() { self.resolve_script(from, spec) } else { self.resolve_python(from, spec) }
+        let known = self.resolved.read().ok().and_then(|m| m.get(&from).and_then(|specs| specs.get(spec)).cloned());
+        if let Some(known) = known {
+            super::replay(&known.1);
+            return known.0.clone();
+        }
+        let mark = super::recorded_mark();
+        let target = if lang.is_script() { self.resolve_script(from, spec) } else { self.resolve_python(from, spec) };
+        let kept = Arc::new((target.clone(), super::recorded_since(mark)));
+        if let Ok(mut m) = self.resolved.write() {
+            m.entry(from).or_default().insert(spec.to_string(), kept);
+        }
+        target
     }
 
     pub(super) fn resolve_python_absolute(&self, name: &str) -> ModuleTarget {
@@ -136,23 +154,30 @@ impl<'a> ModuleIndex<'a> {
         if let Some(&f) = self.scripts.get(path) {
             return Some(f);
         }
+        // Candidates are spelled in one buffer (a probe runs for every import a file uses).
+        let mut candidate = String::with_capacity(path.len() + 12);
+        let mut find = |parts: &[&str]| {
+            candidate.clear();
+            parts.iter().for_each(|p| candidate.push_str(p));
+            self.scripts.get(candidate.as_str()).copied()
+        };
         for (js, ts) in [(".js", [".ts", ".tsx"]), (".jsx", [".tsx", ".tsx"]), (".mjs", [".mts", ".mts"]), (".cjs", [".cts", ".cts"])] {
             if let Some(stem) = path.strip_suffix(js) {
                 for ext in ts {
-                    if let Some(&f) = self.scripts.get(format!("{stem}{ext}").as_str()) {
+                    if let Some(f) = find(&[stem, ext]) {
                         return Some(f);
                     }
                 }
             }
         }
         for ext in SCRIPT_EXTS {
-            if let Some(&f) = self.scripts.get(format!("{path}{ext}").as_str()) {
+            if let Some(f) = find(&[path, ext]) {
                 return Some(f);
             }
         }
         for ext in SCRIPT_EXTS {
-            let index = if path.is_empty() { format!("index{ext}") } else { format!("{path}/index{ext}") };
-            if let Some(&f) = self.scripts.get(index.as_str()) {
+            let found = if path.is_empty() { find(&["index", ext]) } else { find(&[path, "/index", ext]) };
+            if let Some(f) = found {
                 return Some(f);
             }
         }

@@ -21,18 +21,18 @@ pub(super) struct Named {
 
 /// Adds the module's symbol and one symbol per definition (redefinitions share the first);
 /// returns what the definitions became and the symbols by qname.
-pub(super) fn name_definitions(
+pub(super) fn name_definitions<'t>(
     lang: Lang,
     module: &str,
     src: &[u8],
-    caps: &Captures,
+    caps: &Captures<'t>,
     nesting: &Nesting,
+    parents: &super::syntax::Parents<'t>,
     facts: &mut FileFacts,
     probe: &mut Option<Probe>,
 ) -> (Named, HashMap<String, u32>) {
     let is_py = lang == Lang::Python;
     let iv = &nesting.intervals;
-    let parents = super::syntax::Parents::new(caps.root);
     facts.symbols.push(module_symbol(lang, module, facts));
     let sep = if lang.is_script() { '#' } else { '.' };
     let mut sym_of_def: Vec<u32> = vec![0; caps.defs.len()];
@@ -105,7 +105,7 @@ pub(super) fn name_definitions(
         };
         // An object literal with methods is a constant or a variable by its declaration.
         let kind = match kind {
-            DefKind::Variable if lang.is_script() && typescript::declared_const(&parents, node) => DefKind::Constant,
+            DefKind::Variable if lang.is_script() && typescript::declared_const(parents, node) => DefKind::Constant,
             k => k,
         };
         let constructor = constructors.contains(&i) || (parent == 0 && kind == DefKind::Function && prototype_owners.contains(&name));

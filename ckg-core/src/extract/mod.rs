@@ -211,11 +211,20 @@ struct File<'t, 's> {
 }
 
 impl<'t, 's> File<'t, 's> {
-    fn new(lang: Lang, src: &'s [u8], caps: Captures<'t>, nesting: Nesting, points: Points, named: Named, facts: &FileFacts) -> Self {
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        lang: Lang,
+        src: &'s [u8],
+        caps: Captures<'t>,
+        nesting: Nesting,
+        points: Points,
+        named: Named,
+        parents: syntax::Parents<'t>,
+        facts: &FileFacts,
+    ) -> Self {
         let Named { sym_of_def, sym_of_interval, name_nodes } = named;
         let kinds: Vec<SymbolKind> = facts.symbols.iter().map(|s| s.kind).collect();
         let def_by_node: HashMap<usize, u32> = caps.defs.iter().enumerate().map(|(d, (_, node, _))| (node.id(), sym_of_def[d])).collect();
-        let parents = syntax::Parents::new(caps.root);
         File {
             lang,
             is_py: lang == Lang::Python,
@@ -262,8 +271,9 @@ fn build(lang: Lang, module: &str, src: &[u8], caps: Captures, facts: &mut FileF
     // Intervals: definitions and scopes, merged by node; and where every other capture is.
     let (nesting, points) = Nesting::of(&caps);
     // Symbols, in source order so parents come first.
-    let (named, mut qindex) = definitions::name_definitions(lang, module, src, &caps, &nesting, facts, probe);
-    let file = File::new(lang, src, caps, nesting, points, named, facts);
+    let parents = syntax::Parents::new(caps.root);
+    let (named, mut qindex) = definitions::name_definitions(lang, module, src, &caps, &nesting, &parents, facts, probe);
+    let file = File::new(lang, src, caps, nesting, points, named, parents, facts);
     // Local names per scope, and the bindings that are value symbols.
     let (mut locals, value_bindings) = file.bind_locals(facts, probe);
     file.add_local_container_writes(&mut locals);

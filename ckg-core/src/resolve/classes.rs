@@ -5,7 +5,7 @@ use std::cell::RefCell;
 use std::sync::Arc;
 
 use super::paths::MAX_NESTING;
-use super::{NESTING, NESTING_PEAK, RECORD_HOPS, Resolver, Target, UNRESOLVED, record, recorded_mark, recorded_since, replay};
+use super::{Kept, NESTING, NESTING_PEAK, RECORD_HOPS, Resolver, Target, UNRESOLVED, record, recorded_mark};
 use crate::facts::{LocalBinding, SymbolKind};
 use crate::store::SymbolRow;
 
@@ -43,11 +43,10 @@ impl Drop for Linearizing {
 
 /// A class's MRO computed where no other class was being linearized and no module member
 /// looked up: then nothing outside the computation cuts it short, and it is the same wherever
-/// it is asked for under the same conditions. With it, the lookup keys its computation recorded
-/// (replayed for each file that uses it) and how much deeper it nested path resolutions.
+/// it is asked for under the same conditions. With it, how much deeper it nested path
+/// resolutions.
 pub(super) struct Linearized {
     mro: Arc<[i64]>,
-    keys: Vec<i64>,
     nesting: usize,
 }
 
@@ -91,9 +90,8 @@ impl Resolver<'_> {
         }
         let nesting = NESTING.with(|n| n.get());
         if let Some(done) = self.mros.read().ok().and_then(|m| m.get(&class).cloned()) {
-            if nesting + done.nesting <= MAX_NESTING {
-                replay(&done.keys);
-                return done.mro.clone();
+            if nesting + done.value.nesting <= MAX_NESTING {
+                return done.reuse().mro.clone();
             }
             return self.mro(class, 0).into();
         }
@@ -107,8 +105,7 @@ impl Resolver<'_> {
         });
         // Cut short by the nesting bound: that depends on where it was asked.
         if reached <= MAX_NESTING {
-            let keys = recorded_since(keys_from);
-            let done = Arc::new(Linearized { mro: mro.clone(), keys, nesting: reached - nesting });
+            let done = Kept::since(keys_from, Linearized { mro: mro.clone(), nesting: reached - nesting });
             if let Ok(mut m) = self.mros.write() {
                 m.insert(class, done);
             }

@@ -114,19 +114,29 @@ pub(crate) fn record(kind: &str, name: &str) {
     LOOKUPS.with(|l| l.borrow_mut().push(key));
 }
 
-/// Where the keys recorded from now on start (see [`recorded_since`]).
+/// Where the keys recorded from now on start (see [`Kept::since`]).
 fn recorded_mark() -> usize {
     LOOKUPS.with(|l| l.borrow().len())
 }
 
-/// The keys recorded since `mark`: what a computation that is kept for later looked up.
-fn recorded_since(mark: usize) -> Vec<i64> {
-    LOOKUPS.with(|l| l.borrow()[mark..].to_vec())
+/// An answer the resolver keeps for later, with the lookup keys its computation recorded: each
+/// file that reuses it depends on them as if it had computed the answer itself.
+struct Kept<V> {
+    value: V,
+    keys: Vec<i64>,
 }
 
-/// Records again the keys a kept computation looked up, for the file being resolved now.
-fn replay(keys: &[i64]) {
-    LOOKUPS.with(|l| l.borrow_mut().extend_from_slice(keys));
+impl<V> Kept<V> {
+    /// `value`, computed since `mark` ([`recorded_mark`]).
+    fn since(mark: usize, value: V) -> std::sync::Arc<Kept<V>> {
+        std::sync::Arc::new(Kept { value, keys: LOOKUPS.with(|l| l.borrow()[mark..].to_vec()) })
+    }
+
+    /// The value, its keys recorded again for the file being resolved now.
+    fn reuse(&self) -> &V {
+        LOOKUPS.with(|l| l.borrow_mut().extend_from_slice(&self.keys));
+        &self.value
+    }
 }
 
 /// What a name or path denotes during resolution.
@@ -171,7 +181,7 @@ pub struct Resolver<'a> {
     /// Value symbols' functions of their own ([`Resolver::function_members`]).
     function_members: std::sync::OnceLock<Map<i64, Vec<i64>>>,
     /// Classes' MROs as computed with nothing else being looked up ([`Resolver::linearization`]).
-    mros: std::sync::RwLock<Map<i64, std::sync::Arc<classes::Linearized>>>,
+    mros: std::sync::RwLock<Map<i64, std::sync::Arc<Kept<classes::Linearized>>>>,
 }
 
 impl<'a> Resolver<'a> {
@@ -375,7 +385,7 @@ pub fn resolve_into<E>(input: &ResolveInput, files: &[i64], mut sink: impl FnMut
 pub fn resolve(input: &ResolveInput, only: Option<&HashSet<i64>>) -> Resolution {
     let mut all = Resolution { edges: Vec::new(), lookups: Vec::new() };
     let files = files_to_resolve(input, only);
-    let _ = resolve_into::<()>(input, &files, |r| {
+    let Ok(()) = resolve_into::<std::convert::Infallible>(input, &files, |r| {
         all.edges.extend(r.edges);
         all.lookups.extend(r.lookups);
         Ok(())

@@ -27,7 +27,7 @@ pub(super) struct ModuleIndex<'a> {
     config: super::config::ProjectConfig,
     /// Specifiers already resolved, by the file they are written in, with the keys their
     /// resolution looked up (every use of an import resolves its module again).
-    resolved: RwLock<Map<i64, Map<String, Arc<(ModuleTarget, Vec<i64>)>>>>,
+    resolved: RwLock<Map<i64, Map<String, Arc<super::Kept<ModuleTarget>>>>>,
 }
 
 /// Extensions probed for an extension-less relative specifier, in order.
@@ -66,12 +66,11 @@ impl<'a> ModuleIndex<'a> {
     pub(super) fn resolve(&self, from: i64, lang: Lang, spec: &str) -> ModuleTarget {
         let known = self.resolved.read().ok().and_then(|m| m.get(&from).and_then(|specs| specs.get(spec)).cloned());
         if let Some(known) = known {
-            super::replay(&known.1);
-            return known.0.clone();
+            return known.reuse().clone();
         }
         let mark = super::recorded_mark();
         let target = if lang.is_script() { self.resolve_script(from, spec) } else { self.resolve_python(from, spec) };
-        let kept = Arc::new((target.clone(), super::recorded_since(mark)));
+        let kept = super::Kept::since(mark, target.clone());
         if let Ok(mut m) = self.resolved.write() {
             m.entry(from).or_default().insert(spec.to_string(), kept);
         }

@@ -4,7 +4,8 @@
 //! definitions, references, imports, scopes and local names. This module turns the captures
 //! into facts in three steps:
 //!
-//! 1. run the query once over the tree and sort the captures by role;
+//! 1. run the query once over the tree and sort the captures by role (for Python, a
+//!    hand-written walk that the query specifies and tests);
 //! 2. sweep the definition and scope nodes (which nest like the tree) with a stack, giving
 //!    every node its enclosing definition and scope without recursion, so deeply nested code
 //!    cannot overflow the stack;
@@ -16,7 +17,7 @@
 //! What queries cannot say (the shape of import statements, Python's `self`) lives in the
 //! per-language modules [`python`] and [`typescript`].
 //!
-//! By concern: `captures.rs` runs the query and sorts the captures by role; `scopes.rs` has the
+//! By concern: `captures/` runs the query (or Python's walk) and sorts the captures by role; `scopes.rs` has the
 //! nesting sweep and the names each scope binds; `definitions.rs` names the definitions;
 //! `values.rs` makes value symbols and follows the values that flow into them;
 //! `references.rs` turns reference captures into facts; `probe.rs` says what is at one
@@ -38,8 +39,8 @@ use std::collections::{HashMap, HashSet};
 use tree_sitter::{Parser, QueryCursor, Tree};
 
 use crate::facts::{Diagnostic, DiagnosticKind, FileFacts, ParamUse, RefKind, SymbolFact, SymbolKind, ValueSource};
-use crate::lang::{Capture, DefKind, Grammar, Lang, LanguageConfig};
-use captures::{Captures, collect};
+use crate::lang::{Capture, DefKind, Grammar, Lang};
+use captures::Captures;
 use definitions::Named;
 pub use probe::PositionFact;
 use probe::Probe;
@@ -53,7 +54,8 @@ const MAX_SCOPE_WALK: usize = 256;
 const MAX_TEXT: usize = 60;
 
 /// Per-thread extraction context: one parser per grammar and one query cursor.
-/// Languages and queries are shared ([`LanguageConfig::get`]); this is the mutable part.
+/// Languages and queries are shared ([`crate::lang::LanguageConfig::get`]); this is the mutable
+/// part.
 pub struct Extractor {
     parsers: HashMap<Grammar, Parser>,
     cursor: QueryCursor,
@@ -108,8 +110,7 @@ impl Extractor {
                 line: first,
             });
         }
-        let config = LanguageConfig::get(lang.grammar());
-        let captures = collect(&mut self.cursor, config, root, src);
+        let captures = captures::of(lang.grammar(), &mut self.cursor, root, src);
         build(lang, module, src, captures, &mut facts, &mut None);
         facts
     }

@@ -4,12 +4,11 @@
 
 use tree_sitter::Node;
 
-use super::captures::collect;
 use super::scopes::{Local, Locals, Nesting, bind, lookup_binding};
 use super::syntax::{path_of, text};
 use super::{Extractor, File, build, count_lines};
 use crate::facts::{FileFacts, LocalBinding};
-use crate::lang::{Lang, LanguageConfig};
+use crate::lang::Lang;
 
 /// What is at one position of a file, as extraction sees it from the file alone: what `def`
 /// answers, once `resolve` has bound the names that leave the file.
@@ -55,8 +54,7 @@ impl Extractor {
         let mut facts = FileFacts { lines: count_lines(src), ..FileFacts::default() };
         let Some(at) = byte_offset(src, line, col) else { return (facts, None) };
         let Some(tree) = self.parse(lang, src) else { return (facts, None) };
-        let config = LanguageConfig::get(lang.grammar());
-        let captures = collect(&mut self.cursor, config, tree.root_node(), src);
+        let captures = super::captures::of(lang.grammar(), &mut self.cursor, tree.root_node(), src);
         // A JSX closing tag names what its opening tag names.
         let at = jsx_opening_position(tree.root_node(), at).unwrap_or(at);
         let mut probe = Some(Probe { at, found: None });

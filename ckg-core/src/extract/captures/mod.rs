@@ -1,12 +1,14 @@
 //! Running a grammar's query once over a tree and sorting the captures by role ([`Captures`]):
 //! definitions, references, scopes, local names, imports, exports and returned calls.
 
+mod python;
+
 use std::collections::HashMap;
 
 use tree_sitter::{Node, QueryCursor, StreamingIterator};
 
 use crate::facts::RefKind;
-use crate::lang::{Capture, DefKind, LanguageConfig};
+use crate::lang::{Capture, DefKind, Grammar, LanguageConfig};
 
 /// Captures sorted by role. Nodes borrow the tree.
 pub(super) struct Captures<'t> {
@@ -28,20 +30,19 @@ pub(super) struct Captures<'t> {
     pub(super) root: Node<'t>,
 }
 
+/// The captures of a tree: a hand-written walk where the grammar has one ([`python::walk`]),
+/// otherwise the grammar's query.
+pub(super) fn of<'t>(grammar: Grammar, cursor: &mut QueryCursor, root: Node<'t>, src: &[u8]) -> Captures<'t> {
+    match grammar {
+        Grammar::Python => python::walk(root, src),
+        _ => collect(cursor, LanguageConfig::get(grammar), root, src),
+    }
+}
+
+/// Runs a grammar's query over the tree (for Python, the specification that [`python::walk`]
+/// is tested against).
 pub(super) fn collect<'t>(cursor: &mut QueryCursor, config: &LanguageConfig, root: Node<'t>, src: &[u8]) -> Captures<'t> {
-    let mut out = Captures {
-        defs: Vec::new(),
-        refs: Vec::new(),
-        scopes: Vec::new(),
-        local_defs: Vec::new(),
-        globals: Vec::new(),
-        imports: Vec::new(),
-        exports: Vec::new(),
-        returns: Vec::new(),
-        skip_read: std::collections::HashSet::new(),
-        root,
-    };
-    let mut def_at: HashMap<usize, usize> = HashMap::new();
+    let mut fold = Fold::new(root);
     let mut matches = cursor.matches(&config.query, root, src);
     while let Some(m) = matches.next() {
         let mut name = None;
@@ -53,9 +54,41 @@ pub(super) fn collect<'t>(cursor: &mut QueryCursor, config: &LanguageConfig, roo
                 r => role = Some((r, c.node)),
             }
         }
-        let Some((role, node)) = role else { continue };
+        if let Some((role, node)) = role {
+            fold.push(role, node, name);
+        }
+    }
+    fold.out
+}
+
+/// Sorts matches, in the order the query reports them, into [`Captures`].
+struct Fold<'t> {
+    out: Captures<'t>,
+    def_at: HashMap<usize, usize>,
+}
+
+impl<'t> Fold<'t> {
+    fn new(root: Node<'t>) -> Fold<'t> {
+        let out = Captures {
+            defs: Vec::new(),
+            refs: Vec::new(),
+            scopes: Vec::new(),
+            local_defs: Vec::new(),
+            globals: Vec::new(),
+            imports: Vec::new(),
+            exports: Vec::new(),
+            returns: Vec::new(),
+            skip_read: std::collections::HashSet::new(),
+            root,
+        };
+        Fold { out, def_at: HashMap::new() }
+    }
+
+    /// One match: its role, the node the role was captured on and its `@name` node.
+    fn push(&mut self, role: Capture, node: Node<'t>, name: Option<Node<'t>>) {
+        let out = &mut self.out;
         match role {
-            Capture::Definition(kind) => match def_at.get(&node.id()) {
+            Capture::Definition(kind) => match self.def_at.get(&node.id()) {
                 // Two patterns can match one node (a field holding an arrow function is
                 // both a property and a method); the more specific kind wins.
                 Some(&i) => {
@@ -64,7 +97,7 @@ pub(super) fn collect<'t>(cursor: &mut QueryCursor, config: &LanguageConfig, roo
                     }
                 }
                 None => {
-                    def_at.insert(node.id(), out.defs.len());
+                    self.def_at.insert(node.id(), out.defs.len());
                     out.defs.push((kind, node, name));
                 }
             },
@@ -90,7 +123,6 @@ pub(super) fn collect<'t>(cursor: &mut QueryCursor, config: &LanguageConfig, roo
             Capture::Name | Capture::Private => {}
         }
     }
-    out
 }
 
 /// The names a destructuring pattern binds, in source order (an explicit stack: patterns

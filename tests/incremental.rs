@@ -611,6 +611,29 @@ fn kept_totals(c: &ckg_core::store::Counts) -> (BTreeMap<String, u64>, BTreeMap<
     (c.edges_by_kind.clone(), c.edges_by_evidence.clone(), c.symbols, c.externals)
 }
 
+/// The names snapshot the run wrote is what the next run would otherwise read from the
+/// database, row for row.
+fn assert_snapshot_is_the_database(db: &Path, step: &str) {
+    use ckg_core::store::snapshot;
+    let conn = ckg_core::store::open_reader(db).unwrap();
+    let stamp = snapshot::Stamp::read(&conn).unwrap();
+    let from_snapshot = snapshot::read(&db.with_extension("names"), &stamp).unwrap_or_else(|| panic!("{step}: no snapshot of this commit"));
+    let from_rows = ckg_core::store::load_names(&conn).unwrap();
+    let rows = |i: &ckg_core::store::ResolveInput| {
+        [format!("{:#?}", i.files), format!("{:#?}", i.symbols), format!("{:#?}", i.imports), format!("{:#?}", i.exports)]
+    };
+    for (what, (a, b)) in ["files", "symbols", "imports", "exports"].iter().zip(rows(&from_snapshot).into_iter().zip(rows(&from_rows))) {
+        if a != b {
+            let line = a.lines().zip(b.lines()).position(|(x, y)| x != y).unwrap_or(0);
+            panic!(
+                "{step}: the snapshot's {what} differ from the database's near line {line}:\n{}\n---\n{}",
+                a.lines().skip(line.saturating_sub(5)).take(12).collect::<Vec<_>>().join("\n"),
+                b.lines().skip(line.saturating_sub(5)).take(12).collect::<Vec<_>>().join("\n")
+            );
+        }
+    }
+}
+
 fn differential(lang: Lang, seed: u64) {
     let steps: usize = std::env::var("CKG_DIFF_STEPS").ok().and_then(|s| s.parse().ok()).unwrap_or(300);
     let repo = Repo::new();
@@ -665,6 +688,7 @@ fn differential(lang: Lang, seed: u64) {
         let summary = (s.edges_by_kind.clone(), s.edges_by_evidence.clone(), s.symbols, s.externals);
         assert_eq!(summary, scanned_totals(&inc_db), "step {step} ({what}): kept totals differ from a scan");
         assert_eq!(summary, (f.edges_by_kind.clone(), f.edges_by_evidence.clone(), f.symbols, f.externals), "step {step} ({what})");
+        assert_snapshot_is_the_database(&inc_db, &format!("step {step} ({what})"));
         let cached_counts = ckg_core::store::read_counts(&ckg_core::store::open_reader(&cached_db).unwrap()).unwrap();
         assert_eq!(kept_totals(&cached_counts), scanned_totals(&cached_db), "step {step} ({what}): the watcher's path keeps them too");
     }

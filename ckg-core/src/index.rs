@@ -17,7 +17,7 @@ use crate::error::{Error, Result};
 use crate::extract::Extractor;
 use crate::facts::{Diagnostic, DiagnosticKind, FileRecord};
 use crate::resolve;
-use crate::store::{FileState, Interface, Store, WriteTx};
+use crate::store::{FileState, Interface, Store, WriteTx, snapshot};
 
 /// Files modified this close to the previous scan are re-hashed even when their size and
 /// mtime match (coarse filesystem timestamps; git's "racy clean" problem).
@@ -78,6 +78,9 @@ pub struct IndexConfig {
     /// Compute index-wide totals for the summary (a few milliseconds on large indexes;
     /// the watcher turns it off).
     pub totals: bool,
+    /// After a run that resolved, write the names snapshot the next process starts from
+    /// (a few milliseconds; the watcher, which keeps the names in memory, turns it off).
+    pub snapshot: bool,
 }
 
 impl IndexConfig {
@@ -90,6 +93,7 @@ impl IndexConfig {
             rebuild: false,
             minified_line_len: 2000,
             totals: true,
+            snapshot: true,
         }
     }
 
@@ -262,7 +266,8 @@ pub fn index(config: &IndexConfig, progress: &(dyn Fn(Progress) + Sync)) -> Resu
 /// files to read; parse and extract them in parallel while this thread stores their facts;
 /// delete what is gone and record what was skipped (`store`); store the project configuration;
 /// load and resolve the files whose edges may have changed; write their edges; count the
-/// totals; commit (or roll back when nothing changed) and finish.
+/// totals; commit (or roll back when nothing changed) and finish; write the names snapshot
+/// the next process loads from.
 pub fn index_with(config: &IndexConfig, progress: &(dyn Fn(Progress) + Sync), session: &mut Session) -> Result<Summary> {
     let mut timings = BTreeMap::new();
     let run_started = Instant::now();
@@ -334,6 +339,14 @@ pub fn index_with(config: &IndexConfig, progress: &(dyn Fn(Progress) + Sync), se
     if let Some(p) = preload.take() {
         p.cancel();
     }
+    // The names snapshot's rows are encoded on another thread while this one commits.
+    let snapshot_rows = match cache.take() {
+        Some(c) if changed && config.snapshot => Some(std::thread::spawn(move || (snapshot::encode(&c.input), c))),
+        kept => {
+            cache = kept;
+            None
+        }
+    };
     let t = Instant::now();
     let counts = if config.totals { tx.counts()? } else { crate::store::Counts::default() };
     timings.insert("totals".to_string(), ms(t.elapsed()));
@@ -353,6 +366,15 @@ pub fn index_with(config: &IndexConfig, progress: &(dyn Fn(Progress) + Sync), se
         discover::cache::save(&listing, &walk_cache);
     }
     timings.insert("finish".to_string(), ms(t.elapsed()));
+    if let Some(encoding) = snapshot_rows {
+        let t = Instant::now();
+        let (rows, c) = encoding.join().map_err(|_| Error::Invalid("the names snapshot's encoder panicked".into()))?;
+        let stamp = snapshot::Stamp { generation, scan_started_ns: scan_started, build: build.clone() };
+        // Without a snapshot the next run reads the rows from the database: not an error.
+        let _ = snapshot::write(&snapshot::path_of(&db), &stamp, &rows);
+        cache = Some(c);
+        timings.insert("snapshot".to_string(), ms(t.elapsed()));
+    }
     session.cached = cache.map(|c| Cached { generation, ..c });
     let mut skipped: Vec<SkippedFile> =
         changes.skipped.into_iter().map(|(path, d)| SkippedFile { path, reason: d.kind.as_str(), message: d.message }).collect();
@@ -435,7 +457,8 @@ fn discover_tree(root: &Path, config: &IndexConfig, cache: &Path) -> Result<(Dis
 }
 
 /// The stored facts that resolution reads, loaded on another thread while the tree is walked
-/// and the changed files are parsed (what a [`Session`] keeps between a watcher's runs). The
+/// and the changed files are parsed (what a [`Session`] keeps between a watcher's runs), from
+/// the names snapshot of the last run when it is of this commit ([`snapshot`]). The
 /// run checks that they are of the generation it writes on before using them. (One thread:
 /// on two cores, splitting the load over two slowed the walk and the parse more than it saved;
 /// django: an edit took 110–146 ms with two, 90–100 ms with one.)
@@ -455,10 +478,8 @@ impl Preload {
             .spawn(move || {
                 // One read transaction: the generation, the build and the facts agree.
                 let tx = conn.unchecked_transaction().ok()?;
-                let generation = crate::store::read_generation(&tx).ok()?;
-                let build = tx.query_row("SELECT value FROM meta WHERE key = 'build_id'", [], |r| r.get(0)).ok();
-                let input = crate::store::load_names(&tx).ok()?;
-                Some(Cached { generation, ..Cached::new(db, build, input) })
+                let (stamp, input) = snapshot::load_names(&tx, &db).ok()?;
+                Some(Cached { generation: stamp.generation, ..Cached::new(db, stamp.build, input) })
             })
             .ok()?;
         Some(Preload { thread, interrupt })

@@ -90,7 +90,8 @@ pub fn decode(file: i64, data: &[u8]) -> Option<Vec<RefRow>> {
     (r.pos == data.len()).then_some(out)
 }
 
-fn put(out: &mut Vec<u8>, mut v: u64) {
+/// Appends `v` as a LEB128 varint.
+pub(crate) fn put(out: &mut Vec<u8>, mut v: u64) {
     loop {
         let b = (v & 0x7f) as u8;
         v >>= 7;
@@ -102,19 +103,28 @@ fn put(out: &mut Vec<u8>, mut v: u64) {
     }
 }
 
-struct Reader<'a> {
-    data: &'a [u8],
-    pos: usize,
+/// Reads what [`put`] wrote (and single bytes); `None` past the end.
+pub(crate) struct Reader<'a> {
+    pub(crate) data: &'a [u8],
+    pub(crate) pos: usize,
 }
 
-impl Reader<'_> {
-    fn byte(&mut self) -> Option<u8> {
+impl<'a> Reader<'a> {
+    pub(crate) fn byte(&mut self) -> Option<u8> {
         let b = *self.data.get(self.pos)?;
         self.pos += 1;
         Some(b)
     }
 
-    fn varint(&mut self) -> Option<u64> {
+    /// A string written as its length and bytes.
+    pub(crate) fn str(&mut self) -> Option<&'a str> {
+        let len = self.varint()? as usize;
+        let bytes = self.data.get(self.pos..self.pos.checked_add(len)?)?;
+        self.pos += len;
+        std::str::from_utf8(bytes).ok()
+    }
+
+    pub(crate) fn varint(&mut self) -> Option<u64> {
         let mut v = 0u64;
         for shift in (0..64).step_by(7) {
             let b = self.byte()?;

@@ -40,6 +40,7 @@ pub struct WatchConfig {
 impl WatchConfig {
     pub fn new(mut index: IndexConfig) -> WatchConfig {
         index.totals = false;
+        index.snapshot = false;
         WatchConfig { index, debounce: Duration::from_millis(30), max_batch: Duration::from_millis(500) }
     }
 }

@@ -117,7 +117,8 @@ impl Index {
         if let Some(n) = self.names.borrow().as_ref() {
             return Ok(Arc::clone(n));
         }
-        let names = Arc::new(ckg_core::store::load_names(&self.conn).map_err(|e| self.db_err(e))?);
+        let (_, names) = ckg_core::store::snapshot::load_names(&self.conn, &self.path).map_err(|e| self.db_err(e))?;
+        let names = Arc::new(names);
         self.names.replace(Some(Arc::clone(&names)));
         Ok(names)
     }

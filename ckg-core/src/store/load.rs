@@ -228,7 +228,8 @@ fn load_resolve_input(conn: &Connection, refs_of: Option<&std::collections::Hash
             })
         })?
         .collect::<rusqlite::Result<_>>()?;
-    // A plain table scan (no index): external nodes are skipped here, names are not needed.
+    // A plain table scan (no index, so in id order): external nodes are skipped here, names
+    // are not needed.
     let mut s = conn
         .prepare("SELECT id, qname, kind, file_id, parent_id, exported, bases, ty, decorators, params, param_types, line FROM symbols")?;
     let mut rows = s.query([])?;
@@ -280,6 +281,10 @@ fn load_resolve_input(conn: &Connection, refs_of: Option<&std::collections::Hash
             Ok(ExportRow { file: r.get(0)?, name: r.get(1)?, target: r.get(2)?, specifier: r.get(3)?, line: r.get(4)?, col: r.get(5)? })
         })?
         .collect::<rusqlite::Result<_>>()?;
+    // One order whatever the history of the rows (a snapshot writes the same): symbols by
+    // id, imports and exports by file, each file's in the order extraction gave them.
+    input.imports.sort_by_key(|i| i.file);
+    input.exports.sort_by_key(|e| e.file);
     let mut s = conn.prepare("SELECT path, content FROM configs ORDER BY path")?;
     input.configs = s.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?.collect::<rusqlite::Result<_>>()?;
     input.refs = load_refs(conn, refs_of)?;

@@ -19,6 +19,7 @@ mod load;
 mod open;
 mod read;
 mod schema;
+pub mod snapshot;
 mod write;
 
 pub use interface::Interface;

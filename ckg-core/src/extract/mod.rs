@@ -4,8 +4,9 @@
 //! definitions, references, imports, scopes and local names. This module turns the captures
 //! into facts in three steps:
 //!
-//! 1. run the query once over the tree and sort the captures by role (for Python, a
-//!    hand-written walk that the query specifies and tests);
+//! 1. capture what the query captures, sorted by role, by the grammar's hand-written walk,
+//!    which the query specifies and tests (so indexing neither compiles a query nor runs a
+//!    query cursor);
 //! 2. sweep the definition and scope nodes (which nest like the tree) with a stack, giving
 //!    every node its enclosing definition and scope without recursion, so deeply nested code
 //!    cannot overflow the stack;
@@ -17,7 +18,7 @@
 //! What queries cannot say (the shape of import statements, Python's `self`) lives in the
 //! per-language modules [`python`] and [`typescript`].
 //!
-//! By concern: `captures/` runs the query (or Python's walk) and sorts the captures by role; `scopes.rs` has the
+//! By concern: `captures/` has the walks and sorts the captures by role; `scopes.rs` has the
 //! nesting sweep and the names each scope binds; `definitions.rs` names the definitions;
 //! `values.rs` makes value symbols and follows the values that flow into them;
 //! `references.rs` turns reference captures into facts; `probe.rs` says what is at one
@@ -36,7 +37,7 @@ mod values;
 
 use std::collections::{HashMap, HashSet};
 
-use tree_sitter::{Parser, QueryCursor, Tree};
+use tree_sitter::{Parser, Tree};
 
 use crate::facts::{Diagnostic, DiagnosticKind, FileFacts, ParamUse, RefKind, SymbolFact, SymbolKind, ValueSource};
 use crate::lang::{Capture, DefKind, Grammar, Lang};
@@ -53,12 +54,10 @@ const MAX_SCOPE_WALK: usize = 256;
 /// Dynamic call sites keep at most this many bytes of their written text.
 const MAX_TEXT: usize = 60;
 
-/// Per-thread extraction context: one parser per grammar and one query cursor.
-/// Languages and queries are shared ([`crate::lang::LanguageConfig::get`]); this is the mutable
-/// part.
+/// Per-thread extraction context: one parser per grammar (a parser is mutable, the grammars
+/// are shared).
 pub struct Extractor {
     parsers: HashMap<Grammar, Parser>,
-    cursor: QueryCursor,
 }
 
 impl Default for Extractor {
@@ -69,7 +68,7 @@ impl Default for Extractor {
 
 impl Extractor {
     pub fn new() -> Extractor {
-        Extractor { parsers: HashMap::new(), cursor: QueryCursor::new() }
+        Extractor { parsers: HashMap::new() }
     }
 
     /// Parses only (the baseline that benchmarks compare full indexing with).
@@ -110,7 +109,7 @@ impl Extractor {
                 line: first,
             });
         }
-        let captures = captures::of(lang.grammar(), &mut self.cursor, root, src);
+        let captures = captures::of(lang.grammar(), root, src);
         build(lang, module, src, captures, &mut facts, &mut None);
         facts
     }

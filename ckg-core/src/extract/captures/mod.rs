@@ -1,14 +1,19 @@
-//! Running a grammar's query once over a tree and sorting the captures by role ([`Captures`]):
-//! definitions, references, scopes, local names, imports, exports and returned calls.
+//! A tree's captures sorted by role ([`Captures`]): definitions, references, scopes, local
+//! names, imports, exports and returned calls.
 
 mod python;
+mod typescript;
 
 use std::collections::HashMap;
 
-use tree_sitter::{Node, QueryCursor, StreamingIterator};
+use tree_sitter::Node;
+#[cfg(test)]
+use tree_sitter::{QueryCursor, StreamingIterator};
 
 use crate::facts::RefKind;
-use crate::lang::{Capture, DefKind, Grammar, LanguageConfig};
+#[cfg(test)]
+use crate::lang::LanguageConfig;
+use crate::lang::{Capture, DefKind, Grammar};
 
 /// Captures sorted by role. Nodes borrow the tree.
 pub(super) struct Captures<'t> {
@@ -30,17 +35,19 @@ pub(super) struct Captures<'t> {
     pub(super) root: Node<'t>,
 }
 
-/// The captures of a tree: a hand-written walk where the grammar has one ([`python::walk`]),
-/// otherwise the grammar's query.
-pub(super) fn of<'t>(grammar: Grammar, cursor: &mut QueryCursor, root: Node<'t>, src: &[u8]) -> Captures<'t> {
+/// The captures of a tree, by the grammar's hand-written walk ([`python::walk`],
+/// [`typescript::walk`]): the query's captures in the query's order, without compiling the
+/// query or running a query cursor.
+pub(super) fn of<'t>(grammar: Grammar, root: Node<'t>, src: &[u8]) -> Captures<'t> {
     match grammar {
         Grammar::Python => python::walk(root, src),
-        _ => collect(cursor, LanguageConfig::get(grammar), root, src),
+        Grammar::TypeScript => typescript::walk(root, src, false),
+        Grammar::Tsx => typescript::walk(root, src, true),
     }
 }
 
-/// Runs a grammar's query over the tree (for Python, the specification that [`python::walk`]
-/// is tested against).
+/// Runs a grammar's query over the tree: the specification the walks are tested against.
+#[cfg(test)]
 pub(super) fn collect<'t>(cursor: &mut QueryCursor, config: &LanguageConfig, root: Node<'t>, src: &[u8]) -> Captures<'t> {
     let mut fold = Fold::new(root);
     let mut matches = cursor.matches(&config.query, root, src);
@@ -154,4 +161,25 @@ fn def_priority(kind: DefKind) -> u8 {
         DefKind::Variable => 1,
         _ => 2,
     }
+}
+
+/// Every list of the captures, one line per item, nodes as kind and byte range (what the tests
+/// of the walks compare).
+#[cfg(test)]
+pub(super) fn listing(c: &Captures) -> Vec<String> {
+    let at = |n: Node| format!("{}@{}..{}", n.kind(), n.start_byte(), n.end_byte());
+    let name = |n: Option<Node>| n.map(at).unwrap_or_default();
+    let mut out = Vec::new();
+    out.extend(c.defs.iter().map(|(k, n, nm)| format!("def {k:?} {} {}", at(*n), name(*nm))));
+    out.extend(c.refs.iter().map(|(k, nm, n)| format!("ref {k:?} {} {}", at(*nm), at(*n))));
+    let mut skips: Vec<usize> = c.skip_read.iter().copied().collect();
+    skips.sort();
+    out.extend(skips.iter().map(|id| format!("skip {id}")));
+    out.extend(c.scopes.iter().map(|n| format!("scope {}", at(*n))));
+    out.extend(c.local_defs.iter().map(|n| format!("local {}", at(*n))));
+    out.extend(c.globals.iter().map(|n| format!("global {}", at(*n))));
+    out.extend(c.imports.iter().map(|(r, n)| format!("import {r:?} {}", at(*n))));
+    out.extend(c.exports.iter().map(|n| format!("export {}", at(*n))));
+    out.extend(c.returns.iter().map(|(n, nm)| format!("return {} {}", at(*n), at(*nm))));
+    out
 }

@@ -433,30 +433,11 @@ fn is_setattr_target(k: &Kinds, f: &Fields, src: &[u8], string: Node, call: Node
 mod tests {
     use std::path::{Path, PathBuf};
 
-    use tree_sitter::{Node, Parser, QueryCursor};
+    use tree_sitter::{Parser, QueryCursor};
 
-    use super::super::{Captures, collect};
+    use super::super::{collect, listing};
     use super::{PATTERNS, walk};
     use crate::lang::{Grammar, LanguageConfig};
-
-    /// Every list of the captures, one line per item, nodes as kind and byte range.
-    fn listing(c: &Captures) -> Vec<String> {
-        let at = |n: Node| format!("{}@{}..{}", n.kind(), n.start_byte(), n.end_byte());
-        let name = |n: Option<Node>| n.map(at).unwrap_or_default();
-        let mut out = Vec::new();
-        out.extend(c.defs.iter().map(|(k, n, nm)| format!("def {k:?} {} {}", at(*n), name(*nm))));
-        out.extend(c.refs.iter().map(|(k, nm, n)| format!("ref {k:?} {} {}", at(*nm), at(*n))));
-        let mut skips: Vec<usize> = c.skip_read.iter().copied().collect();
-        skips.sort();
-        out.extend(skips.iter().map(|id| format!("skip {id}")));
-        out.extend(c.scopes.iter().map(|n| format!("scope {}", at(*n))));
-        out.extend(c.local_defs.iter().map(|n| format!("local {}", at(*n))));
-        out.extend(c.globals.iter().map(|n| format!("global {}", at(*n))));
-        out.extend(c.imports.iter().map(|(r, n)| format!("import {r:?} {}", at(*n))));
-        out.extend(c.exports.iter().map(|n| format!("export {}", at(*n))));
-        out.extend(c.returns.iter().map(|(n, nm)| format!("return {} {}", at(*n), at(*nm))));
-        out
-    }
 
     fn python_files(dir: &Path, out: &mut Vec<PathBuf>) {
         let Ok(entries) = std::fs::read_dir(dir) else { return };

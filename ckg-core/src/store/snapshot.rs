@@ -15,7 +15,8 @@
 //! length + 1 or 0): the magic line, the version byte; the schema version, generation, scan
 //! start and build; then the files, symbols, imports and exports, each a count and records in
 //! the loader's field order. A symbol's qname is written as the length of the prefix it
-//! shares with the previous symbol's qname and the rest (a file's qnames share its module).
+//! shares with the previous symbol's qname and the rest (a file's qnames share its module);
+//! its parameter uses as varints and strings ([`put_param_uses`]).
 
 use std::path::{Path, PathBuf};
 
@@ -23,7 +24,7 @@ use rusqlite::{Connection, OptionalExtension};
 
 use super::load::{ExportRow, FileRow, ImportRow, ResolveInput, SymbolRow};
 use super::schema::SCHEMA_VERSION;
-use crate::facts::{ImportKind, SymbolKind, ValueSource, decode_param_uses, encode_param_uses};
+use crate::facts::{Forward, ImportKind, ParamUse, SymbolKind, ValueSource};
 use crate::lang::Lang;
 use crate::refblob::{Reader, put};
 
@@ -111,6 +112,29 @@ fn put_list(out: &mut Vec<u8>, items: &[String]) {
     }
 }
 
+/// A symbol's parameter uses: a count, then each use's index + 1 (0: by keyword only), name,
+/// caller (absent when it is the symbol itself), rest, `each`, and the call it is passed on to
+/// (0, or 1 then its callee and key). Not JSON as in the database: decoding that was most of
+/// reading a snapshot where functions pass their parameters on a lot.
+fn put_param_uses(out: &mut Vec<u8>, qname: &str, uses: &[ParamUse]) {
+    put(out, uses.len() as u64);
+    for u in uses {
+        put(out, u.index.map_or(0, |i| u64::from(i) + 1));
+        put_str(out, &u.name);
+        put_opt(out, (u.caller != qname).then_some(u.caller.as_str()));
+        put_str(out, &u.rest);
+        out.push(u8::from(u.each));
+        match &u.via {
+            None => out.push(0),
+            Some(f) => {
+                out.push(1);
+                put_str(out, &f.callee);
+                put_str(out, &f.key);
+            }
+        }
+    }
+}
+
 /// The rows of `input` that a snapshot holds (its references and configuration files are not
 /// part of it), encoded; known before the commit they will belong to.
 pub fn encode(input: &ResolveInput) -> Vec<u8> {
@@ -148,7 +172,7 @@ pub fn encode(input: &ResolveInput) -> Vec<u8> {
         put_list(&mut out, &s.bases);
         put_opt(&mut out, s.ty.as_ref().map(ValueSource::encode).as_deref());
         put_list(&mut out, &s.decorators);
-        put_opt(&mut out, encode_param_uses(&s.qname, &s.param_uses).as_deref());
+        put_param_uses(&mut out, &s.qname, &s.param_uses);
         put_list(&mut out, &s.param_types);
         put(&mut out, u64::from(s.line));
     }
@@ -197,6 +221,27 @@ impl<'a> Reader<'a> {
         Some(out)
     }
 
+    fn param_uses(&mut self, qname: &str) -> Option<Vec<ParamUse>> {
+        let n = self.varint()? as usize;
+        let mut out = Vec::with_capacity(n.min(self.data.len()));
+        for _ in 0..n {
+            let index = match self.varint()? {
+                0 => None,
+                i => Some(u32::try_from(i - 1).ok()?),
+            };
+            let name = self.str()?.to_string();
+            let caller = self.opt()?.unwrap_or(qname).to_string();
+            let rest = self.str()?.to_string();
+            let each = self.byte()? != 0;
+            let via = match self.byte()? {
+                0 => None,
+                _ => Some(Forward { callee: self.str()?.to_string(), key: self.str()?.to_string() }),
+            };
+            out.push(ParamUse { index, name, caller, rest, each, via });
+        }
+        Some(out)
+    }
+
     fn number(&mut self) -> Option<u32> {
         u32::try_from(self.varint()?).ok()
     }
@@ -241,7 +286,7 @@ fn decode(data: &[u8], stamp: &Stamp) -> Option<ResolveInput> {
         let bases = r.list()?;
         let ty = r.opt()?.and_then(ValueSource::decode);
         let decorators = r.list()?;
-        let param_uses = decode_param_uses(&qname, r.opt()?);
+        let param_uses = r.param_uses(&qname)?;
         let param_types = r.list()?;
         let line = r.number()?;
         input.symbols.push(SymbolRow {
@@ -302,7 +347,6 @@ fn decode(data: &[u8], stamp: &Stamp) -> Option<ResolveInput> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::facts::ParamUse;
 
     fn stamp() -> Stamp {
         Stamp { generation: 7, scan_started_ns: 1_764_000_000_000_000_000, build: Some("b1".into()) }
@@ -334,14 +378,17 @@ mod tests {
         full.bases = vec!["Base".into(), String::new()];
         full.ty = Some(ValueSource::Call("pkg.make".into()));
         full.decorators = vec!["staticmethod".into()];
-        full.param_uses = vec![ParamUse {
-            index: Some(1),
-            name: "cb".into(),
-            caller: "pkg.mod.C.method".into(),
-            rest: "run".into(),
-            each: true,
-            via: None,
-        }];
+        full.param_uses = vec![
+            ParamUse { index: Some(1), name: "cb".into(), caller: "pkg.mod.C.method".into(), rest: "run".into(), each: true, via: None },
+            ParamUse {
+                index: None,
+                name: "key".into(),
+                caller: "pkg.mod.C.method.<locals>.inner".into(),
+                rest: String::new(),
+                each: false,
+                via: Some(Forward { callee: "self.f".into(), key: "1".into() }),
+            },
+        ];
         full.param_types = vec!["int".into(), String::new()];
         full.line = 40_000;
         ResolveInput {

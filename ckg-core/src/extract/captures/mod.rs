@@ -68,6 +68,26 @@ pub(super) fn collect<'t>(cursor: &mut QueryCursor, config: &LanguageConfig, roo
     fold.out
 }
 
+/// A match a walk found: its order key (the point of the walk completing it, as a query
+/// cursor would, then the depth of the node the pattern starts at, then the pattern's index),
+/// its role, the node the role is captured on and the `@name` node.
+type Match<'t> = ((u32, u32, u16), Capture, Node<'t>, Option<Node<'t>>);
+
+/// A walk's matches folded into [`Captures`] in the order a query cursor reports them.
+fn in_cursor_order<'t>(root: Node<'t>, mut found: Vec<Match<'t>>) -> Captures<'t> {
+    found.sort_unstable_by_key(|m| m.0);
+    let mut fold = Fold::new(root);
+    for (_, role, node, name) in found {
+        fold.push(role, node, name);
+    }
+    fold.out
+}
+
+/// The text of a node (empty if its range is not in `src`).
+fn text<'s>(src: &'s [u8], node: Node) -> &'s [u8] {
+    src.get(node.byte_range()).unwrap_or_default()
+}
+
 /// Sorts matches, in the order the query reports them, into [`Captures`].
 struct Fold<'t> {
     out: Captures<'t>,

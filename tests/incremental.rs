@@ -617,7 +617,7 @@ fn assert_snapshot_is_the_database(db: &Path, step: &str) {
     use ckg_core::store::snapshot;
     let conn = ckg_core::store::open_reader(db).unwrap();
     let stamp = snapshot::Stamp::read(&conn).unwrap();
-    let from_snapshot = snapshot::read(&db.with_extension("names"), &stamp).unwrap_or_else(|| panic!("{step}: no snapshot of this commit"));
+    let from_snapshot = snapshot::read(&snapshot::path_of(db), &stamp).unwrap_or_else(|| panic!("{step}: no snapshot of this commit"));
     let from_rows = ckg_core::store::load_names(&conn).unwrap();
     let rows = |i: &ckg_core::store::ResolveInput| {
         [format!("{:#?}", i.files), format!("{:#?}", i.symbols), format!("{:#?}", i.imports), format!("{:#?}", i.exports)]

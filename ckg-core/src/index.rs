@@ -339,9 +339,8 @@ pub fn index_with(config: &IndexConfig, progress: &(dyn Fn(Progress) + Sync), se
     if let Some(p) = preload.take() {
         p.cancel();
     }
-    // The names snapshot's rows are encoded on another thread while this one commits.
     let snapshot_rows = match cache.take() {
-        Some(c) if changed && config.snapshot => Some(std::thread::spawn(move || (snapshot::encode(&c.input), c))),
+        Some(c) if changed && config.snapshot => Some(SnapshotRows::start(c)),
         kept => {
             cache = kept;
             None
@@ -366,13 +365,9 @@ pub fn index_with(config: &IndexConfig, progress: &(dyn Fn(Progress) + Sync), se
         discover::cache::save(&listing, &walk_cache);
     }
     timings.insert("finish".to_string(), ms(t.elapsed()));
-    if let Some(encoding) = snapshot_rows {
+    if let Some(rows) = snapshot_rows {
         let t = Instant::now();
-        let (rows, c) = encoding.join().map_err(|_| Error::Invalid("the names snapshot's encoder panicked".into()))?;
-        let stamp = snapshot::Stamp { generation, scan_started_ns: scan_started, build: build.clone() };
-        // Without a snapshot the next run reads the rows from the database: not an error.
-        let _ = snapshot::write(&snapshot::path_of(&db), &stamp, &rows);
-        cache = Some(c);
+        cache = Some(rows.write(&db, &snapshot::Stamp { generation, scan_started_ns: scan_started, build: build.clone() }));
         timings.insert("snapshot".to_string(), ms(t.elapsed()));
     }
     session.cached = cache.map(|c| Cached { generation, ..c });
@@ -454,6 +449,25 @@ fn discover_tree(root: &Path, config: &IndexConfig, cache: &Path) -> Result<(Dis
     // Never index our own database folder.
     discover_config.exclude.push(".ckg/**".into());
     discover::discover_cached(root, &discover_config, cache)
+}
+
+/// The names snapshot's rows, encoded on another thread while the run commits (the thread
+/// holds the run's facts meanwhile and hands them back).
+struct SnapshotRows(std::thread::JoinHandle<(Vec<u8>, Cached)>);
+
+impl SnapshotRows {
+    fn start(cached: Cached) -> SnapshotRows {
+        SnapshotRows(std::thread::spawn(move || (snapshot::encode(&cached.input), cached)))
+    }
+
+    /// Writes the snapshot of the commit `stamp` and gives the facts back. Without a snapshot
+    /// the next run reads the rows from the database, so a failed write is not an error; a
+    /// panic of the encoder is a bug, raised here as it is.
+    fn write(self, db: &Path, stamp: &snapshot::Stamp) -> Cached {
+        let (rows, cached) = self.0.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        let _ = snapshot::write(&snapshot::path_of(db), stamp, &rows);
+        cached
+    }
 }
 
 /// The stored facts that resolution reads, loaded on another thread while the tree is walked

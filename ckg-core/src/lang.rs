@@ -1,5 +1,6 @@
 //! The language registry: file extensions, tree-sitter grammars, and the query files under
-//! `grammars/` compiled once per grammar and shared by every worker thread.
+//! `grammars/`, compiled once per grammar: the specification that extraction's hand-written
+//! walks (`extract/captures/`) are tested against; indexing itself compiles none.
 
 use std::sync::OnceLock;
 
@@ -194,7 +195,8 @@ impl Grammar {
 }
 
 /// A grammar with its compiled query and the role of each capture index. Built once, shared
-/// read-only by all threads (tree-sitter's `TagsConfiguration` pattern).
+/// read-only by all threads (tree-sitter's `TagsConfiguration` pattern); the tests compare
+/// the walks with it.
 pub struct LanguageConfig {
     pub grammar: Grammar,
     pub language: Language,

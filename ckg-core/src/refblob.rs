@@ -49,8 +49,7 @@ pub fn encode(refs: &[RefFact], ids: &[i64]) -> Vec<u8> {
     out.push(VERSION);
     put(&mut out, strings.len() as u64);
     for s in &strings {
-        put(&mut out, s.len() as u64);
-        out.extend_from_slice(s.as_bytes());
+        put_str(&mut out, s);
     }
     put(&mut out, refs.len() as u64);
     out.extend_from_slice(&records);
@@ -63,14 +62,7 @@ pub fn decode(file: i64, data: &[u8]) -> Option<Vec<RefRow>> {
     if r.byte()? != VERSION {
         return None;
     }
-    let n = r.varint()? as usize;
-    let mut strings: Vec<&str> = Vec::with_capacity(n.min(data.len()));
-    for _ in 0..n {
-        let len = r.varint()? as usize;
-        let bytes = data.get(r.pos..r.pos.checked_add(len)?)?;
-        r.pos += len;
-        strings.push(std::str::from_utf8(bytes).ok()?);
-    }
+    let strings: Vec<&str> = r.records(|r, _| r.str())?;
     let string = |i: u64| strings.get(i as usize).copied();
     let optional = |i: u64| if i == 0 { Some(None) } else { string(i - 1).map(Some) };
     let count = r.varint()? as usize;
@@ -103,6 +95,12 @@ pub(crate) fn put(out: &mut Vec<u8>, mut v: u64) {
     }
 }
 
+/// Appends a string as its length and bytes.
+pub(crate) fn put_str(out: &mut Vec<u8>, s: &str) {
+    put(out, s.len() as u64);
+    out.extend_from_slice(s.as_bytes());
+}
+
 /// Reads what [`put`] wrote (and single bytes); `None` past the end.
 pub(crate) struct Reader<'a> {
     pub(crate) data: &'a [u8],
@@ -116,12 +114,28 @@ impl<'a> Reader<'a> {
         Some(b)
     }
 
-    /// A string written as its length and bytes.
+    /// A string written as its length and bytes ([`put_str`]).
     pub(crate) fn str(&mut self) -> Option<&'a str> {
         let len = self.varint()? as usize;
+        self.text(len)
+    }
+
+    /// The next `len` bytes, as UTF-8.
+    pub(crate) fn text(&mut self, len: usize) -> Option<&'a str> {
         let bytes = self.data.get(self.pos..self.pos.checked_add(len)?)?;
         self.pos += len;
         std::str::from_utf8(bytes).ok()
+    }
+
+    /// A count, then that many records; each is read knowing the ones before it.
+    pub(crate) fn records<T>(&mut self, mut read: impl FnMut(&mut Self, &[T]) -> Option<T>) -> Option<Vec<T>> {
+        let n = self.varint()? as usize;
+        let mut out = Vec::with_capacity(n.min(self.data.len()));
+        for _ in 0..n {
+            let record = read(self, &out)?;
+            out.push(record);
+        }
+        Some(out)
     }
 
     pub(crate) fn varint(&mut self) -> Option<u64> {

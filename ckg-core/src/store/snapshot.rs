@@ -26,7 +26,7 @@ use super::load::{ExportRow, FileRow, ImportRow, ResolveInput, SymbolRow};
 use super::schema::SCHEMA_VERSION;
 use crate::facts::{Forward, ImportKind, ParamUse, SymbolKind, ValueSource};
 use crate::lang::Lang;
-use crate::refblob::{Reader, put};
+use crate::refblob::{Reader, put, put_str};
 
 const MAGIC: &[u8] = b"ckg-names\n";
 const VERSION: u8 = 1;
@@ -45,8 +45,11 @@ impl Stamp {
         let meta = |key: &str| -> rusqlite::Result<Option<String>> {
             conn.query_row("SELECT value FROM meta WHERE key = ?1", [key], |r| r.get(0)).optional()
         };
-        let number = |v: Option<String>| v.and_then(|v| v.parse().ok()).unwrap_or(0);
-        Ok(Stamp { generation: number(meta("generation")?), scan_started_ns: number(meta("scan_started_ns")?), build: meta("build_id")? })
+        Ok(Stamp {
+            generation: super::read_generation(conn)?,
+            scan_started_ns: meta("scan_started_ns")?.and_then(|v| v.parse().ok()).unwrap_or(0),
+            build: meta("build_id")?,
+        })
     }
 }
 
@@ -88,11 +91,6 @@ pub fn write(path: &Path, stamp: &Stamp, rows: &[u8]) -> std::io::Result<()> {
 /// The snapshot at `path` if it belongs to the commit `stamp` and decodes.
 pub fn read(path: &Path, stamp: &Stamp) -> Option<ResolveInput> {
     decode(&std::fs::read(path).ok()?, stamp)
-}
-
-fn put_str(out: &mut Vec<u8>, s: &str) {
-    put(out, s.len() as u64);
-    out.extend_from_slice(s.as_bytes());
 }
 
 fn put_opt(out: &mut Vec<u8>, s: Option<&str>) {
@@ -201,45 +199,36 @@ pub fn encode(input: &ResolveInput) -> Vec<u8> {
 }
 
 impl<'a> Reader<'a> {
+    /// What [`put_opt`] wrote.
     fn opt(&mut self) -> Option<Option<&'a str>> {
-        let len = self.varint()?;
-        if len == 0 {
-            return Some(None);
+        match self.varint()? {
+            0 => Some(None),
+            len => self.text(len as usize - 1).map(Some),
         }
-        let len = len as usize - 1;
-        let bytes = self.data.get(self.pos..self.pos.checked_add(len)?)?;
-        self.pos += len;
-        Some(Some(std::str::from_utf8(bytes).ok()?))
     }
 
+    /// What [`put_list`] wrote.
     fn list(&mut self) -> Option<Vec<String>> {
-        let n = self.varint()? as usize;
-        let mut out = Vec::with_capacity(n.min(self.data.len()));
-        for _ in 0..n {
-            out.push(self.str()?.to_string());
-        }
-        Some(out)
+        self.records(|r, _| r.str().map(String::from))
     }
 
+    /// What [`put_param_uses`] wrote for the symbol `qname`.
     fn param_uses(&mut self, qname: &str) -> Option<Vec<ParamUse>> {
-        let n = self.varint()? as usize;
-        let mut out = Vec::with_capacity(n.min(self.data.len()));
-        for _ in 0..n {
-            let index = match self.varint()? {
+        self.records(|r, _| {
+            let index = match r.varint()? {
                 0 => None,
                 i => Some(u32::try_from(i - 1).ok()?),
             };
-            let name = self.str()?.to_string();
-            let caller = self.opt()?.unwrap_or(qname).to_string();
-            let rest = self.str()?.to_string();
-            let each = self.byte()? != 0;
-            let via = match self.byte()? {
+            let name = r.str()?.to_string();
+            let caller = r.opt()?.unwrap_or(qname).to_string();
+            let rest = r.str()?.to_string();
+            let each = r.byte()? != 0;
+            let via = match r.byte()? {
                 0 => None,
-                _ => Some(Forward { callee: self.str()?.to_string(), key: self.str()?.to_string() }),
+                _ => Some(Forward { callee: r.str()?.to_string(), key: r.str()?.to_string() }),
             };
-            out.push(ParamUse { index, name, caller, rest, each, via });
-        }
-        Some(out)
+            Some(ParamUse { index, name, caller, rest, each, via })
+        })
     }
 
     fn number(&mut self) -> Option<u32> {
@@ -256,26 +245,14 @@ fn decode(data: &[u8], stamp: &Stamp) -> Option<ResolveInput> {
     if written != *stamp {
         return None;
     }
-    let mut input = ResolveInput::default();
-    let capacity = |n: u64| (n as usize).min(data.len());
-
-    let n = r.varint()?;
-    input.files.reserve(capacity(n));
-    for _ in 0..n {
-        input.files.push(FileRow {
-            id: r.varint()? as i64,
-            path: r.str()?.to_string(),
-            lang: Lang::parse(r.str()?)?,
-            module: r.str()?.to_string(),
-        });
-    }
-    let n = r.varint()?;
-    input.symbols.reserve(capacity(n));
-    for _ in 0..n {
+    let files = r.records(|r, _| {
+        Some(FileRow { id: r.varint()? as i64, path: r.str()?.to_string(), lang: Lang::parse(r.str()?)?, module: r.str()?.to_string() })
+    })?;
+    let symbols = r.records(|r, before: &[SymbolRow]| {
         let id = r.varint()? as i64;
         let shared = r.varint()? as usize;
         let rest = r.str()?;
-        let previous = input.symbols.last().map_or("", |s| s.qname.as_str());
+        let previous = before.last().map_or("", |s| s.qname.as_str());
         let mut qname = String::with_capacity(shared + rest.len());
         qname.push_str(previous.get(..shared)?);
         qname.push_str(rest);
@@ -289,7 +266,7 @@ fn decode(data: &[u8], stamp: &Stamp) -> Option<ResolveInput> {
         let param_uses = r.param_uses(&qname)?;
         let param_types = r.list()?;
         let line = r.number()?;
-        input.symbols.push(SymbolRow {
+        Some(SymbolRow {
             id,
             qname,
             name: String::new(),
@@ -303,11 +280,9 @@ fn decode(data: &[u8], stamp: &Stamp) -> Option<ResolveInput> {
             param_uses,
             param_types,
             line,
-        });
-    }
-    let n = r.varint()?;
-    input.imports.reserve(capacity(n));
-    for _ in 0..n {
+        })
+    })?;
+    let imports = r.records(|r, _| {
         let file = r.varint()? as i64;
         let kind = *ImportKind::ALL.get(r.byte()? as usize)?;
         let specifier = r.str()?.to_string();
@@ -316,31 +291,19 @@ fn decode(data: &[u8], stamp: &Stamp) -> Option<ResolveInput> {
         let scope = r.varint()? as i64;
         let flags = r.byte()?;
         let (line, col) = (r.number()?, r.number()?);
-        input.imports.push(ImportRow {
-            file,
-            kind,
-            specifier,
-            imported,
-            local,
-            scope,
-            type_only: flags & 1 != 0,
-            alternative: flags & 2 != 0,
-            line,
-            col,
-        });
-    }
-    let n = r.varint()?;
-    input.exports.reserve(capacity(n));
-    for _ in 0..n {
-        input.exports.push(ExportRow {
+        Some(ImportRow { file, kind, specifier, imported, local, scope, type_only: flags & 1 != 0, alternative: flags & 2 != 0, line, col })
+    })?;
+    let exports = r.records(|r, _| {
+        Some(ExportRow {
             file: r.varint()? as i64,
             name: r.str()?.to_string(),
             target: r.opt()?.map(String::from),
             specifier: r.opt()?.map(String::from),
             line: r.number()?,
             col: r.number()?,
-        });
-    }
+        })
+    })?;
+    let input = ResolveInput { files, symbols, imports, exports, ..ResolveInput::default() };
     (r.pos == r.data.len()).then_some(input)
 }
 

@@ -183,10 +183,29 @@ fn def_priority(kind: DefKind) -> u8 {
     }
 }
 
-/// Every list of the captures, one line per item, nodes as kind and byte range (what the tests
-/// of the walks compare).
+/// Asserts that a walk captured what the query captured, item by item and in order (`file`
+/// names the source in the message).
 #[cfg(test)]
-pub(super) fn listing(c: &Captures) -> Vec<String> {
+fn assert_walk_is_query(file: &str, query: &Captures, walk: &Captures) {
+    let (expected, got) = (listing(query), listing(walk));
+    if let Some(i) = (0..expected.len().max(got.len())).find(|&i| expected.get(i) != got.get(i)) {
+        panic!(
+            "{file}: the walk differs from the query at item {i}:\n  query {:?}\n  walk  {:?}",
+            &expected[i.min(expected.len())..(i + 3).min(expected.len())],
+            &got[i.min(got.len())..(i + 3).min(got.len())]
+        );
+    }
+}
+
+/// The repository's root (fixtures and corpora for the tests of the walks).
+#[cfg(test)]
+fn repo() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+}
+
+/// Every list of the captures, one line per item, nodes as kind and byte range.
+#[cfg(test)]
+fn listing(c: &Captures) -> Vec<String> {
     let at = |n: Node| format!("{}@{}..{}", n.kind(), n.start_byte(), n.end_byte());
     let name = |n: Option<Node>| n.map(at).unwrap_or_default();
     let mut out = Vec::new();

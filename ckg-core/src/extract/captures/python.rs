@@ -422,7 +422,7 @@ mod tests {
 
     use tree_sitter::{Parser, QueryCursor};
 
-    use super::super::{collect, listing};
+    use super::super::{assert_walk_is_query, collect, repo};
     use super::{PATTERNS, walk};
     use crate::lang::{Grammar, LanguageConfig};
 
@@ -449,22 +449,10 @@ mod tests {
         for path in files {
             let src = std::fs::read(path).unwrap();
             let tree = parser.parse(&src, None).unwrap();
-            let expected = listing(&collect(&mut cursor, config, tree.root_node(), &src));
-            let got = listing(&walk(tree.root_node(), &src));
-            if let Some(i) = (0..expected.len().max(got.len())).find(|&i| expected.get(i) != got.get(i)) {
-                panic!(
-                    "{}: the walk differs from the query at item {i}:\n  query {:?}\n  walk  {:?}",
-                    path.display(),
-                    &expected[i.min(expected.len())..(i + 3).min(expected.len())],
-                    &got[i.min(got.len())..(i + 3).min(got.len())]
-                );
-            }
+            let query = collect(&mut cursor, config, tree.root_node(), &src);
+            assert_walk_is_query(&path.display().to_string(), &query, &walk(tree.root_node(), &src));
         }
         files.len()
-    }
-
-    fn repo() -> PathBuf {
-        Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
     }
 
     #[test]
@@ -499,7 +487,7 @@ mod tests {
     }
 
     /// The corpora of `benches/results.py` and the oracles, when fetched (`cargo test --release
-    /// -p ckg-core walk_on_the_corpora -- --ignored`).
+    /// -p ckg-core --lib python::tests -- --ignored`).
     #[test]
     #[ignore]
     fn the_walk_captures_what_the_query_captures_on_the_corpora() {

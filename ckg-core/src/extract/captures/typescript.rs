@@ -985,7 +985,7 @@ mod tests {
 
     use tree_sitter::{Parser, QueryCursor};
 
-    use super::super::{collect, listing};
+    use super::super::{assert_walk_is_query, collect, repo};
     use super::{JSX_PATTERNS, PATTERNS, walk};
     use crate::lang::{Grammar, Lang, LanguageConfig};
 
@@ -1017,16 +1017,8 @@ mod tests {
             parser.set_language(&config.language).unwrap();
             let src = std::fs::read(path).unwrap();
             let tree = parser.parse(&src, None).unwrap();
-            let expected = listing(&collect(&mut cursor, config, tree.root_node(), &src));
-            let got = listing(&walk(tree.root_node(), &src, tsx));
-            if let Some(i) = (0..expected.len().max(got.len())).find(|&i| expected.get(i) != got.get(i)) {
-                panic!(
-                    "{} ({grammar:?}): the walk differs from the query at item {i}:\n  query {:?}\n  walk  {:?}",
-                    path.display(),
-                    &expected[i.min(expected.len())..(i + 3).min(expected.len())],
-                    &got[i.min(got.len())..(i + 3).min(got.len())]
-                );
-            }
+            let query = collect(&mut cursor, config, tree.root_node(), &src);
+            assert_walk_is_query(&format!("{} ({grammar:?})", path.display()), &query, &walk(tree.root_node(), &src, tsx));
             if tsx {
                 counts.1 += 1;
             } else {
@@ -1034,10 +1026,6 @@ mod tests {
             }
         }
         counts
-    }
-
-    fn repo() -> PathBuf {
-        Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
     }
 
     #[test]

@@ -16,6 +16,7 @@
 //! # Ok::<(), ckg_core::Error>(())
 //! ```
 
+mod cache_file;
 pub mod discover;
 pub mod error;
 pub mod export;

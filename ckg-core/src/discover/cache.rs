@@ -17,7 +17,6 @@
 //! file and renamed; one that cannot be read or is of another version is ignored.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use super::{Skipped, Walker, mtime_ns};
@@ -159,34 +158,34 @@ impl Listing {
         if lines.next()? != HEADER {
             return None;
         }
-        let mut l = Listing {
-            fingerprint: lines.next()?.strip_prefix("fingerprint\t")?.to_string(),
-            scan_started_ns: lines.next()?.strip_prefix("scan_started_ns\t")?.parse().ok()?,
-            ..Listing::default()
-        };
+        let fingerprint = lines.next()?.strip_prefix("fingerprint\t")?.to_string();
+        let scan_started_ns = lines.next()?.strip_prefix("scan_started_ns\t")?.parse().ok()?;
+        // Collected first and built in bulk: the file lists each table sorted.
+        let (mut dirs, mut venvs, mut ignore_files, mut files) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
         for line in lines {
             let mut parts = line.split('\t');
             match parts.next()? {
-                "D" => {
-                    let t = parts.next()?.parse().ok()?;
-                    l.dirs.insert(parts.next()?.to_string(), t);
-                }
-                "V" => {
-                    let t = parts.next()?.parse().ok()?;
-                    l.venvs.insert(parts.next()?.to_string(), t);
-                }
+                "D" => dirs.push((parts.next()?.parse().ok()?, parts.next()?)),
+                "V" => venvs.push((parts.next()?.parse().ok()?, parts.next()?)),
                 "I" => {
                     let (t, n) = (parts.next()?, parts.next()?);
                     let state = if t == "-" { None } else { Some((t.parse().ok()?, n.parse().ok()?)) };
-                    l.ignore_files.insert(parts.next()?.to_string(), state);
+                    ignore_files.push((parts.next()?.to_string(), state));
                 }
-                "F" => {
-                    l.files.insert(parts.next()?.to_string());
-                }
+                "F" => files.push(parts.next()?.to_string()),
                 _ => return None,
             }
         }
-        Some(l)
+        let timed = |v: Vec<(i64, &str)>| v.into_iter().map(|(t, d)| (d.to_string(), t)).collect();
+        Some(Listing {
+            fingerprint,
+            scan_started_ns,
+            dirs: timed(dirs),
+            venvs: timed(venvs),
+            files: files.into_iter().collect(),
+            ignore_files: ignore_files.into_iter().collect(),
+            errors: Vec::new(),
+        })
     }
 }
 
@@ -216,20 +215,17 @@ fn full_walk(walker: &Walker) -> Listing {
 pub(super) fn refresh(walker: &Walker, cache: &Path) -> (Listing, bool) {
     let cached = std::fs::read_to_string(cache).ok().and_then(|t| Listing::parse(&t));
     match cached.filter(|c| c.fingerprint == fingerprint(walker)) {
-        Some(old) => match update(walker, old.clone()) {
-            Some(new) => {
-                let changed = new != old;
-                (new, changed)
-            }
+        Some(mut listing) => match update(walker, &mut listing) {
+            Some(changed) => (listing, changed),
             None => (full_walk(walker), true),
         },
         None => (full_walk(walker), true),
     }
 }
 
-/// The cached listing with its changed directories listed again; `None` when a full walk is
-/// needed.
-fn update(walker: &Walker, mut listing: Listing) -> Option<Listing> {
+/// Lists the cached listing's changed directories again; whether any changed, or `None` when
+/// a full walk is needed.
+fn update(walker: &Walker, listing: &mut Listing) -> Option<bool> {
     let root = walker.root;
     let started = now_ns();
     if !listing.errors.is_empty() || !listing.ignore_files_unchanged(root) {
@@ -245,7 +241,7 @@ fn update(walker: &Walker, mut listing: Listing) -> Option<Listing> {
     }
     let changed: Vec<String> = listing.dirs.iter().filter_map(stale).collect();
     if changed.is_empty() {
-        return Some(listing);
+        return Some(false);
     }
     if changed.len() > MAX_RELISTED {
         return None;
@@ -303,11 +299,13 @@ fn update(walker: &Walker, mut listing: Listing) -> Option<Listing> {
         }
         listing.dirs.insert(dir.clone(), *fresh.dirs.get(&dir)?);
     }
-    Some(listing)
+    // The walk's start moved on, so the listing differs from the cached one even when the
+    // directories were listed with the same entries.
+    Some(true)
 }
 
-/// Writes a listing to the cache file (a temporary file renamed over it); a listing that
-/// cannot be written as text, or a failure to write, leaves no cache.
+/// Writes a listing to the cache file ([`crate::cache_file::replace`]); a listing that cannot
+/// be written as text, or a failure to write, leaves no cache.
 pub fn save(listing: &Listing, cache: &Path) {
     let Some(text) = listing.serialize() else {
         let _ = std::fs::remove_file(cache);
@@ -317,9 +315,5 @@ pub fn save(listing: &Listing, cache: &Path) {
         let _ = std::fs::remove_file(cache);
         return;
     }
-    let tmp = cache.with_extension("walk.tmp");
-    let written = std::fs::File::create(&tmp).and_then(|mut f| f.write_all(text.as_bytes()));
-    if written.is_err() || std::fs::rename(&tmp, cache).is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
+    let _ = crate::cache_file::replace(cache, &[text.as_bytes()]);
 }

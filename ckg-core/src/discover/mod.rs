@@ -6,7 +6,7 @@
 //! skipped by default; `--include`/`--exclude` globs refine the set. Symlinks are not followed
 //! unless asked, and a symlink loop is reported, never followed forever.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use ignore::overrides::OverrideBuilder;
@@ -339,20 +339,16 @@ fn python_module_name(path: &str, src_is_package: bool, roots: &[String]) -> Str
 /// deterministically: the first in path order keeps the name, `.py` before `.pyi`.
 pub fn assign_modules(files: &mut [SourceFile], python_roots: &[String]) {
     let src_is_package = files.iter().any(|f| f.path == "src/__init__.py");
-    let mut taken: BTreeMap<String, usize> = BTreeMap::new();
+    let mut taken: HashSet<String> = HashSet::with_capacity(files.len());
     let mut order: Vec<usize> = (0..files.len()).collect();
     // `.py` sources win over `.pyi` stubs for the plain module name.
-    order.sort_by_key(|&i| (files[i].path.ends_with(".pyi"), files[i].path.clone()));
-    let mut names: HashMap<usize, String> = HashMap::new();
+    order.sort_by(|&a, &b| (files[a].path.ends_with(".pyi"), &files[a].path).cmp(&(files[b].path.ends_with(".pyi"), &files[b].path)));
     for i in order {
         let f = &files[i];
         let name = if f.lang == Lang::Python { python_module_name(&f.path, src_is_package, python_roots) } else { f.path.clone() };
-        let name = if taken.contains_key(&name) { format!("{name}[{}]", f.path) } else { name };
-        taken.insert(name.clone(), i);
-        names.insert(i, name);
-    }
-    for (i, f) in files.iter_mut().enumerate() {
-        f.module = names.remove(&i).unwrap_or_default();
+        let name = if taken.contains(&name) { format!("{name}[{}]", f.path) } else { name };
+        taken.insert(name.clone());
+        files[i].module = name;
     }
 }
 

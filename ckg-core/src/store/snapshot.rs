@@ -72,7 +72,6 @@ pub fn load_names(conn: &Connection, db: &Path) -> rusqlite::Result<(Stamp, Reso
 
 /// Writes a snapshot: the rows [`encode`] made, as of the commit `stamp`.
 pub fn write(path: &Path, stamp: &Stamp, rows: &[u8]) -> std::io::Result<()> {
-    use std::io::Write;
     let mut header = Vec::with_capacity(64);
     header.extend_from_slice(MAGIC);
     header.push(VERSION);
@@ -80,12 +79,7 @@ pub fn write(path: &Path, stamp: &Stamp, rows: &[u8]) -> std::io::Result<()> {
     put(&mut header, stamp.generation as u64);
     put(&mut header, stamp.scan_started_ns as u64);
     put_opt(&mut header, stamp.build.as_deref());
-    let tmp = path.with_extension("names.tmp");
-    let mut file = std::fs::File::create(&tmp)?;
-    file.write_all(&header)?;
-    file.write_all(rows)?;
-    drop(file);
-    std::fs::rename(&tmp, path)
+    crate::cache_file::replace(path, &[&header, rows])
 }
 
 /// The snapshot at `path` if it belongs to the commit `stamp` and decodes.

@@ -291,6 +291,10 @@ fn status(db: Option<PathBuf>, json: bool) -> Result<ExitCode> {
 
 fn index(args: IndexArgs) -> Result<ExitCode> {
     let config = index_config(&args);
+    if config.rebuild || !config.db_path().exists() {
+        // A whole index is built: its peak memory matters more than its allocator's speed.
+        crate::alloc::prefer_low_memory();
+    }
     let bar = Bar::new(args.quiet || args.json);
     let summary = ckg_core::index::index(&config, &|p| bar.update(p));
     bar.finish();

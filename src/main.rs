@@ -3,6 +3,7 @@
 //! Exit codes: 0 success (or a closed pipe), 1 a query found nothing, 2 an error.
 
 mod agent;
+mod alloc;
 mod cli;
 mod mcp;
 mod progress;

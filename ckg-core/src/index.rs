@@ -238,6 +238,9 @@ struct Cached {
     build: Option<String>,
     generation: i64,
     input: crate::store::ResolveInput,
+    /// Where the names snapshot ends, when it holds the state of `input`: the next run
+    /// appends its record there.
+    snapshot: Option<snapshot::Tail>,
 }
 
 impl Cached {
@@ -246,7 +249,7 @@ impl Cached {
     fn new(db: PathBuf, build: Option<String>, mut input: crate::store::ResolveInput) -> Cached {
         input.refs = Vec::new();
         input.configs = Vec::new();
-        Cached { db, build, generation: 0, input }
+        Cached { db, build, generation: 0, input, snapshot: None }
     }
 }
 
@@ -313,6 +316,7 @@ pub fn index_with(config: &IndexConfig, progress: &(dyn Fn(Progress) + Sync), se
         || report.rebuilt.is_some();
     let mut re_resolved = 0u64;
     let mut edge_files: Option<Vec<i64>> = Some(Vec::new());
+    let mut prior_snapshot = None;
     let generation = if changed {
         progress(Progress::Resolving);
         let t = Instant::now();
@@ -324,6 +328,7 @@ pub fn index_with(config: &IndexConfig, progress: &(dyn Fn(Progress) + Sync), se
             session.cached = p.join();
             cache = valid_cache(session, &tx, fresh, &db, &build)?;
         }
+        prior_snapshot = cache.as_ref().and_then(|c| c.snapshot.clone());
         let input = resolve_input(&tx, &mut changes, cache.take(), affected.as_ref())?;
         timings.insert("resolve_load".to_string(), ms(t.elapsed()));
         let files = resolve::files_to_resolve(&input, affected.as_ref());
@@ -340,7 +345,7 @@ pub fn index_with(config: &IndexConfig, progress: &(dyn Fn(Progress) + Sync), se
         p.cancel();
     }
     let snapshot_rows = match cache.take() {
-        Some(c) if changed && config.snapshot => Some(SnapshotRows::start(c)),
+        Some(c) if changed && config.snapshot => Some(SnapshotRows::start(c, prior_snapshot, &changes)),
         kept => {
             cache = kept;
             None
@@ -451,21 +456,45 @@ fn discover_tree(root: &Path, config: &IndexConfig, cache: &Path) -> Result<(Dis
     discover::discover_cached(root, &discover_config, cache)
 }
 
-/// The names snapshot's rows, encoded on another thread while the run commits (the thread
-/// holds the run's facts meanwhile and hands them back).
-struct SnapshotRows(std::thread::JoinHandle<(Vec<u8>, Cached)>);
+/// What the run adds to the names snapshot, prepared while it commits: a record of the files
+/// it wrote, for the log of the snapshot it started from; or else a new base, encoded on
+/// another thread (which holds the run's facts meanwhile and hands them back).
+enum SnapshotRows {
+    Record { cached: Cached, tail: snapshot::Tail, replaced: Vec<i64>, rows: Vec<u8> },
+    Base(std::thread::JoinHandle<(Vec<u8>, Cached)>),
+}
 
 impl SnapshotRows {
-    fn start(cached: Cached) -> SnapshotRows {
-        SnapshotRows(std::thread::spawn(move || (snapshot::encode(&cached.input), cached)))
+    fn start(cached: Cached, prior: Option<snapshot::Tail>, changes: &Changes) -> SnapshotRows {
+        if let Some(tail) = prior {
+            let written = cached.input.of_files(&changes.changed_files);
+            let rows = snapshot::encode(&written);
+            if snapshot::has_room(&tail, rows.len()) {
+                let mut replaced: Vec<i64> = changes.changed_files.union(&changes.gone_files).copied().collect();
+                replaced.sort_unstable();
+                return SnapshotRows::Record { cached, tail, replaced, rows };
+            }
+        }
+        SnapshotRows::Base(std::thread::spawn(move || (snapshot::encode(&cached.input), cached)))
     }
 
     /// Writes the snapshot of the commit `stamp` and gives the facts back. Without a snapshot
     /// the next run reads the rows from the database, so a failed write is not an error; a
     /// panic of the encoder is a bug, raised here as it is.
     fn write(self, db: &Path, stamp: &snapshot::Stamp) -> Cached {
-        let (rows, cached) = self.0.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-        let _ = snapshot::write(&snapshot::path_of(db), stamp, &rows);
+        let path = snapshot::path_of(db);
+        let (rows, mut cached) = match self {
+            SnapshotRows::Record { mut cached, tail, replaced, rows } => {
+                if let Some(tail) = snapshot::append(&path, &tail, stamp, &replaced, &rows) {
+                    cached.snapshot = Some(tail);
+                    return cached;
+                }
+                // The file changed under us: a new base.
+                (snapshot::encode(&cached.input), cached)
+            }
+            SnapshotRows::Base(thread) => thread.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+        };
+        cached.snapshot = snapshot::write(&path, stamp, &rows).ok();
         cached
     }
 }
@@ -492,8 +521,8 @@ impl Preload {
             .spawn(move || {
                 // One read transaction: the generation, the build and the facts agree.
                 let tx = conn.unchecked_transaction().ok()?;
-                let (stamp, input) = snapshot::load_names(&tx, &db).ok()?;
-                Some(Cached { generation: stamp.generation, ..Cached::new(db, stamp.build, input) })
+                let (stamp, input, tail) = snapshot::load_names(&tx, &db).ok()?;
+                Some(Cached { generation: stamp.generation, snapshot: tail, ..Cached::new(db, stamp.build, input) })
             })
             .ok()?;
         Some(Preload { thread, interrupt })

@@ -117,7 +117,7 @@ impl Index {
         if let Some(n) = self.names.borrow().as_ref() {
             return Ok(Arc::clone(n));
         }
-        let (_, names) = ckg_core::store::snapshot::load_names(&self.conn, &self.path).map_err(|e| self.db_err(e))?;
+        let (_, names, _) = ckg_core::store::snapshot::load_names(&self.conn, &self.path).map_err(|e| self.db_err(e))?;
         let names = Arc::new(names);
         self.names.replace(Some(Arc::clone(&names)));
         Ok(names)

@@ -110,6 +110,17 @@ impl ResolveInput {
         self.refs.extend(other.refs);
     }
 
+    /// The rows of these files (no references or configuration).
+    pub fn of_files(&self, files: &std::collections::HashSet<i64>) -> ResolveInput {
+        ResolveInput {
+            files: self.files.iter().filter(|f| files.contains(&f.id)).cloned().collect(),
+            symbols: self.symbols.iter().filter(|s| s.file.is_some_and(|f| files.contains(&f))).cloned().collect(),
+            imports: self.imports.iter().filter(|i| files.contains(&i.file)).cloned().collect(),
+            exports: self.exports.iter().filter(|e| files.contains(&e.file)).cloned().collect(),
+            ..ResolveInput::default()
+        }
+    }
+
     /// Adds a file just written (with the ids `put_file` gave its symbols), so a fresh build
     /// resolves from memory instead of reading its own rows back.
     pub fn add_file(&mut self, file_id: i64, rec: FileRecord, ids: &[i64]) {

@@ -489,7 +489,7 @@ impl SnapshotRows {
                     cached.snapshot = Some(tail);
                     return cached;
                 }
-                // The file changed under us: a new base.
+                // The file is not where this run found it, or the append failed: a new base.
                 (snapshot::encode(&cached.input), cached)
             }
             SnapshotRows::Base(thread) => thread.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)),

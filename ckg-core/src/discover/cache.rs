@@ -51,14 +51,6 @@ pub struct Listing {
     pub errors: Vec<Skipped>,
 }
 
-impl PartialEq for Listing {
-    /// Equal listings (walk errors by count: a listing with errors is not reused anyway).
-    fn eq(&self, other: &Listing) -> bool {
-        (&self.fingerprint, self.scan_started_ns, &self.dirs, &self.venvs, &self.files, &self.ignore_files, self.errors.len())
-            == (&other.fingerprint, other.scan_started_ns, &other.dirs, &other.venvs, &other.files, &other.ignore_files, other.errors.len())
-    }
-}
-
 /// The ignore files looked for in each directory.
 const IGNORE_FILES: [&str; 3] = [".gitignore", ".ignore", ".git/info/exclude"];
 

@@ -131,8 +131,9 @@ pub fn has_room(tail: &Tail, rows: usize) -> bool {
 
 /// Appends to the snapshot that ends at `tail` the record of the run that committed `to`:
 /// `replaced` are the files it wrote or deleted, `rows` what [`encode`] made of the rows of
-/// those it wrote. Returns the new tail, or `None` (nothing written) when the file is no
-/// longer what `tail` says or the log should be folded into a new base.
+/// those it wrote. Returns the new tail, or `None` when the file is no longer what `tail`
+/// says (nothing written) or the write failed (a torn record then ends the log). Whether the
+/// log has room for the record is the caller's question ([`has_room`]).
 pub fn append(path: &Path, tail: &Tail, to: &Stamp, replaced: &[i64], rows: &[u8]) -> Option<Tail> {
     use std::io::Write;
     let mut payload = Vec::with_capacity(rows.len() + 64 + 4 * replaced.len());

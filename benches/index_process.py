@@ -2,6 +2,7 @@
 """`ckg index` as a process after one edit, the way agents and editor hooks call it.
 
     python3 benches/index_process.py [--edits N] [--runs N] [CORPUS ...]
+    python3 benches/index_process.py --against OTHER_CKG [--edits N] [CORPUS ...]
 
 Corpora: `django` (py-l, django 5.2.19 from corpora/fetch.sh, 2,932 files, 520k lines),
 `gen-ts-1m` and `gen-py-1m` (ckg-gen, 1M lines, seed 3). Each is copied to a temporary
@@ -10,6 +11,10 @@ directory and indexed once; then, per run: N runs with nothing changed, and N bo
 `ckg index DIR --quiet`, timed as a whole process (start to exit). Prints p50 / p95 / max in
 milliseconds per corpus and run, and checks after the last edit that the incremental summary
 equals a fresh index's (`--json` totals).
+
+With `--against OTHER_CKG`, the two binaries are compared on a shared, noisy machine: each
+gets its own copy (their caches next to the index differ), and per round each in turn runs
+one edit then one no-change `ckg index`; N rounds, medians and p95 per binary.
 
 Budgets (#18): body-only edit p50 < 100 ms and no-change p50 < 60 ms on django; within 2x on
 the 1M-line repositories. CKG=path/to/ckg skips the release build.
@@ -94,14 +99,56 @@ def bench(name, edits, runs):
         shutil.rmtree(work, ignore_errors=True)
 
 
+def alternate(name, rounds, binaries):
+    """Per round, each binary on its own copy: an edit, then a run with nothing changed."""
+    src, target, comment = corpus(name)
+    works = [tempfile.mkdtemp(prefix=f"ckg-index-process-{name}-") for _ in binaries]
+    try:
+        for ckg, work in zip(binaries, works):
+            shutil.copytree(src, work, dirs_exist_ok=True, ignore=shutil.ignore_patterns(".ckg"))
+            sh([ckg, "index", work, "--quiet"])
+            sh([ckg, "index", work, "--quiet"])
+        times = {ckg: ([], []) for ckg in binaries}
+        for r in range(rounds):
+            for ckg, work in zip(binaries, works):
+                with open(os.path.join(work, target), "a") as f:
+                    f.write(f"{comment} edit {r}\n")
+                times[ckg][0].append(timed([ckg, "index", work, "--quiet"]))
+                times[ckg][1].append(timed([ckg, "index", work, "--quiet"]))
+        exact = all(
+            totals(json.loads(sh([ckg, "index", work, "--json"]).stdout))
+            == totals(json.loads(sh([ckg, "index", work, "--json", "--rebuild"]).stdout))
+            for ckg, work in zip(binaries, works)
+        )
+        return target, times, exact
+    finally:
+        for work in works:
+            shutil.rmtree(work, ignore_errors=True)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--edits", type=int, default=20)
     ap.add_argument("--runs", type=int, default=2)
+    ap.add_argument("--against", metavar="OTHER_CKG", help="alternate with this binary (edits = rounds)")
     ap.add_argument("corpora", nargs="*", default=["django", "gen-ts-1m", "gen-py-1m"])
     a = ap.parse_args()
     if not os.environ.get("CKG"):
         sh(["cargo", "build", "--release", "--locked", "-q"], cwd=ROOT)
+    f = lambda xs: f"{statistics.median(xs):.1f} / {pct(xs, 95):.1f} ms"
+    if a.against:
+        print("| corpus | binary | body-only edit p50 / p95 | no change p50 / p95 |")
+        print("|---|---|---:|---:|")
+        notes = []
+        for name in a.corpora:
+            target, times, exact = alternate(name, a.edits, [a.against, CKG])
+            for ckg, (edit, still) in times.items():
+                print(f"| {name} | {ckg} | {f(edit)} | {f(still)} |")
+                sys.stdout.flush()
+            notes.append(f"{name}: {a.edits} rounds, edited {target}; totals {'equal' if exact else 'DIFFER FROM'} a fresh index's")
+        print()
+        print("\n".join(notes))
+        return
     print("| corpus | run | no change p50 / p95 / max | body-only edit p50 / p95 / max |")
     print("|---|---:|---:|---:|")
     notes = []

@@ -7,10 +7,10 @@
 //!
 //! mimalloc keeps freed memory for a while before returning it, which raises the peak of a
 //! full build (py-l: 265 MiB with glibc, 365 MiB with mimalloc's defaults); [`prefer_low_memory`]
-//! makes it return memory at once, for runs that build a whole index: then a full build takes
-//! what it took with glibc within the machine's noise (−2 % to +7 % on the corpora), with the
-//! same peak on the large corpora (py-xl 470 / 471 MiB) and a higher one on the small (py-m
-//! 65 / 94 MiB).
+//! makes it return memory at once, for runs that build a whole index and for the long-running
+//! `ckg watch` and `ckg serve`. A full build then takes what it took with glibc within the
+//! machine's noise (−2 % to +7 % on the corpora), with the same peak on the large corpora
+//! (py-xl 470 / 471 MiB) and a higher one on the small (py-m 65 / 94 MiB).
 
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;

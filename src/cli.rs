@@ -185,6 +185,8 @@ pub(crate) fn index_config(args: &IndexArgs) -> IndexConfig {
 }
 
 fn watch(args: WatchArgs) -> Result<ExitCode> {
+    // A long-running process: its memory matters more than its allocator's speed.
+    crate::alloc::prefer_low_memory();
     let mut config = ckg_core::watch::WatchConfig::new(index_config(&args.index));
     config.debounce = std::time::Duration::from_millis(args.debounce_ms);
     let stop = std::sync::atomic::AtomicBool::new(false);

@@ -91,6 +91,8 @@ fn read_token(path: &PathBuf) -> Result<String> {
 }
 
 pub fn run(args: ServeArgs) -> Result<ExitCode> {
+    // A long-running process: its memory matters more than its allocator's speed.
+    crate::alloc::prefer_low_memory();
     // A panic in a handler is caught and answered with a 500; log it as one line.
     std::panic::set_hook(Box::new(|info| {
         let message =

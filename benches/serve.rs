@@ -180,7 +180,7 @@ fn targets(db: &Path, n: usize) -> (Vec<String>, Vec<String>, Vec<String>) {
     let conn = rusqlite::Connection::open(db).unwrap();
     let mut defs = Vec::new();
     let mut s = conn
-        .prepare("SELECT f.path, e.line, e.col FROM edges e JOIN files f ON f.id = e.file_id WHERE e.kind = 'calls' AND e.dst_id IS NOT NULL ORDER BY e.rowid")
+        .prepare("SELECT f.path, e.line, e.col FROM edges e JOIN files f ON f.id = e.file_id WHERE e.kind = 'calls' AND e.dst_id IS NOT NULL ORDER BY e.id")
         .unwrap();
     let rows: Vec<(String, i64, i64)> = s.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?))).unwrap().map(Result::unwrap).collect();
     let step = (rows.len() / n).max(1);

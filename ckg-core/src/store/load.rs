@@ -110,6 +110,16 @@ impl ResolveInput {
         self.refs.extend(other.refs);
     }
 
+    /// One order whatever the history of the rows (the loader's, which a snapshot writes and
+    /// reads back): files by path, symbols by id, imports and exports by file, each file's in
+    /// the order extraction gave them. Stable sorts: rows mostly in order cost a merge.
+    pub fn sort_as_loaded(&mut self) {
+        self.files.sort_by(|a, b| a.path.cmp(&b.path));
+        self.symbols.sort_by_key(|s| s.id);
+        self.imports.sort_by_key(|i| i.file);
+        self.exports.sort_by_key(|e| e.file);
+    }
+
     /// The rows of these files (no references or configuration).
     pub fn of_files(&self, files: &std::collections::HashSet<i64>) -> ResolveInput {
         ResolveInput {
@@ -292,10 +302,7 @@ fn load_resolve_input(conn: &Connection, refs_of: Option<&std::collections::Hash
             Ok(ExportRow { file: r.get(0)?, name: r.get(1)?, target: r.get(2)?, specifier: r.get(3)?, line: r.get(4)?, col: r.get(5)? })
         })?
         .collect::<rusqlite::Result<_>>()?;
-    // One order whatever the history of the rows (a snapshot writes the same): symbols by
-    // id, imports and exports by file, each file's in the order extraction gave them.
-    input.imports.sort_by_key(|i| i.file);
-    input.exports.sort_by_key(|e| e.file);
+    input.sort_as_loaded();
     let mut s = conn.prepare("SELECT path, content FROM configs ORDER BY path")?;
     input.configs = s.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?.collect::<rusqlite::Result<_>>()?;
     input.refs = load_refs(conn, refs_of)?;

@@ -364,12 +364,8 @@ fn apply(input: &mut ResolveInput, chain: &[&[u8]]) -> Option<()> {
         input.imports.extend(written.imports.into_iter().filter(|r| own(r.file)));
         input.exports.extend(written.exports.into_iter().filter(|r| own(r.file)));
     }
-    // The loader's order (each file's rows stay in extraction order). Stable sorts: the base
-    // is in order and the records' rows follow it, two runs to merge.
-    input.files.sort_by(|a, b| a.path.cmp(&b.path));
-    input.symbols.sort_by_key(|s| s.id);
-    input.imports.sort_by_key(|i| i.file);
-    input.exports.sort_by_key(|e| e.file);
+    // The base is in order and the records' rows follow it: two runs to merge.
+    input.sort_as_loaded();
     Some(())
 }
 

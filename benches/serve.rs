@@ -5,7 +5,8 @@
 //! serving a generated 1M-line repository.
 //!
 //! `cargo bench --bench serve` (CKG_BENCH_LINES, CKG_BENCH_SECS, CKG_BENCH_CLIENTS,
-//! CKG_BENCH_RSS_LINES to change sizes; CKG_BENCH_RSS_LINES=0 skips the 1M-line part).
+//! CKG_BENCH_RSS_LINES to change sizes; CKG_BENCH_RSS_LINES=0 skips the 1M-line part;
+//! CKG_BENCH_BIN=PATH serves with another `ckg` binary, to compare builds).
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
@@ -14,6 +15,11 @@ use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
+
+/// The `ckg` binary under test: this build's, or `CKG_BENCH_BIN`.
+fn ckg_bin() -> PathBuf {
+    std::env::var_os("CKG_BENCH_BIN").map_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_ckg")), PathBuf::from)
+}
 
 fn env_or(name: &str, default: usize) -> usize {
     std::env::var(name).ok().and_then(|s| s.parse().ok()).unwrap_or(default)
@@ -26,7 +32,7 @@ struct Server {
 
 impl Server {
     fn start(root: &Path, extra: &[&str]) -> Server {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_ckg"))
+        let mut child = Command::new(ckg_bin())
             .arg("serve")
             .arg(root)
             .args(["--addr", "127.0.0.1:0", "--max-concurrency", "64", "--quiet"])
@@ -203,7 +209,7 @@ fn generate(lines: usize) -> PathBuf {
     let _ = std::fs::remove_dir_all(&root);
     ckg_gen::generate(&ckg_gen::Config { lang: ckg_gen::Lang::TypeScript, lines, seed: 5 }, &root).unwrap();
     let t = Instant::now();
-    let out = Command::new(env!("CARGO_BIN_EXE_ckg")).arg("index").arg(&root).arg("--quiet").output().unwrap();
+    let out = Command::new(ckg_bin()).arg("index").arg(&root).arg("--quiet").output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     println!("generated {lines} lines of TypeScript at {}; indexed in {:.2} s", root.display(), t.elapsed().as_secs_f64());
     root

@@ -142,3 +142,26 @@ fn python_definition_suite() {
 fn typescript_definition_suite() {
     suite("typescript");
 }
+
+/// A use of an import's alias (`{ f as g }`, `from m import f as g`) is answered from its
+/// edge to the imported name (`via` set), not by parsing the file again.
+#[test]
+fn an_alias_is_answered_from_its_edge() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::write(root.join("a.ts"), "export function parseLedger(x: number) { return x; }\n").unwrap();
+    std::fs::write(root.join("b.ts"), "import { parseLedger as ledger } from './a';\nexport function run() {\n  return ledger(1);\n}\n")
+        .unwrap();
+    std::fs::write(root.join("m.py"), "def parse_ledger(x):\n    return x\n").unwrap();
+    std::fs::write(root.join("n.py"), "from m import parse_ledger as ledger\n\ndef run():\n    return ledger(1)\n").unwrap();
+    let mut config = IndexConfig::new(root);
+    config.db = Some(root.join("index.db"));
+    index(&config, &|_| {}).unwrap();
+    let ix = ckg_query::Index::open(&root.join("index.db")).unwrap();
+    for (file, line, col, expected) in [("b.ts", 3, 10, "a.ts#parseLedger"), ("n.py", 4, 12, "m.parse_ledger")] {
+        let d = ix.def_at(file, line, col).unwrap().definition.unwrap_or_else(|| panic!("{file}:{line}:{col}: no definition"));
+        assert_eq!(d.node.qname, expected, "{file}:{line}:{col}");
+        let via = d.via.unwrap_or_else(|| panic!("{file}:{line}:{col}: answered without the graph's edge"));
+        assert_eq!((via.kind.as_str(), via.line, via.col), ("calls", line, col));
+    }
+}

@@ -13,8 +13,7 @@ use std::sync::Arc;
 
 use ckg_core::extract::{Extractor, PositionFact};
 use ckg_core::lang::Lang;
-use ckg_core::resolve::{Found, Resolver};
-use ckg_core::store::ResolveInput;
+use ckg_core::resolve::{BoundNames, Found};
 use rusqlite::OptionalExtension;
 
 use crate::graph::{DefAnswer, Definition, Site};
@@ -82,8 +81,7 @@ impl Index {
             }),
             fact => {
                 let names = self.names()?;
-                let resolver = Resolver::new(&names);
-                match resolver.answer(row.id, &fact, &facts.imports) {
+                match names.resolver().answer(row.id, &fact, &facts.imports) {
                     None => None,
                     Some(a) => {
                         let node = match a.found {
@@ -111,14 +109,14 @@ impl Index {
         answer(definition, changed)
     }
 
-    /// The stored facts resolution binds names with: the service's (per generation), or
-    /// loaded now.
-    fn names(&self) -> Result<Arc<ResolveInput>> {
+    /// The stored facts resolution binds names with, and the resolver over them: the
+    /// service's (per generation), or loaded now.
+    fn names(&self) -> Result<Arc<BoundNames>> {
         if let Some(n) = self.names.borrow().as_ref() {
             return Ok(Arc::clone(n));
         }
         let (_, names, _) = ckg_core::store::snapshot::load_names(&self.conn, &self.path).map_err(|e| self.db_err(e))?;
-        let names = Arc::new(names);
+        let names = Arc::new(BoundNames::bind(names));
         self.names.replace(Some(Arc::clone(&names)));
         Ok(names)
     }
@@ -159,7 +157,7 @@ impl Index {
             let (_, dst, edge) = r.map_err(|e| self.db_err(e))?;
             let token = ckg_core::store::last_name(&edge.dst);
             let covers = match ident {
-                Some(i) => edge.col == col && token == i,
+                Some(i) => edge.col == col && (token == i || self.imported_as(row.id, token, i)?),
                 None => col < edge.col + token.len().max(1) as u32,
             };
             // Import positions are answered from the statement (an edge there may name the
@@ -171,6 +169,15 @@ impl Index {
             }
         }
         Ok(None)
+    }
+
+    /// Whether the file imports `name` under another local name, `local` (`{ a as b }`,
+    /// `from m import a as b`): a use of the alias is an edge to the imported name.
+    fn imported_as(&self, file: i64, name: &str, local: &str) -> Result<bool> {
+        self.conn
+            .prepare_cached("SELECT 1 FROM imports WHERE file_id = ?1 AND local = ?2 AND imported = ?3 LIMIT 1")
+            .and_then(|mut s| s.exists(rusqlite::params![file, local, name]))
+            .map_err(|e| self.db_err(e))
     }
 
     fn file_row(&self, path: &str) -> Result<FileRow> {

@@ -178,9 +178,10 @@ pub struct Index {
     deadline: Arc<Deadline>,
     /// The in-memory reverse graph of this snapshot's generation, when the caller has one.
     pub(crate) graph: Option<Arc<ReverseGraph>>,
-    /// The stored facts resolution binds names with (`def`), loaded by the first query that
-    /// needs them in this snapshot or given by a caller that keeps them ([`Index::provide_names`]).
-    pub(crate) names: std::cell::RefCell<Option<Arc<ckg_core::store::ResolveInput>>>,
+    /// The stored facts resolution binds names with and the resolver over them (`def`),
+    /// built by the first query that needs them in this snapshot or given by a caller that
+    /// keeps them ([`Index::provide_names`]).
+    pub(crate) names: std::cell::RefCell<Option<Arc<ckg_core::resolve::BoundNames>>>,
 }
 
 impl Index {
@@ -231,12 +232,12 @@ impl Index {
 
     /// Gives this snapshot the stored names of its generation (a long-lived caller keeps them
     /// between queries; see `http::Service`).
-    pub fn provide_names(&self, names: Arc<ckg_core::store::ResolveInput>) {
+    pub fn provide_names(&self, names: Arc<ckg_core::resolve::BoundNames>) {
         self.names.replace(Some(names));
     }
 
     /// The names this snapshot loaded or was given, if any.
-    pub fn loaded_names(&self) -> Option<Arc<ckg_core::store::ResolveInput>> {
+    pub fn loaded_names(&self) -> Option<Arc<ckg_core::resolve::BoundNames>> {
         self.names.borrow().clone()
     }
 

@@ -184,6 +184,28 @@ pub struct Resolver<'a> {
     mros: std::sync::RwLock<Map<i64, std::sync::Arc<Kept<classes::Linearized>>>>,
 }
 
+self_cell::self_cell!(
+    /// Stored names with the resolver's indexes built over them once: for a long-lived
+    /// caller that binds many names against one generation (the service's `def`), which
+    /// would otherwise rebuild the indexes for each.
+    pub struct BoundNames {
+        owner: ResolveInput,
+        #[covariant]
+        dependent: Resolver,
+    }
+);
+
+impl BoundNames {
+    /// Builds the resolver's indexes over `names`.
+    pub fn bind(names: ResolveInput) -> BoundNames {
+        BoundNames::new(names, |input| Resolver::new(input))
+    }
+
+    pub fn resolver(&self) -> &Resolver<'_> {
+        self.borrow_dependent()
+    }
+}
+
 impl<'a> Resolver<'a> {
     pub fn new(input: &'a ResolveInput) -> Resolver<'a> {
         // Built side by side: on a one-file update this is most of resolution's time.

@@ -128,9 +128,9 @@ pub struct Service {
     loading: Mutex<()>,
     /// Set while a background load started by a query runs.
     loading_in_background: std::sync::atomic::AtomicBool,
-    /// The stored names `def` resolves with, of one generation (loaded by the first `def`
-    /// that needs them).
-    names: Mutex<Option<(i64, Arc<ckg_core::store::ResolveInput>)>>,
+    /// The stored names `def` resolves with and the resolver over them, of one generation
+    /// (built by the first `def` that needs them).
+    names: Mutex<Option<(i64, Arc<ckg_core::resolve::BoundNames>)>>,
     /// Endpoints of other layers mounted with these (the agent layer's `/v1/roles`, …).
     extra: std::sync::OnceLock<&'static [Endpoint]>,
 }

@@ -10,7 +10,13 @@
 //! makes it return memory at once, for runs that build a whole index and for the long-running
 //! `ckg watch` and `ckg serve`. A full build then takes what it took with glibc within the
 //! machine's noise (−2 % to +7 % on the corpora), with the same peak on the large corpora
-//! (py-xl 470 / 471 MiB) and a higher one on the small (py-m 65 / 94 MiB).
+//! (py-xl 470 / 471 MiB).
+//!
+//! mimalloc is built without transparent huge pages (`no_thp`): it asked the kernel for them
+//! on its large regions, and each touched region then counted 2 MiB resident. That had raised
+//! the small corpora's peak (py-m 65 MiB with glibc, 94 with THP, 61 without) and the
+//! service's (100k lines: 86 MiB with glibc, 216 with THP, 82 without), for no measurable
+//! speed (django edit p50 133.2 / 133.0 ms with and without, 15 alternating rounds).
 
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;

@@ -40,6 +40,18 @@ fn identifier_at(line: &str, col: u32) -> Option<(u32, &str)> {
     Some((start as u32 + 1, line.get(start..end)?))
 }
 
+/// The stored names `def` resolves with, of one generation, kept by a long-lived caller
+/// across snapshots ([`Index::share_names`]).
+#[derive(Default)]
+pub struct SharedNames(std::sync::Mutex<Option<(i64, Arc<BoundNames>)>>);
+
+impl SharedNames {
+    /// Drops the kept names (their database file was replaced).
+    pub fn clear(&self) {
+        *self.0.lock().unwrap_or_else(|p| p.into_inner()) = None;
+    }
+}
+
 impl Index {
     /// The definition at (or used at) a 1-based line and column (UTF-8 bytes) of a file.
     pub fn def_at(&self, file: &str, line: u32, col: u32) -> Result<DefAnswer> {
@@ -109,14 +121,36 @@ impl Index {
         answer(definition, changed)
     }
 
-    /// The stored facts resolution binds names with, and the resolver over them: the
-    /// service's (per generation), or loaded now.
+    /// The stored facts resolution binds names with, and the resolver over them: this
+    /// snapshot's, the shared ones of its generation, or loaded now (and shared).
     fn names(&self) -> Result<Arc<BoundNames>> {
         if let Some(n) = self.names.borrow().as_ref() {
             return Ok(Arc::clone(n));
         }
-        let (_, names, _) = ckg_core::store::snapshot::load_names(&self.conn, &self.path).map_err(|e| self.db_err(e))?;
-        let names = Arc::new(BoundNames::bind(names));
+        let load = || -> Result<Arc<BoundNames>> {
+            let (_, names, _) = ckg_core::store::snapshot::load_names(&self.conn, &self.path).map_err(|e| self.db_err(e))?;
+            Ok(Arc::new(BoundNames::bind(names)))
+        };
+        let names = match &self.shared_names {
+            // Held while loading: concurrent queries of the generation wait for one load.
+            Some(shared) => {
+                let mut slot = shared.0.lock().unwrap_or_else(|p| p.into_inner());
+                match slot.as_ref() {
+                    Some((g, n)) if *g == self.generation => Arc::clone(n),
+                    // A snapshot older than the shared names: its own, not kept.
+                    Some((g, _)) if *g > self.generation => {
+                        drop(slot);
+                        load()?
+                    }
+                    _ => {
+                        let n = load()?;
+                        *slot = Some((self.generation, Arc::clone(&n)));
+                        n
+                    }
+                }
+            }
+            None => load()?,
+        };
         self.names.replace(Some(Arc::clone(&names)));
         Ok(names)
     }

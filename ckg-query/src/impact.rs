@@ -4,6 +4,10 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 
+/// The walk's maps and sets: keyed by ids and strings of this process, so a fast hasher.
+type Map<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
+type Set<K> = HashSet<K, foldhash::fast::RandomState>;
+
 use schemars::JsonSchema;
 use serde::Serialize;
 
@@ -98,19 +102,19 @@ impl Index {
         // Every edge found lives once in `arena`; the walk and the files refer to it by index.
         let mut arena: Vec<Edge> = Vec::new();
         // Node -> (depth, the edge that reached it, the node it was reached from).
-        let mut seen: HashMap<i64, (u32, Option<usize>, Option<i64>)> = HashMap::new();
+        let mut seen: Map<i64, (u32, Option<usize>, Option<i64>)> = Map::default();
         let mut queue: VecDeque<i64> = VecDeque::new();
         for &r in &roots {
             seen.insert(r, (0, None, None));
             queue.push_back(r);
         }
-        let mut by_file: HashMap<String, Vec<(u32, usize, i64)>> = HashMap::new();
+        let mut by_file: Map<String, Vec<(u32, usize, i64)>> = Map::default();
         let mut truncated = false;
         // Whether an imports edge into a node carries impact on: an import of a module or a
         // package does (its importer may use anything of it); an import of one definition
         // makes the importing file impacted, and its uses carry impact on through their own
         // edges, not every importer of the importing module.
-        let mut module_like: HashMap<i64, bool> = HashMap::new();
+        let mut module_like: Map<i64, bool> = Map::default();
         'walk: while let Some(id) = queue.pop_front() {
             let depth = seen[&id].0;
             if depth >= opts.depth {
@@ -169,7 +173,7 @@ impl Index {
                 guard += 1;
             }
             chain.reverse();
-            let mut keys = HashSet::new();
+            let mut keys = Set::default();
             let unique: Vec<usize> = entries
                 .iter()
                 .map(|e| e.1)
@@ -211,6 +215,9 @@ impl Index {
 
     /// Whether a node is a module or an external node (an import of it carries impact on).
     fn is_module_like(&self, id: i64) -> Result<bool> {
+        if let Some(m) = self.graph.as_ref().and_then(|g| g.is_module_like(id)) {
+            return Ok(m);
+        }
         self.conn
             .prepare_cached("SELECT kind IN ('module', 'external') FROM symbols WHERE id = ?1")
             .and_then(|mut s| s.query_row([id], |r| r.get::<_, bool>(0)))

@@ -33,6 +33,7 @@ use serde::Serialize;
 
 pub use ckg_core::lang::Lang;
 pub use ckg_core::shapes;
+pub use def::SharedNames;
 pub use graph::{
     CALL_KINDS, CyclesAnswer, DefAnswer, Definition, Dep, DepsAnswer, DepthEdge, EDGE_KINDS, EdgesAnswer, MAX_DEPTH, MAX_RESULTS,
     PathAnswer, Site, SymbolsAnswer, UnusedAnswer, UnusedOptions, package_of,
@@ -179,9 +180,10 @@ pub struct Index {
     /// The in-memory reverse graph of this snapshot's generation, when the caller has one.
     pub(crate) graph: Option<Arc<ReverseGraph>>,
     /// The stored facts resolution binds names with and the resolver over them (`def`),
-    /// built by the first query that needs them in this snapshot or given by a caller that
-    /// keeps them ([`Index::provide_names`]).
+    /// built by the first query that needs them in this snapshot.
     pub(crate) names: std::cell::RefCell<Option<Arc<ckg_core::resolve::BoundNames>>>,
+    /// Where a long-lived caller keeps the names between snapshots ([`Index::share_names`]).
+    pub(crate) shared_names: Option<Arc<SharedNames>>,
 }
 
 impl Index {
@@ -191,7 +193,7 @@ impl Index {
         let deadline = Arc::new(Deadline::default());
         let d = Arc::clone(&deadline);
         conn.progress_handler(1000, Some(move || d.passed()));
-        Ok(Index { conn, path: path.to_path_buf(), generation, deadline, graph: None, names: Default::default() })
+        Ok(Index { conn, path: path.to_path_buf(), generation, deadline, graph: None, names: Default::default(), shared_names: None })
     }
 
     /// Runs `f` in one read transaction (one committed generation, which `self.generation`
@@ -230,15 +232,11 @@ impl Index {
         self.deadline.set(left);
     }
 
-    /// Gives this snapshot the stored names of its generation (a long-lived caller keeps them
-    /// between queries; see `http::Service`).
-    pub fn provide_names(&self, names: Arc<ckg_core::resolve::BoundNames>) {
-        self.names.replace(Some(names));
-    }
-
-    /// The names this snapshot loaded or was given, if any.
-    pub fn loaded_names(&self) -> Option<Arc<ckg_core::resolve::BoundNames>> {
-        self.names.borrow().clone()
+    /// Takes and keeps the stored names in `shared`, which outlives this index's snapshots
+    /// (see `http::Service`): one generation's names are built once, by the first query that
+    /// needs them, while concurrent ones wait for them.
+    pub fn share_names(&mut self, shared: Arc<SharedNames>) {
+        self.shared_names = Some(shared);
     }
 
     /// Fails with [`Error::Timeout`] once the current snapshot's time limit has passed.

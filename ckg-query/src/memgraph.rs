@@ -34,6 +34,8 @@ pub struct ReverseGraph {
     offsets: Vec<u32>,
     edges: Vec<InEdge>,
     qnames: Vec<Box<str>>,
+    /// Whether node `id` is a module or an external node (an import of it carries impact on).
+    module_like: Vec<bool>,
     paths: Vec<Box<str>>,
     /// Edge kinds and evidence tiers as written in the index.
     words: Vec<String>,
@@ -74,6 +76,7 @@ impl ReverseGraph {
             offsets: Vec::new(),
             edges: Vec::new(),
             qnames: Vec::new(),
+            module_like: Vec::new(),
             paths: Vec::new(),
             words: crate::EDGE_KINDS.iter().chain(crate::EVIDENCE_TIERS).map(|w| w.to_string()).collect(),
         };
@@ -110,6 +113,7 @@ impl ReverseGraph {
             offsets: Vec::new(),
             edges: Vec::new(),
             qnames: self.qnames.clone(),
+            module_like: self.module_like.clone(),
             paths: self.paths.clone(),
             words: self.words.clone(),
         };
@@ -149,16 +153,19 @@ impl ReverseGraph {
             .then_with(|| text(&self.qnames, a.src).cmp(text(&self.qnames, b.src)))
     }
 
-    /// Reads qnames and paths: all, or those of `files` and every external node.
+    /// Reads qnames, module-likeness and paths: all, or those of `files` and every external
+    /// node.
     fn read_names(&mut self, ix: &Index, files: Option<&[i64]>) -> Result<()> {
         let sql = if files.is_some() {
-            "SELECT id, qname FROM symbols WHERE file_id IS NULL OR file_id IN ({})"
+            "SELECT id, qname, kind IN ('module', 'external') FROM symbols WHERE file_id IS NULL OR file_id IN ({})"
         } else {
-            "SELECT id, qname FROM symbols"
+            "SELECT id, qname, kind IN ('module', 'external') FROM symbols"
         };
-        let qnames = &mut self.qnames;
+        let (qnames, module_like) = (&mut self.qnames, &mut self.module_like);
         for_ids(ix, sql, files, |r| {
-            set(qnames, r.get(0)?, r.get::<_, String>(1)?.into_boxed_str(), Box::from(""));
+            let id = r.get(0)?;
+            set(qnames, id, r.get::<_, String>(1)?.into_boxed_str(), Box::from(""));
+            set(module_like, id, r.get(2)?, false);
             Ok(())
         })?;
         let paths = &mut self.paths;
@@ -255,9 +262,15 @@ impl ReverseGraph {
             .collect()
     }
 
+    /// Whether `id` is a module or an external node; `None` for an id this graph lacks.
+    pub(crate) fn is_module_like(&self, id: i64) -> Option<bool> {
+        usize::try_from(id).ok().and_then(|i| self.module_like.get(i).copied())
+    }
+
     /// Approximate heap size, for the status report.
     pub fn bytes(&self) -> usize {
         self.offsets.len() * 4
+            + self.module_like.len()
             + self.edges.len() * std::mem::size_of::<InEdge>()
             + self.qnames.iter().map(|s| s.len() + 16).sum::<usize>()
             + self.paths.iter().map(|s| s.len() + 16).sum::<usize>()
@@ -281,7 +294,13 @@ mod tests {
     fn dump(g: &ReverseGraph) -> Vec<String> {
         let mut out = Vec::new();
         for id in 0..g.offsets.len().saturating_sub(1) {
-            for h in g.inbound(id as i64) {
+            let inbound = g.inbound(id as i64);
+            // Asked of a node a walk reaches through an inbound edge (ids of removed
+            // symbols keep a stale answer, but no edge reaches them).
+            if !inbound.is_empty() && g.is_module_like(id as i64) == Some(true) {
+                out.push(format!("{id} module-like"));
+            }
+            for h in inbound {
                 out.push(format!("{id} {:?}", h.edge));
             }
         }

@@ -130,7 +130,7 @@ pub struct Service {
     loading_in_background: std::sync::atomic::AtomicBool,
     /// The stored names `def` resolves with and the resolver over them, of one generation
     /// (built by the first `def` that needs them).
-    names: Mutex<Option<(i64, Arc<ckg_core::resolve::BoundNames>)>>,
+    names: Arc<crate::SharedNames>,
     /// Endpoints of other layers mounted with these (the agent layer's `/v1/roles`, …).
     extra: std::sync::OnceLock<&'static [Endpoint]>,
 }
@@ -161,7 +161,7 @@ impl Service {
             graph: Mutex::new(None),
             loading: Mutex::new(()),
             loading_in_background: std::sync::atomic::AtomicBool::new(false),
-            names: Mutex::new(None),
+            names: Arc::default(),
             extra: std::sync::OnceLock::new(),
         }
     }
@@ -261,7 +261,7 @@ impl Service {
                 *seen = current;
                 pool.clear();
                 *self.graph.lock().unwrap_or_else(|p| p.into_inner()) = None;
-                *self.names.lock().unwrap_or_else(|p| p.into_inner()) = None;
+                self.names.clear();
             }
             pool.pop()
         };
@@ -298,25 +298,14 @@ impl Service {
             let _permit = permit;
             let (mut ix, file) = service.checkout().map_err(Problem::from)?;
             let mut failure = None;
+            ix.share_names(Arc::clone(&service.names));
             let out = ix.snapshot(Some(timeout), |ix| {
                 let graph = service.graph_for(ix);
                 ix.use_graph(graph);
-                let names = service.names.lock().unwrap_or_else(|p| p.into_inner()).clone();
-                if let Some((_, n)) = names.filter(|(g, _)| *g == ix.generation) {
-                    ix.provide_names(n);
-                }
-                let out = query(ix).map_err(|p| {
+                query(ix).map_err(|p| {
                     failure = Some(p);
                     crate::Error::Invalid(String::new())
-                });
-                // Keep names a query loaded for the next ones of this generation.
-                if let Some(n) = ix.loaded_names() {
-                    let mut slot = service.names.lock().unwrap_or_else(|p| p.into_inner());
-                    if slot.as_ref().is_none_or(|(g, _)| *g < ix.generation) {
-                        *slot = Some((ix.generation, n));
-                    }
-                }
-                out
+                })
             });
             service.checkin((ix, file));
             match (out, failure) {

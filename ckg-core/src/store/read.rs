@@ -34,7 +34,9 @@ pub fn open_reader(path: &Path) -> Result<Connection> {
 
 /// The committed generation of an index (read side).
 pub fn read_generation(conn: &Connection) -> rusqlite::Result<i64> {
-    let g: Option<String> = conn.query_row("SELECT value FROM meta WHERE key = 'generation'", [], |r| r.get(0)).optional()?;
+    // Cached: a long-lived reader asks at the start of every snapshot.
+    let g: Option<String> =
+        conn.prepare_cached("SELECT value FROM meta WHERE key = 'generation'")?.query_row([], |r| r.get(0)).optional()?;
     Ok(g.and_then(|g| g.parse().ok()).unwrap_or(0))
 }
 

@@ -25,6 +25,16 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 const ARENA_EAGER_COMMIT: libmimalloc_sys::mi_option_t = 4;
 const PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
 
+/// Freed memory is kept until the process exits: for a short run that updates an index,
+/// which would otherwise spend part of its time returning pages it is about to exit with.
+/// Called before any thread starts.
+pub fn never_purge() {
+    // SAFETY: as in `prefer_low_memory`.
+    unsafe {
+        libmimalloc_sys::mi_option_set(PURGE_DELAY, -1);
+    }
+}
+
 /// Freed memory is returned to the system at once, and arenas are committed as they are
 /// used: less speed on small runs, a lower peak on large ones. Called before any thread
 /// starts (mimalloc's options are not thread-safe to set).

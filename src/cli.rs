@@ -296,6 +296,8 @@ fn index(args: IndexArgs) -> Result<ExitCode> {
     if config.rebuild || !config.db_path().exists() {
         // A whole index is built: its peak memory matters more than its allocator's speed.
         crate::alloc::prefer_low_memory();
+    } else {
+        crate::alloc::never_purge();
     }
     let bar = Bar::new(args.quiet || args.json);
     let summary = ckg_core::index::index(&config, &|p| bar.update(p));

@@ -337,3 +337,22 @@ fn build_output_folders_are_skipped_unless_asked_for() {
     assert!(e.contains("\"path\":\"dist/bundle.js\"") && e.contains("\"path\":\"build/__init__.py\""), "{e}");
     assert!(common::edges(&e).contains(&"calls src/app.ts#app -> dist/bundle.js#b [exact]".to_string()), "{e}");
 }
+
+/// A folder of Python files without `__init__.py` (a namespace package) that appears under a
+/// name files import as an external package changes what `import NAME` binds: those files
+/// are resolved again, and the index equals a fresh one; the same when it goes away.
+#[test]
+fn a_namespace_package_that_appears_or_goes_rebinds_its_importers() {
+    let repo = Repo::new();
+    repo.write("app.py", "import tools\n\ndef run():\n    return tools.helpers\n");
+    repo.write("other.py", "def unrelated():\n    return 1\n");
+    repo.ok(&["index", ".", "-q"]);
+    assert!(repo.export().contains("tools"), "the import is recorded");
+    repo.write("tools/helpers.py", "def h():\n    return 2\n");
+    repo.ok(&["index", ".", "-q"]);
+    assert_eq!(repo.export(), repo.fresh_export(&[]), "after the package appeared");
+    repo.remove("tools/helpers.py");
+    std::fs::remove_dir(repo.path().join("tools")).unwrap();
+    repo.ok(&["index", ".", "-q"]);
+    assert_eq!(repo.export(), repo.fresh_export(&[]), "after the package went away");
+}

@@ -696,11 +696,17 @@ fn remove_gone_and_record_skipped(
             remove_file(tx, path, state, changes)?;
         }
     }
-    // Python packages that appeared or disappeared change how dotted imports resolve.
-    if !changes.fresh {
-        let is_py = |p: &str| p.ends_with(".py") || p.ends_with(".pyi");
+    // Python packages that appeared or disappeared change how dotted imports resolve; they
+    // cannot unless a Python file came, went or changed module.
+    let is_py = |p: &str| p.ends_with(".py") || p.ends_with(".pyi");
+    let py_files = || discovery.files.iter().filter(|f| is_py(&f.path));
+    let same_modules = || {
+        py_files().count() == states.keys().filter(|p| is_py(p)).count()
+            && py_files().all(|f| states.get(&f.path).is_some_and(|s| s.module == f.module))
+    };
+    if !changes.fresh && !same_modules() {
         let old_pkgs = resolve::python_packages(states.iter().filter(|(p, _)| is_py(p)).map(|(_, s)| s.module.as_str()));
-        let new_pkgs = resolve::python_packages(discovery.files.iter().filter(|f| is_py(&f.path)).map(|f| f.module.as_str()));
+        let new_pkgs = resolve::python_packages(py_files().map(|f| f.module.as_str()));
         changes.changed_keys.extend(old_pkgs.symmetric_difference(&new_pkgs).map(|p| format!("py:{p}")));
     }
     // A skipped file's diagnostic is all the index holds of it: a new one is a change.

@@ -12,11 +12,14 @@
 //! machine's noise (−2 % to +7 % on the corpora), with the same peak on the large corpora
 //! (py-xl 470 / 471 MiB).
 //!
-//! mimalloc is built without transparent huge pages (`no_thp`): it asked the kernel for them
-//! on its large regions, and each touched region then counted 2 MiB resident. That had raised
-//! the small corpora's peak (py-m 65 MiB with glibc, 94 with THP, 61 without) and the
-//! service's (100k lines: 86 MiB with glibc, 216 with THP, 82 without), for no measurable
-//! speed (django edit p50 133.2 / 133.0 ms with and without, 15 alternating rounds).
+//! mimalloc asks the kernel for transparent huge pages on its regions, and each touched
+//! region then counts 2 MiB resident. That raised the small corpora's full-build peak (py-m
+//! 65 MiB with glibc, 94 with huge pages, 61 without) and the service's (100k lines: 86 MiB
+//! with glibc, 216 with huge pages, 82 without; 1M lines 567 → 114 MiB), while a short
+//! incremental run seemed a few per cent faster with them (fewer page faults while the
+//! snapshot is decoded; within the machine's noise). So [`prefer_low_memory`] also turns huge
+//! pages off for the process (`PR_SET_THP_DISABLE`, checked by the kernel at each fault);
+//! incremental runs keep them.
 
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
@@ -35,13 +38,19 @@ pub fn never_purge() {
     }
 }
 
-/// Freed memory is returned to the system at once, and arenas are committed as they are
-/// used: less speed on small runs, a lower peak on large ones. Called before any thread
+/// Freed memory is returned to the system at once, arenas are committed as they are used,
+/// and no huge pages: less speed on small runs, a lower peak on large ones. Called before any thread
 /// starts (mimalloc's options are not thread-safe to set).
 pub fn prefer_low_memory() {
     // SAFETY: plain setters of mimalloc's global options; no other thread runs yet.
     unsafe {
         libmimalloc_sys::mi_option_set(PURGE_DELAY, 0);
         libmimalloc_sys::mi_option_set(ARENA_EAGER_COMMIT, 0);
+    }
+    // SAFETY: a process-wide flag with integer arguments; failure (an old kernel) only leaves
+    // huge pages on.
+    #[cfg(target_os = "linux")]
+    unsafe {
+        libc::prctl(libc::PR_SET_THP_DISABLE, 1, 0, 0, 0);
     }
 }

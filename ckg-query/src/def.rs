@@ -267,4 +267,36 @@ mod tests {
         assert_eq!(identifier_at("x", 2), None);
         assert_eq!(identifier_at("$el = 1", 1), Some((1, "$el")));
     }
+
+    /// Snapshots that share names build them once per generation: the second `def` that
+    /// needs them (a file changed since the index, so read and bound) finds the first's.
+    #[test]
+    fn shared_names_are_built_once_per_generation() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::write(root.join("a.ts"), "export function f() { return 1; }\n").unwrap();
+        std::fs::write(root.join("b.ts"), "import { f } from './a';\nexport function g() { return f(); }\n").unwrap();
+        let config = ckg_core::index::IndexConfig::new(root);
+        ckg_core::index::index(&config, &|_| {}).unwrap();
+        // Changed since the index: positions in it are read from the file and bound.
+        std::fs::write(root.join("b.ts"), "import { f } from './a';\nexport function g() { return f(); }\n// edited\n").unwrap();
+        let shared = Arc::new(SharedNames::default());
+        let kept = || shared.0.lock().unwrap().clone();
+        let mut answers = Vec::new();
+        for _ in 0..2 {
+            let mut ix = Index::open(&config.db_path()).unwrap();
+            ix.share_names(Arc::clone(&shared));
+            let a = ix.snapshot(None, |ix| ix.def_at("b.ts", 2, 30)).unwrap();
+            answers.push(a.definition.map(|d| d.node.qname));
+            if answers.len() == 1 {
+                let (generation, first) = kept().expect("the first def that binds keeps the names");
+                assert_eq!(generation, ix.generation);
+                answers.push(Some(format!("{:p}", Arc::as_ptr(&first))));
+            }
+        }
+        let (_, after) = kept().unwrap();
+        assert_eq!(answers[0].as_deref(), Some("a.ts#f"));
+        assert_eq!(answers[2].as_deref(), Some("a.ts#f"));
+        assert_eq!(answers[1], Some(format!("{:p}", Arc::as_ptr(&after))), "the second def built its own names");
+    }
 }

@@ -14,12 +14,12 @@
 //!
 //! mimalloc asks the kernel for transparent huge pages on its regions, and each touched
 //! region then counts 2 MiB resident. That raised the small corpora's full-build peak (py-m
-//! 65 MiB with glibc, 94 with huge pages, 61 without) and the service's (100k lines: 86 MiB
-//! with glibc, 216 with huge pages, 82 without; 1M lines 567 → 114 MiB), while a short
-//! incremental run seemed a few per cent faster with them (fewer page faults while the
-//! snapshot is decoded; within the machine's noise). So [`prefer_low_memory`] also turns huge
-//! pages off for the process (`PR_SET_THP_DISABLE`, checked by the kernel at each fault);
-//! incremental runs keep them.
+//! 65 MiB with glibc, 94 with huge pages, 70 with them turned off at run time) and the
+//! service's (100k lines: 86 MiB with glibc, 216 with huge pages, 86 without; 1M lines 567 →
+//! 105 MiB), while an incremental run is faster with them (django edit p50 141.0 → 125.3 ms,
+//! 20 alternating rounds: fewer page faults while the snapshot is decoded). So
+//! [`prefer_low_memory`] also turns huge pages off for the process (`PR_SET_THP_DISABLE`,
+//! which the kernel checks at each fault); incremental runs keep them.
 
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
@@ -39,8 +39,8 @@ pub fn never_purge() {
 }
 
 /// Freed memory is returned to the system at once, arenas are committed as they are used,
-/// and no huge pages: less speed on small runs, a lower peak on large ones. Called before any thread
-/// starts (mimalloc's options are not thread-safe to set).
+/// and no huge pages: less speed on small runs, a lower peak on large ones. Called before any
+/// thread starts (mimalloc's options are not thread-safe to set).
 pub fn prefer_low_memory() {
     // SAFETY: plain setters of mimalloc's global options; no other thread runs yet.
     unsafe {

@@ -445,6 +445,13 @@ impl Changes {
             cache_rows: crate::store::ResolveInput::default(),
         }
     }
+
+    /// The files whose rows this run replaced (written or deleted), ascending.
+    fn replaced_files(&self) -> Vec<i64> {
+        let mut files: Vec<i64> = self.changed_files.union(&self.gone_files).copied().collect();
+        files.sort_unstable();
+        files
+    }
 }
 
 /// The files under the (canonical) root, never our own database folder; with the walk's
@@ -467,12 +474,10 @@ enum SnapshotRows {
 impl SnapshotRows {
     fn start(cached: Cached, prior: Option<snapshot::Tail>, changes: &Changes) -> SnapshotRows {
         if let Some(tail) = prior {
-            let written = cached.input.of_files(&changes.changed_files);
+            let written = cached.input.of_files(changes.changed_files.iter().copied());
             let rows = snapshot::encode(&written);
             if snapshot::has_room(&tail, rows.len()) {
-                let mut replaced: Vec<i64> = changes.changed_files.union(&changes.gone_files).copied().collect();
-                replaced.sort_unstable();
-                return SnapshotRows::Record { cached, tail, replaced, rows };
+                return SnapshotRows::Record { cached, tail, replaced: changes.replaced_files(), rows };
             }
         }
         SnapshotRows::Base(std::thread::spawn(move || (snapshot::encode(&cached.input), cached)))
@@ -770,9 +775,7 @@ fn resolve_input(
     } else if let Some(mut c) = cache.filter(|_| !conflicts) {
         // The cached facts, with this run's files replaced, and the references of the
         // files to resolve read back.
-        let mut replaced = changes.gone_files.clone();
-        replaced.extend(changes.changed_files.iter().copied());
-        c.input.remove_files(&replaced);
+        c.input.remove_files(changes.replaced_files());
         c.input.extend(std::mem::take(&mut changes.cache_rows));
         c.input.refs = tx.load_refs(affected)?;
         c.input.configs = std::mem::take(&mut changes.memory_input.configs);

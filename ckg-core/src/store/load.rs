@@ -87,22 +87,35 @@ pub struct ResolveInput {
     pub configs: Vec<(String, String)>,
 }
 
+/// File ids asked about once per row (tens of thousands of rows, a few ids): a binary search
+/// in them is cheaper than hashing each row's id.
+struct FileIds(Vec<i64>);
+
+impl FileIds {
+    fn new(files: impl IntoIterator<Item = i64>) -> FileIds {
+        let mut ids: Vec<i64> = files.into_iter().collect();
+        ids.sort_unstable();
+        ids.dedup();
+        FileIds(ids)
+    }
+
+    fn contains(&self, file: i64) -> bool {
+        self.0.binary_search(&file).is_ok()
+    }
+}
+
 impl ResolveInput {
     /// Drops every row of these files (they changed or are gone).
-    pub fn remove_files(&mut self, files: &std::collections::HashSet<i64>) {
-        if files.is_empty() {
+    pub fn remove_files(&mut self, files: impl IntoIterator<Item = i64>) {
+        let gone = FileIds::new(files);
+        if gone.0.is_empty() {
             return;
         }
-        // Asked once per row (tens of thousands): a binary search in a few ids is cheaper
-        // than hashing each.
-        let mut ids: Vec<i64> = files.iter().copied().collect();
-        ids.sort_unstable();
-        let gone = |f: i64| ids.binary_search(&f).is_ok();
-        self.files.retain(|f| !gone(f.id));
-        self.symbols.retain(|s| s.file.is_none_or(|f| !gone(f)));
-        self.imports.retain(|i| !gone(i.file));
-        self.exports.retain(|e| !gone(e.file));
-        self.refs.retain(|r| !gone(r.file));
+        self.files.retain(|f| !gone.contains(f.id));
+        self.symbols.retain(|s| s.file.is_none_or(|f| !gone.contains(f)));
+        self.imports.retain(|i| !gone.contains(i.file));
+        self.exports.retain(|e| !gone.contains(e.file));
+        self.refs.retain(|r| !gone.contains(r.file));
     }
 
     /// Appends the rows of another input (files not in this one).
@@ -126,12 +139,13 @@ impl ResolveInput {
     }
 
     /// The rows of these files (no references or configuration).
-    pub fn of_files(&self, files: &std::collections::HashSet<i64>) -> ResolveInput {
+    pub fn of_files(&self, files: impl IntoIterator<Item = i64>) -> ResolveInput {
+        let files = FileIds::new(files);
         ResolveInput {
-            files: self.files.iter().filter(|f| files.contains(&f.id)).cloned().collect(),
-            symbols: self.symbols.iter().filter(|s| s.file.is_some_and(|f| files.contains(&f))).cloned().collect(),
-            imports: self.imports.iter().filter(|i| files.contains(&i.file)).cloned().collect(),
-            exports: self.exports.iter().filter(|e| files.contains(&e.file)).cloned().collect(),
+            files: self.files.iter().filter(|f| files.contains(f.id)).cloned().collect(),
+            symbols: self.symbols.iter().filter(|s| s.file.is_some_and(|f| files.contains(f))).cloned().collect(),
+            imports: self.imports.iter().filter(|i| files.contains(i.file)).cloned().collect(),
+            exports: self.exports.iter().filter(|e| files.contains(e.file)).cloned().collect(),
             ..ResolveInput::default()
         }
     }

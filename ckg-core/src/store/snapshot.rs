@@ -356,7 +356,7 @@ fn apply(input: &mut ResolveInput, chain: &[&[u8]]) -> Option<()> {
         }
         records.push(rows(&mut p)?);
     }
-    input.remove_files(&last.keys().copied().collect());
+    input.remove_files(last.keys().copied());
     for (i, written) in records.into_iter().enumerate() {
         let own = |f: i64| last.get(&f) == Some(&i);
         input.files.extend(written.files.into_iter().filter(|r| own(r.id)));
@@ -561,7 +561,7 @@ mod tests {
             exports: rows.exports.clone(),
             ..ResolveInput::default()
         };
-        out.remove_files(&gone.iter().copied().collect());
+        out.remove_files(gone.iter().copied());
         out.files.extend(written.files.iter().cloned());
         out.symbols.extend(written.symbols.iter().cloned());
         out.imports.extend(written.imports.iter().cloned());

@@ -292,7 +292,9 @@ fn status(db: Option<PathBuf>, json: bool) -> Result<ExitCode> {
 }
 
 fn index(args: IndexArgs) -> Result<ExitCode> {
-    let config = index_config(&args);
+    let mut config = index_config(&args);
+    // The index-wide totals are only for the summary printed.
+    config.totals = args.json || !args.quiet;
     if config.rebuild || !config.db_path().exists() {
         // A whole index is built: its peak memory matters more than its allocator's speed.
         crate::alloc::prefer_low_memory();

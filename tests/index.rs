@@ -356,3 +356,82 @@ fn a_namespace_package_that_appears_or_goes_rebinds_its_importers() {
     repo.ok(&["index", ".", "-q"]);
     assert_eq!(repo.export(), repo.fresh_export(&[]), "after the package went away");
 }
+
+/// Sets a file's modification time.
+fn set_mtime(path: &std::path::Path, when: std::time::SystemTime) {
+    std::fs::File::options().write(true).open(path).unwrap().set_modified(when).unwrap();
+}
+
+/// A time `secs` seconds ago (older than the window in which a stored time is not trusted).
+fn ago(secs: u64) -> std::time::SystemTime {
+    std::time::SystemTime::now() - std::time::Duration::from_secs(secs)
+}
+
+#[test]
+fn a_file_touched_without_a_change_is_read_once_and_then_trusted() {
+    let repo = Repo::new();
+    synth_repo(&repo, 4, 1);
+    // Written long enough before the scan that their times are trusted.
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let files = repo.index_json(&[])["files_by_lang"].as_object().unwrap().values().map(|n| n.as_u64().unwrap()).sum::<u64>();
+    set_mtime(&repo.path().join("pkg/m1.py"), ago(60));
+    let touched = repo.index_json(&[]);
+    assert_eq!((touched["changed"].as_bool(), touched["parsed"].as_u64()), (Some(false), Some(0)));
+    assert_eq!(touched["unchanged"], files - 1, "the touched file is read again");
+    // Its new time is recorded in the same generation: the next run trusts it.
+    let next = repo.index_json(&[]);
+    assert_eq!(next["unchanged"], files, "{next}");
+    assert_eq!(next["generation"], touched["generation"]);
+}
+
+#[test]
+fn a_file_skipped_for_its_content_is_not_read_again_until_it_changes() {
+    let repo = Repo::new();
+    repo.write("ok.ts", "export const a = () => 1;\n");
+    let minified = format!("var a={};", "function(){return 1},".repeat(2000));
+    let bundle = repo.write("bundle.js", &minified);
+    let past = ago(60);
+    set_mtime(&bundle, past);
+    let first = repo.index_json(&[]);
+    assert_eq!(first["skipped"][0]["reason"], "minified");
+    // Readable code of the same size with the same time: not read, so still skipped.
+    let mut readable = String::from("export function f() { return 1; }\n");
+    while readable.len() + 8 <= minified.len() {
+        readable.push_str("// pad.\n");
+    }
+    readable.push_str(&" ".repeat(minified.len() - readable.len()));
+    repo.write("bundle.js", &readable);
+    set_mtime(&bundle, past);
+    let again = repo.index_json(&[]);
+    assert_eq!(again["skipped"][0]["reason"], "minified", "{again}");
+    assert_eq!(again["changed"], false);
+    // A new time: read, and now indexed.
+    set_mtime(&bundle, ago(30));
+    let changed = repo.index_json(&[]);
+    assert_eq!(changed["skipped"].as_array().map(Vec::len), Some(0), "{changed}");
+    assert_eq!(changed["files_by_lang"]["javascript"], 1);
+    assert!(repo.export().contains(r#""qname":"bundle.js#f""#));
+}
+
+#[test]
+fn totals_read_back_after_a_run_without_them_are_those_of_a_fresh_index() {
+    let repo = Repo::new();
+    synth_repo(&repo, 5, 1);
+    let totals = |s: &serde_json::Value| {
+        ["files_by_lang", "lines", "bytes", "symbols", "externals", "edges_by_kind", "edges_by_evidence", "parse_errors"]
+            .map(|k| s[k].to_string())
+            .join(" ")
+    };
+    let first = repo.index_json(&[]);
+    assert_eq!(totals(&repo.index_json(&[])), totals(&first), "unchanged: the recorded totals");
+    // A run that prints no summary changes the index without computing totals...
+    repo.remove("pkg/m1.py");
+    repo.write("src/extra.ts", "export function extra() { return [1, 2].map(String); }\n");
+    repo.ok(&["index", ".", "--quiet"]);
+    // ... so the next run, with nothing changed, must not answer the totals of before.
+    let after = repo.index_json(&[]);
+    assert_eq!(after["changed"], false);
+    let fresh = repo.index_json(&["--rebuild"]);
+    assert_eq!(totals(&after), totals(&fresh));
+    assert_ne!(totals(&after), totals(&first));
+}

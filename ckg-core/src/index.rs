@@ -23,6 +23,10 @@ use crate::store::{FileState, Interface, Store, WriteTx, snapshot};
 /// mtime match (coarse filesystem timestamps; git's "racy clean" problem).
 const RACY_WINDOW_NS: i64 = 200_000_000;
 
+/// The `meta` key of when the scan that last checked every file started: the stored sizes
+/// and times of files written [`RACY_WINDOW_NS`] or less before it are not trusted.
+const FILES_CHECKED: &str = "files_checked_ns";
+
 fn now_ns() -> i64 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos() as i64).unwrap_or(0)
 }
@@ -168,12 +172,24 @@ enum Outcome {
     Skipped {
         path: String,
         diagnostic: Diagnostic,
+        /// The size and time of a file skipped for what it holds.
+        stat: Option<(u64, i64)>,
     },
+}
+
+/// Whether a file skipped for this reason stays skipped while its size and time do: what it
+/// holds, not a failure to read it.
+fn skipped_for_content(kind: DiagnosticKind) -> bool {
+    matches!(kind, DiagnosticKind::Binary | DiagnosticKind::Minified)
 }
 
 /// Reads, checks and extracts one file. Never fails: problems become diagnostics.
 fn process(ex: &mut Extractor, file: &SourceFile, old: Option<&FileState>, minified_line_len: usize) -> Outcome {
-    let skip = |kind, message: String| Outcome::Skipped { path: file.path.clone(), diagnostic: Diagnostic { kind, message, line: None } };
+    let skip = |kind, message: String| Outcome::Skipped {
+        path: file.path.clone(),
+        diagnostic: Diagnostic { kind, message, line: None },
+        stat: skipped_for_content(kind).then_some((file.size, file.mtime_ns)),
+    };
     let bytes = match std::fs::read(&file.abs) {
         Ok(b) => b,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
@@ -281,6 +297,8 @@ pub fn index_with(config: &IndexConfig, progress: &(dyn Fn(Progress) + Sync), se
     // meanwhile: used if something changed, dropped otherwise.
     let mut preload = (session.cached.is_none() && !config.rebuild).then(|| Preload::start(&db)).flatten();
     let walk_cache = db.with_extension("walk");
+    // Before the files are stat'ed: a file written after this is not trusted by the next run.
+    let scan_started = now_ns();
     let (discovery, listing) = discover_tree(&root, config, &walk_cache)?;
     timings.insert("discover".to_string(), ms(t.elapsed()));
 
@@ -291,8 +309,7 @@ pub fn index_with(config: &IndexConfig, progress: &(dyn Fn(Progress) + Sync), se
     let mut cache = valid_cache(session, &tx, fresh, &db, &build)?;
     let mut changes = Changes::new(fresh, cache.is_some() || (preload.is_some() && !fresh), &discovery);
     let states = tx.file_states()?;
-    let scan_started = now_ns();
-    let (to_parse, unchanged) = files_to_parse(&tx, &discovery, &states)?;
+    let (to_parse, unchanged) = files_to_parse(&tx, &discovery, &states, &mut changes)?;
     progress(Progress::Discovered { files: discovery.files.len(), to_parse: to_parse.len() });
 
     let (pool, jobs) = parse_pool(config.jobs, to_parse.len())?;
@@ -352,11 +369,18 @@ pub fn index_with(config: &IndexConfig, progress: &(dyn Fn(Progress) + Sync), se
         }
     };
     let t = Instant::now();
-    let counts = if config.totals { tx.counts()? } else { crate::store::Counts::default() };
+    let counts = totals(&tx, config.totals, &mut changes, changed)?;
     timings.insert("totals".to_string(), ms(t.elapsed()));
     let t = Instant::now();
     let stats_json = serde_json::to_string(&timings).unwrap_or_default();
     let generation = match generation {
+        Some(g) if changes.metadata_changed => {
+            // No fact changed, but files were checked again (new times of the same content):
+            // recorded, so that they are trusted from now on, in the same generation.
+            tx.set_meta(FILES_CHECKED, &scan_started.to_string())?;
+            tx.commit_metadata()?;
+            g
+        }
         Some(g) => {
             drop(tx); // nothing changed: roll back, keep the generation
             g
@@ -426,6 +450,11 @@ struct Changes {
     memory_input: crate::store::ResolveInput,
     /// Diagnostics of skipped or vanished files were added, changed or deleted.
     diagnostics_changed: bool,
+    /// The size and time of the files skipped for what they hold (see `skipped_for_content`).
+    skipped_stats: HashMap<String, (u64, i64)>,
+    /// What is recorded of the files changed, and none of their facts: new times of unchanged
+    /// content, or of skipped files (committed without a new generation).
+    metadata_changed: bool,
     /// Rows of the files written in this run, for the cache.
     cache_rows: crate::store::ResolveInput,
 }
@@ -442,6 +471,8 @@ impl Changes {
             changed_keys: Vec::new(),
             memory_input: crate::store::ResolveInput::default(),
             diagnostics_changed: false,
+            skipped_stats: HashMap::new(),
+            metadata_changed: false,
             cache_rows: crate::store::ResolveInput::default(),
         }
     }
@@ -555,17 +586,32 @@ fn valid_cache(session: &mut Session, tx: &WriteTx, fresh: bool, db: &Path, buil
 }
 
 /// The files to read again, and how many are unchanged.
-fn files_to_parse<'d>(tx: &WriteTx, discovery: &'d Discovery, states: &HashMap<String, FileState>) -> Result<(Vec<&'d SourceFile>, u64)> {
-    // Timestamps are coarse: a file written in the same tick as the previous scan could have
-    // changed again without a new mtime. Such "racily clean" files are always re-hashed.
-    let racy_after = tx.meta("scan_started_ns")?.and_then(|v| v.parse::<i64>().ok()).unwrap_or(i64::MAX).saturating_sub(RACY_WINDOW_NS);
+/// The files to read: those whose size, time or module name differ from what is stored, and
+/// those written too close to the scan that recorded them. A file skipped for what it holds
+/// and unchanged since is skipped again without reading it (into `changes`).
+fn files_to_parse<'d>(
+    tx: &WriteTx,
+    discovery: &'d Discovery,
+    states: &HashMap<String, FileState>,
+    changes: &mut Changes,
+) -> Result<(Vec<&'d SourceFile>, u64)> {
+    // Timestamps are coarse: a file written in the same tick as the scan that recorded it
+    // could have changed again without a new mtime. Such "racily clean" files are always
+    // re-hashed.
+    let racy_after = tx.meta(FILES_CHECKED)?.and_then(|v| v.parse::<i64>().ok()).unwrap_or(i64::MAX).saturating_sub(RACY_WINDOW_NS);
+    let skipped = if changes.fresh { HashMap::new() } else { tx.skipped_states()? };
 
     // Unchanged size, mtime and module name: trust the stored facts without reading the file.
     let mut to_parse: Vec<&SourceFile> = Vec::new();
     let mut unchanged = 0u64;
     for f in &discovery.files {
-        match states.get(&f.path) {
-            Some(s) if s.size == f.size && s.mtime_ns == f.mtime_ns && s.module == f.module && f.mtime_ns < racy_after => unchanged += 1,
+        let same = |size: u64, mtime_ns: i64| size == f.size && mtime_ns == f.mtime_ns && f.mtime_ns < racy_after;
+        match (states.get(&f.path), skipped.get(&f.path)) {
+            (Some(s), _) if same(s.size, s.mtime_ns) && s.module == f.module => unchanged += 1,
+            (None, Some(s)) if same(s.size, s.mtime_ns) => {
+                changes.skipped.push((f.path.clone(), s.diagnostic.clone()));
+                changes.skipped_stats.insert(f.path.clone(), (f.size, f.mtime_ns));
+            }
             _ => to_parse.push(f),
         }
     }
@@ -641,10 +687,16 @@ fn store_outcome(tx: &WriteTx, states: &HashMap<String, FileState>, outcome: Out
                 changes.cache_rows.add_file(id, rec, &ids);
             }
         }
-        Outcome::Touched { id, size, mtime_ns } => tx.touch_file(id, size, mtime_ns)?,
-        Outcome::Skipped { path, diagnostic } => {
+        Outcome::Touched { id, size, mtime_ns } => {
+            tx.touch_file(id, size, mtime_ns)?;
+            changes.metadata_changed = true;
+        }
+        Outcome::Skipped { path, diagnostic, stat } => {
             if let Some(s) = states.get(&path) {
                 remove_file(tx, &path, s, changes)?;
+            }
+            if let Some(stat) = stat {
+                changes.skipped_stats.insert(path.clone(), stat);
             }
             changes.skipped.push((path, diagnostic));
         }
@@ -721,6 +773,10 @@ fn remove_gone_and_record_skipped(
     let mut live_paths: HashSet<&str> = live.clone();
     live_paths.extend(changes.skipped.iter().map(|(p, _)| p.as_str()));
     changes.diagnostics_changed |= tx.retain_diagnostics(&live_paths)?;
+    for (path, (size, mtime_ns)) in &changes.skipped_stats {
+        changes.metadata_changed |= tx.put_skipped(path, *size, *mtime_ns)?;
+    }
+    changes.metadata_changed |= tx.retain_skipped(&changes.skipped_stats.keys().map(String::as_str).collect())?;
     Ok(())
 }
 
@@ -818,6 +874,28 @@ fn write_edges(tx: &mut WriteTx, input: &crate::store::ResolveInput, files: &[i6
     Ok(EdgesWritten { edge_files, time: time + w.elapsed() })
 }
 
+/// The `meta` key of the index-wide totals, as the last run that computed them left them.
+const TOTALS: &str = "totals";
+
+/// The index-wide totals for the summary, when `wanted`: recorded in `meta` by the run that
+/// computed them, and read back from there while nothing changes.
+fn totals(tx: &WriteTx, wanted: bool, changes: &mut Changes, changed: bool) -> Result<crate::store::Counts> {
+    if !wanted {
+        if changed {
+            tx.delete_meta(TOTALS)?;
+        }
+        return Ok(crate::store::Counts::default());
+    }
+    if !changed && let Some(counts) = tx.meta(TOTALS)?.and_then(|json| serde_json::from_str(&json).ok()) {
+        return Ok(counts);
+    }
+    let counts = tx.counts()?;
+    tx.set_meta(TOTALS, &serde_json::to_string(&counts).unwrap_or_default())?;
+    // Kept by a run that changes nothing else too (in the same generation).
+    changes.metadata_changed = true;
+    Ok(counts)
+}
+
 /// Records the scan and the run in `meta`, bumps the generation and commits.
 fn commit_run(
     tx: WriteTx,
@@ -829,6 +907,7 @@ fn commit_run(
     root: &Path,
 ) -> Result<i64> {
     tx.set_meta("scan_started_ns", &scan_started.to_string())?;
+    tx.set_meta(FILES_CHECKED, &scan_started.to_string())?;
     tx.set_meta("last_update_ms", &format!("{:.2}", run_started.elapsed().as_secs_f64() * 1e3))?;
     tx.set_meta(
         "last_update_files",
@@ -884,7 +963,7 @@ mod tests {
         let file = source(dir.path(), "m.py");
         std::fs::remove_file(dir.path().join("m.py")).unwrap();
         match process(&mut Extractor::new(), &file, None, 2000) {
-            Outcome::Skipped { path, diagnostic } => {
+            Outcome::Skipped { path, diagnostic, .. } => {
                 assert_eq!(path, "m.py");
                 assert_eq!(diagnostic.kind, DiagnosticKind::Vanished);
             }

@@ -27,4 +27,4 @@ pub use load::{ExportRow, FileRow, ImportRow, RefRow, ResolveInput, SymbolRow, l
 pub use open::{FileIdentity, OpenReport, Store, file_identity};
 pub use read::{Counts, open_reader, read_counts, read_generation};
 pub use schema::{APPLICATION_ID, EDGE_ID_BITS, SCHEMA_VERSION, edge_ids};
-pub use write::{Dst, EdgeRow, FileState, WriteTx, last_name};
+pub use write::{Dst, EdgeRow, FileState, SkippedState, WriteTx, last_name};

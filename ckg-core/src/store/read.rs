@@ -41,7 +41,7 @@ pub fn read_generation(conn: &Connection) -> rusqlite::Result<i64> {
 }
 
 /// Totals over the whole index.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct Counts {
     pub files_by_lang: std::collections::BTreeMap<String, u64>,
     pub lines: u64,

@@ -6,7 +6,7 @@ use rusqlite::Connection;
 
 /// Bump when the schema or the meaning of stored facts changes; an index with another
 /// version is rebuilt from scratch (it is derived data).
-pub const SCHEMA_VERSION: i64 = 22;
+pub const SCHEMA_VERSION: i64 = 23;
 /// `PRAGMA application_id` of ckg databases ("ckg1").
 pub const APPLICATION_ID: i64 = 0x636b_6731;
 
@@ -78,6 +78,13 @@ CREATE TABLE diagnostics(
     message TEXT NOT NULL,
     line INTEGER
 ) STRICT;
+-- Files skipped for what they hold (binary, minified), with the size and time they had: an
+-- unchanged one is not read again (its diagnostic stays in `diagnostics`).
+CREATE TABLE skipped(
+    path TEXT PRIMARY KEY,
+    size INTEGER NOT NULL,
+    mtime_ns INTEGER NOT NULL
+) STRICT, WITHOUT ROWID;
 -- What resolving each file looked up (hashed keys: qnames, module paths, other files'
 -- exports and imports). A change to any of them re-resolves the file; nothing else does.
 -- One row per file: the keys' upper 32 bits, 4 bytes each, little-endian (see `lookup_blob`).

@@ -22,6 +22,15 @@ pub struct FileState {
     pub module: String,
 }
 
+/// A file skipped for what it holds (binary, minified): its size and time when it was, and
+/// its diagnostic.
+#[derive(Clone, Debug)]
+pub struct SkippedState {
+    pub size: u64,
+    pub mtime_ns: i64,
+    pub diagnostic: Diagnostic,
+}
+
 /// Where an edge points.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Dst {
@@ -125,6 +134,11 @@ impl WriteTx<'_> {
                 params![key, value],
             )
             .map_err(|e| self.err(e))?;
+        Ok(())
+    }
+
+    pub fn delete_meta(&self, key: &str) -> Result<()> {
+        self.tx.execute("DELETE FROM meta WHERE key = ?1", [key]).map_err(|e| self.err(e))?;
         Ok(())
     }
 
@@ -450,6 +464,63 @@ impl WriteTx<'_> {
         Ok(())
     }
 
+    /// The files skipped for what they hold, by path.
+    pub fn skipped_states(&self) -> Result<HashMap<String, SkippedState>> {
+        let e = |e| self.err(e);
+        let mut s = self
+            .tx
+            .prepare("SELECT s.path, s.size, s.mtime_ns, d.kind, d.message FROM skipped s JOIN diagnostics d ON d.path = s.path")
+            .map_err(e)?;
+        let rows = s
+            .query_map([], |r| {
+                let kind: String = r.get(3)?;
+                Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)? as u64, r.get::<_, i64>(2)?, kind, r.get::<_, String>(4)?))
+            })
+            .map_err(e)?;
+        let mut out = HashMap::new();
+        for row in rows {
+            let (path, size, mtime_ns, kind, message) = row.map_err(e)?;
+            if let Some(kind) = crate::facts::DiagnosticKind::parse(&kind) {
+                out.insert(path, SkippedState { size, mtime_ns, diagnostic: Diagnostic { kind, message, line: None } });
+            }
+        }
+        Ok(out)
+    }
+
+    /// Records the size and time a file was skipped at; returns whether they differ from
+    /// those recorded.
+    pub fn put_skipped(&self, path: &str, size: u64, mtime_ns: i64) -> Result<bool> {
+        let e = |e| self.err(e);
+        let stored: Option<(i64, i64)> = self
+            .tx
+            .prepare_cached("SELECT size, mtime_ns FROM skipped WHERE path = ?1")
+            .and_then(|mut s| s.query_row([path], |r| Ok((r.get(0)?, r.get(1)?))).optional())
+            .map_err(e)?;
+        if stored == Some((size as i64, mtime_ns)) {
+            return Ok(false);
+        }
+        self.tx
+            .prepare_cached("INSERT OR REPLACE INTO skipped(path, size, mtime_ns) VALUES (?1, ?2, ?3)")
+            .and_then(|mut s| s.execute(params![path, size as i64, mtime_ns]))
+            .map_err(e)?;
+        Ok(true)
+    }
+
+    /// Forgets the skipped files not in `keep`; returns whether there were any.
+    pub fn retain_skipped(&self, keep: &std::collections::HashSet<&str>) -> Result<bool> {
+        let e = |e| self.err(e);
+        let paths: Vec<String> = {
+            let mut s = self.tx.prepare_cached("SELECT path FROM skipped").map_err(e)?;
+            s.query_map([], |r| r.get(0)).map_err(e)?.collect::<rusqlite::Result<_>>().map_err(e)?
+        };
+        let mut deleted = false;
+        for p in paths.iter().filter(|p| !keep.contains(p.as_str())) {
+            self.tx.prepare_cached("DELETE FROM skipped WHERE path = ?1").and_then(|mut s| s.execute([p])).map_err(e)?;
+            deleted = true;
+        }
+        Ok(deleted)
+    }
+
     /// Deletes the diagnostics of paths that are not live; returns whether there were any.
     pub fn retain_diagnostics(&self, live: &std::collections::HashSet<&str>) -> Result<bool> {
         let paths: Vec<String> = {
@@ -573,6 +644,14 @@ impl WriteTx<'_> {
             .map_err(|e| self.err(e))?;
         self.externals.clear();
         Ok(())
+    }
+
+    /// Commits a run that changed no fact, only what was recorded of the files (new times of
+    /// unchanged content, of skipped files): the generation stays, so readers and the names
+    /// snapshot of this generation stay valid.
+    pub fn commit_metadata(self) -> Result<()> {
+        let path = self.path;
+        self.tx.commit().map_err(|e| Error::sqlite(path, e))
     }
 
     /// Bumps the generation and commits the run. Nothing is visible to readers before this.

@@ -13,6 +13,7 @@ mod serve;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
+    alloc::share_with_tree_sitter();
     match cli::run() {
         Ok(code) => code,
         Err(err) => {

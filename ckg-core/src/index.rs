@@ -312,9 +312,9 @@ pub fn index_with(config: &IndexConfig, progress: &(dyn Fn(Progress) + Sync), se
     let (to_parse, unchanged) = files_to_parse(&tx, &discovery, &states, &mut changes)?;
     progress(Progress::Discovered { files: discovery.files.len(), to_parse: to_parse.len() });
 
-    let (pool, jobs) = parse_pool(config.jobs, to_parse.len())?;
+    let jobs = parse_jobs(config.jobs);
     let t = Instant::now();
-    let mut store_time = parse_and_store(&tx, &states, &to_parse, pool, config.minified_line_len, progress, &mut changes)?;
+    let mut store_time = parse_and_store(&tx, &states, &to_parse, jobs, config.minified_line_len, progress, &mut changes)?;
     timings.insert("parse_extract".to_string(), ms(t.elapsed()));
     let w = Instant::now();
     remove_gone_and_record_skipped(&tx, &discovery, &states, &mut changes)?;
@@ -624,11 +624,23 @@ fn parse_and_store(
     tx: &WriteTx,
     states: &HashMap<String, FileState>,
     to_parse: &[&SourceFile],
-    pool: rayon::ThreadPool,
+    jobs: usize,
     minified_line_len: usize,
     progress: &(dyn Fn(Progress) + Sync),
     changes: &mut Changes,
 ) -> Result<Duration> {
+    // A file whose module name changed must be extracted again (qnames).
+    let old_state = |f: &SourceFile| states.get(&f.path).filter(|s| s.module == f.module);
+    if let [only] = to_parse {
+        // One file (an edit): read and extracted on this thread, which would otherwise wait
+        // for a thread started for it.
+        let outcome = process(&mut Extractor::new(), only, old_state(only), minified_line_len);
+        let w = Instant::now();
+        store_outcome(tx, states, outcome, changes)?;
+        progress(Progress::Parsed { done: 1, total: 1 });
+        return Ok(w.elapsed());
+    }
+    let pool = parse_pool(jobs, to_parse.len())?;
     let mut store_time = Duration::ZERO;
     let total = to_parse.len();
     let (sender, receiver) = mpsc::sync_channel::<Outcome>(256);
@@ -636,9 +648,7 @@ fn parse_and_store(
         scope.spawn(move || {
             pool.install(|| {
                 to_parse.par_iter().for_each_init(Extractor::new, |ex, f| {
-                    // A file whose module name changed must be extracted again (qnames).
-                    let old = states.get(&f.path).filter(|s| s.module == f.module);
-                    let outcome = process(ex, f, old, minified_line_len);
+                    let outcome = process(ex, f, old_state(f), minified_line_len);
                     let _ = sender.send(outcome);
                 });
             });
@@ -733,8 +743,7 @@ fn reclaim_shadowed(
     // Without their stored state, unchanged files are extracted and stored again.
     let states: HashMap<String, FileState> =
         states.iter().filter(|(p, _)| !wanted.contains(p.as_str())).map(|(p, s)| (p.clone(), s.clone())).collect();
-    let (pool, _) = parse_pool(config.jobs, files.len())?;
-    parse_and_store(tx, &states, &files, pool, config.minified_line_len, &|_| {}, changes)?;
+    parse_and_store(tx, &states, &files, parse_jobs(config.jobs), config.minified_line_len, &|_| {}, changes)?;
     Ok(())
 }
 
@@ -916,23 +925,25 @@ fn commit_run(
     tx.commit(stats_json, root)
 }
 
-/// The parser threads: `jobs` of them, or one per core for 0.
-/// The parser threads: `jobs` (0: one per core), and no more than there are `files`.
-fn parse_pool(jobs: usize, files: usize) -> Result<(rayon::ThreadPool, usize)> {
-    let jobs = if jobs == 0 { std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1) } else { jobs };
-    let pool = rayon::ThreadPoolBuilder::new()
+/// How many parser threads `jobs` asks for (0: one per core).
+fn parse_jobs(jobs: usize) -> usize {
+    if jobs == 0 { std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1) } else { jobs }
+}
+
+/// The parser threads: `jobs` of them, and no more than there are `files`.
+fn parse_pool(jobs: usize, files: usize) -> Result<rayon::ThreadPool> {
+    rayon::ThreadPoolBuilder::new()
         .num_threads(jobs.min(files).max(1))
         .thread_name(|i| format!("ckg-parse-{i}"))
         .build()
-        .map_err(|e| Error::Invalid(format!("cannot start {jobs} worker threads: {e}")))?;
-    Ok((pool, jobs))
+        .map_err(|e| Error::Invalid(format!("cannot start {jobs} worker threads: {e}")))
 }
 
 /// Parses every file under a root without extracting or storing anything: the baseline
 /// that full indexing is compared with. Returns (files, bytes).
 pub fn parse_only(root: &std::path::Path, config: &DiscoverConfig, jobs: usize) -> Result<(usize, u64)> {
     let discovery = discover::discover(root, config)?;
-    let (pool, _) = parse_pool(jobs, discovery.files.len())?;
+    let pool = parse_pool(parse_jobs(jobs), discovery.files.len())?;
     let bytes: u64 = pool.install(|| {
         discovery
             .files

@@ -168,7 +168,7 @@ pub struct Resolver<'a> {
     files: Map<i64, usize>,
     modules: modules::ModuleIndex<'a>,
     by_qname: Map<&'a str, usize>,
-    by_id: Map<i64, usize>,
+    by_id: IdIndex,
     module_sym: Map<i64, i64>,
     imports: Map<i64, Vec<&'a ImportRow>>,
     exports: Map<i64, Vec<usize>>,
@@ -182,6 +182,41 @@ pub struct Resolver<'a> {
     function_members: std::sync::OnceLock<Map<i64, Vec<i64>>>,
     /// Classes' MROs as computed with nothing else being looked up ([`Resolver::linearization`]).
     mros: std::sync::RwLock<Map<i64, std::sync::Arc<Kept<classes::Linearized>>>>,
+}
+
+/// Symbols' positions by id. Ids are row ids, dense in practice: then a vector indexed by id
+/// (built and read without hashing), else a map.
+enum IdIndex {
+    Dense(Vec<u32>),
+    Sparse(Map<i64, usize>),
+}
+
+impl IdIndex {
+    const NONE: u32 = u32::MAX;
+
+    fn new(symbols: &[SymbolRow]) -> IdIndex {
+        let (min, max) = symbols.iter().fold((i64::MAX, i64::MIN), |(lo, hi), s| (lo.min(s.id), hi.max(s.id)));
+        let dense =
+            symbols.is_empty() || (min >= 0 && max < (4 * symbols.len() as i64).max(1 << 16) && symbols.len() < Self::NONE as usize);
+        if !dense {
+            return IdIndex::Sparse(symbols.iter().enumerate().map(|(i, s)| (s.id, i)).collect());
+        }
+        let mut at = vec![Self::NONE; if symbols.is_empty() { 0 } else { max as usize + 1 }];
+        for (i, s) in symbols.iter().enumerate() {
+            at[s.id as usize] = i as u32;
+        }
+        IdIndex::Dense(at)
+    }
+
+    fn get(&self, id: i64) -> Option<usize> {
+        match self {
+            IdIndex::Dense(at) => {
+                let i = *at.get(usize::try_from(id).ok()?)?;
+                (i != Self::NONE).then_some(i as usize)
+            }
+            IdIndex::Sparse(map) => map.get(&id).copied(),
+        }
+    }
 }
 
 self_cell::self_cell!(
@@ -213,7 +248,7 @@ impl<'a> Resolver<'a> {
             || {
                 rayon::join(
                     || input.symbols.iter().enumerate().map(|(i, s)| (s.qname.as_str(), i)).collect(),
-                    || input.symbols.iter().enumerate().map(|(i, s)| (s.id, i)).collect(),
+                    || IdIndex::new(&input.symbols),
                 )
             },
             || rayon::join(|| heuristic::methods_by_name(input), || Resolver::file_maps(input)),
@@ -256,7 +291,7 @@ impl<'a> Resolver<'a> {
     }
 
     fn sym(&self, id: i64) -> Option<&'a SymbolRow> {
-        self.by_id.get(&id).map(|&i| &self.input.symbols[i])
+        self.by_id.get(id).map(|i| &self.input.symbols[i])
     }
 
     /// Whether a TS/JS value symbol is an object literal with functions of its own (only
@@ -413,4 +448,45 @@ pub fn resolve(input: &ResolveInput, only: Option<&HashSet<i64>>) -> Resolution 
         Ok(())
     });
     all
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rows(ids: &[i64]) -> Vec<SymbolRow> {
+        ids.iter()
+            .map(|&id| SymbolRow {
+                id,
+                qname: format!("m.s{id}"),
+                name: String::new(),
+                kind: crate::facts::SymbolKind::Function,
+                file: Some(1),
+                parent: None,
+                exported: false,
+                bases: Vec::new(),
+                ty: None,
+                decorators: Vec::new(),
+                param_uses: Vec::new(),
+                param_types: Vec::new(),
+                line: 1,
+            })
+            .collect()
+    }
+
+    /// The dense index answers as a map from id to position would, on dense, unsorted,
+    /// repeated and far-apart ids (the last position of a repeated id, like a map's insert).
+    #[test]
+    fn symbols_by_id_answer_as_a_map_would() {
+        for ids in [vec![], vec![5, 1, 3, 2], vec![1, 2, 2, 7], vec![1, 1 << 40, 3], vec![-4, 2]] {
+            let symbols = rows(&ids);
+            let index = IdIndex::new(&symbols);
+            let map: std::collections::HashMap<i64, usize> = symbols.iter().enumerate().map(|(i, s)| (s.id, i)).collect();
+            let dense = matches!(index, IdIndex::Dense(_));
+            assert_eq!(dense, !ids.iter().any(|&id| id < 0 || id >= 1 << 40), "{ids:?}");
+            for id in [-4, -1, 0, 1, 2, 3, 4, 5, 6, 7, 8, 1 << 40, i64::MAX, i64::MIN] {
+                assert_eq!(index.get(id), map.get(&id).copied(), "{ids:?} at {id}");
+            }
+        }
+    }
 }

@@ -202,7 +202,7 @@ fn run(seed: u64, move_times: bool, config: DiscoverConfig) {
                 }
             }
         }
-        let (cached, listing) = discover::discover_cached(&root, &config, &cache).unwrap();
+        let (cached, listing) = discover::discover_cached(&root, &config, &cache, &|_| {}).unwrap();
         if listing.is_none() {
             reused += 1;
         }
@@ -246,7 +246,7 @@ fn an_unreadable_or_foreign_cache_is_ignored() {
     let cache = root.join("index.walk");
     for junk in [&b"garbage"[..], b"ckg-walk 1\nfingerprint\tx\n", b"\xff\xfe", b"ckg-walk 1\nfingerprint\tf\nscan_started_ns\tzz\n"] {
         std::fs::write(&cache, junk).unwrap();
-        let (d, listing) = discover::discover_cached(&root, &DiscoverConfig::default(), &cache).unwrap();
+        let (d, listing) = discover::discover_cached(&root, &DiscoverConfig::default(), &cache, &|_| {}).unwrap();
         assert_eq!(d.files.len(), 1);
         assert!(listing.is_some(), "a fresh listing replaces the junk");
     }

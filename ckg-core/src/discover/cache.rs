@@ -17,6 +17,8 @@
 //! file and renamed; one that cannot be read or is of another version is ignored.
 
 use std::collections::{BTreeMap, BTreeSet};
+
+use rayon::prelude::*;
 use std::path::{Path, PathBuf};
 
 use super::{Skipped, Walker, mtime_ns};
@@ -231,7 +233,9 @@ fn update(walker: &Walker, listing: &mut Listing) -> Option<bool> {
     if listing.venvs.iter().any(|e| stale(e).is_some()) {
         return None;
     }
-    let changed: Vec<String> = listing.dirs.iter().filter_map(stale).collect();
+    // On every core, in order.
+    let dirs: Vec<(&String, &i64)> = listing.dirs.iter().collect();
+    let changed: Vec<String> = dirs.par_iter().with_min_len(256).filter_map(|&e| stale(e)).collect();
     if changed.is_empty() {
         return Some(false);
     }

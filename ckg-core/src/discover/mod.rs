@@ -6,6 +6,7 @@
 //! skipped by default; `--include`/`--exclude` globs refine the set. Symlinks are not followed
 //! unless asked, and a symlink loop is reported, never followed forever.
 
+use rayon::prelude::*;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
@@ -130,16 +131,22 @@ pub fn mtime_ns(meta: &std::fs::Metadata) -> i64 {
 pub fn discover(root: &Path, config: &DiscoverConfig) -> Result<Discovery> {
     let walker = Walker::new(root, config)?;
     let listing = walker.walk(root, None);
-    Ok(finish(root, config, &listing))
+    Ok(finish(root, config, &listing, &|_| {}))
 }
 
 /// Walks the root like [`discover`], reusing the listing cached at `cache` for the
 /// directories whose modification time says nothing was added, removed or renamed in them
-/// (see [`cache`]). Returns the listing to cache again when it changed.
-pub fn discover_cached(root: &Path, config: &DiscoverConfig, cache: &Path) -> Result<(Discovery, Option<cache::Listing>)> {
+/// (see [`cache`]). Returns the listing to cache again when it changed. `seen` is called with
+/// each source file as soon as its size and time are known (on any thread).
+pub fn discover_cached(
+    root: &Path,
+    config: &DiscoverConfig,
+    cache: &Path,
+    seen: &(dyn Fn(&SourceFile) + Sync),
+) -> Result<(Discovery, Option<cache::Listing>)> {
     let walker = Walker::new(root, config)?;
     let (listing, changed) = cache::refresh(&walker, cache);
-    let discovery = finish(root, config, &listing);
+    let discovery = finish(root, config, &listing, seen);
     Ok((discovery, changed.then_some(listing)))
 }
 
@@ -240,7 +247,7 @@ impl<'a> Walker<'a> {
 
 /// The files of a listing with their sizes and times, sorted, with their
 /// module names; files over the size limit and unreadable ones are skipped with a diagnostic.
-fn finish(root: &Path, config: &DiscoverConfig, listing: &cache::Listing) -> Discovery {
+fn finish(root: &Path, config: &DiscoverConfig, listing: &cache::Listing, seen: &(dyn Fn(&SourceFile) + Sync)) -> Discovery {
     enum Found {
         Source(SourceFile),
         Config(String, PathBuf),
@@ -248,8 +255,11 @@ fn finish(root: &Path, config: &DiscoverConfig, listing: &cache::Listing) -> Dis
         Gone,
     }
     let paths: Vec<&String> = listing.files.iter().collect();
+    // Stat'ed on every core (a run that changed nothing is mostly this and the directories'
+    // times); in order.
     let found: Vec<Found> = paths
-        .iter()
+        .par_iter()
+        .with_min_len(256)
         .map(|path| {
             let abs = root.join(path.as_str());
             let Some(lang) = Lang::from_path(path) else { return Found::Config(path.to_string(), abs) };
@@ -268,14 +278,9 @@ fn finish(root: &Path, config: &DiscoverConfig, listing: &cache::Listing) -> Dis
                 let diagnostic = Diagnostic { kind: DiagnosticKind::TooLarge, message, line: None };
                 return Found::Skipped(Skipped { path: path.to_string(), diagnostic });
             }
-            Found::Source(SourceFile {
-                path: path.to_string(),
-                abs,
-                lang,
-                size: meta.len(),
-                mtime_ns: mtime_ns(&meta),
-                module: String::new(),
-            })
+            let file = SourceFile { path: path.to_string(), abs, lang, size: meta.len(), mtime_ns: mtime_ns(&meta), module: String::new() };
+            seen(&file);
+            Found::Source(file)
         })
         .collect();
     let mut out = Discovery { skipped: listing.errors.clone(), ..Discovery::default() };

@@ -106,7 +106,7 @@ pub(crate) struct IndexArgs {
     /// Delete the existing index and build it from scratch.
     #[arg(long)]
     pub(crate) rebuild: bool,
-    /// No progress bar and no summary.
+    /// No progress bar and no summary (nor the index-wide totals it would print).
     #[arg(long, short = 'q')]
     pub(crate) quiet: bool,
     /// Print the summary as JSON.

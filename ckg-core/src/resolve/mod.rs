@@ -455,23 +455,7 @@ mod tests {
     use super::*;
 
     fn rows(ids: &[i64]) -> Vec<SymbolRow> {
-        ids.iter()
-            .map(|&id| SymbolRow {
-                id,
-                qname: format!("m.s{id}"),
-                name: String::new(),
-                kind: crate::facts::SymbolKind::Function,
-                file: Some(1),
-                parent: None,
-                exported: false,
-                bases: Vec::new(),
-                ty: None,
-                decorators: Vec::new(),
-                param_uses: Vec::new(),
-                param_types: Vec::new(),
-                line: 1,
-            })
-            .collect()
+        ids.iter().map(|&id| SymbolRow::function(id, &format!("m.s{id}"), 1)).collect()
     }
 
     /// The dense index answers as a map from id to position would, on dense, unsorted,

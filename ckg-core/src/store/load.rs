@@ -37,6 +37,28 @@ pub struct SymbolRow {
     pub line: u32,
 }
 
+#[cfg(test)]
+impl SymbolRow {
+    /// A function defined in `file` on line 1, with nothing else known of it.
+    pub(crate) fn function(id: i64, qname: &str, file: i64) -> SymbolRow {
+        SymbolRow {
+            id,
+            qname: qname.into(),
+            name: String::new(),
+            kind: crate::facts::SymbolKind::Function,
+            file: Some(file),
+            parent: None,
+            exported: false,
+            bases: Vec::new(),
+            ty: None,
+            decorators: Vec::new(),
+            param_uses: Vec::new(),
+            param_types: Vec::new(),
+            line: 1,
+        }
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct ImportRow {
     pub file: i64,

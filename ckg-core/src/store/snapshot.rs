@@ -454,21 +454,7 @@ mod tests {
     }
 
     fn symbol(id: i64, qname: &str, file: i64) -> SymbolRow {
-        SymbolRow {
-            id,
-            qname: qname.into(),
-            name: String::new(),
-            kind: SymbolKind::Function,
-            file: Some(file),
-            parent: None,
-            exported: false,
-            bases: Vec::new(),
-            ty: None,
-            decorators: Vec::new(),
-            param_uses: Vec::new(),
-            param_types: Vec::new(),
-            line: 1,
-        }
+        SymbolRow::function(id, qname, file)
     }
 
     fn input() -> ResolveInput {

@@ -17,7 +17,7 @@ use crate::error::{Error, Result};
 use crate::extract::Extractor;
 use crate::facts::{Diagnostic, DiagnosticKind, FileRecord};
 use crate::resolve;
-use crate::store::{FileState, Interface, Store, WriteTx, snapshot};
+use crate::store::{FileState, Interface, SkippedState, Store, WriteTx, snapshot};
 
 /// Files modified this close to the previous scan are re-hashed even when their size and
 /// mtime match (coarse filesystem timestamps; git's "racy clean" problem).
@@ -304,7 +304,6 @@ pub fn index(config: &IndexConfig, progress: &(dyn Fn(Progress) + Sync)) -> Resu
 pub fn index_with(config: &IndexConfig, progress: &(dyn Fn(Progress) + Sync), session: &mut Session) -> Result<Summary> {
     let mut timings = BTreeMap::new();
     let run_started = Instant::now();
-    let t = Instant::now();
     let root = config.root.canonicalize().map_err(|e| Error::Io { path: config.root.clone(), source: e })?;
     let db = config.db.clone().unwrap_or_else(|| default_db_path(&root));
     let (mut store, report) = Store::open(&db, config.rebuild)?;
@@ -321,12 +320,12 @@ pub fn index_with(config: &IndexConfig, progress: &(dyn Fn(Progress) + Sync), se
     // -> 68 ms).
     let can_preload = cache.is_none() && !config.rebuild && !fresh;
     let mut preload: std::sync::OnceLock<Option<Preload>> = std::sync::OnceLock::new();
-    let differs = |f: &SourceFile| match (states.get(&f.path), skipped.get(&f.path)) {
-        (Some(s), _) => s.size != f.size || s.mtime_ns != f.mtime_ns,
-        (None, Some(s)) => s.size != f.size || s.mtime_ns != f.mtime_ns,
-        (None, None) => true,
+    let differs = |f: &SourceFile| {
+        let stored = states.get(&f.path).map(|s| (s.size, s.mtime_ns)).or_else(|| skipped.get(&f.path).map(|s| (s.size, s.mtime_ns)));
+        stored != Some((f.size, f.mtime_ns))
     };
     let walk_cache = db.with_extension("walk");
+    let t = Instant::now();
     // Before the files are stat'ed: a file written after this is not trusted by the next run.
     let scan_started = now_ns();
     let (discovery, listing) = discover_tree(&root, config, &walk_cache, &|f| {
@@ -347,7 +346,7 @@ pub fn index_with(config: &IndexConfig, progress: &(dyn Fn(Progress) + Sync), se
     })?;
     timings.insert("parse_extract".to_string(), ms(t.elapsed()));
     let w = Instant::now();
-    remove_gone_and_record_skipped(&tx, &discovery, &states, &mut changes)?;
+    remove_gone_and_record_skipped(&tx, &discovery, &states, &skipped, &mut changes)?;
     if !fresh {
         reclaim_shadowed(&tx, &discovery, &states, config, &mut changes)?;
     }
@@ -636,7 +635,7 @@ fn files_to_parse<'d>(
     tx: &WriteTx,
     discovery: &'d Discovery,
     states: &HashMap<String, FileState>,
-    skipped: &HashMap<String, crate::store::SkippedState>,
+    skipped: &HashMap<String, SkippedState>,
     changes: &mut Changes,
 ) -> Result<(Vec<&'d SourceFile>, u64)> {
     // Timestamps are coarse: a file written in the same tick as the scan that recorded it
@@ -651,8 +650,8 @@ fn files_to_parse<'d>(
         let same = |size: u64, mtime_ns: i64| size == f.size && mtime_ns == f.mtime_ns && f.mtime_ns < racy_after;
         match (states.get(&f.path), skipped.get(&f.path)) {
             (Some(s), _) if same(s.size, s.mtime_ns) && s.module == f.module => unchanged += 1,
-            (None, Some(s)) if same(s.size, s.mtime_ns) => {
-                changes.skipped.push((f.path.clone(), s.diagnostic.clone()));
+            (None, Some(SkippedState { size, mtime_ns, diagnostic: Some(d) })) if same(*size, *mtime_ns) => {
+                changes.skipped.push((f.path.clone(), d.clone()));
                 changes.skipped_stats.insert(f.path.clone(), (f.size, f.mtime_ns));
             }
             _ => to_parse.push(f),
@@ -801,11 +800,13 @@ fn reclaim_shadowed(
 }
 
 /// Deletes the files that are gone from the tree (deleted, now ignored, or now skipped) and
-/// records the diagnostics of the skipped ones.
+/// records the diagnostics of the skipped ones (and the size and time of those skipped for
+/// their content).
 fn remove_gone_and_record_skipped(
     tx: &WriteTx,
     discovery: &Discovery,
     states: &HashMap<String, FileState>,
+    skipped: &HashMap<String, SkippedState>,
     changes: &mut Changes,
 ) -> Result<()> {
     // Files that are gone from the tree (deleted, now ignored, or now skipped).
@@ -835,10 +836,7 @@ fn remove_gone_and_record_skipped(
     let mut live_paths: HashSet<&str> = live.clone();
     live_paths.extend(changes.skipped.iter().map(|(p, _)| p.as_str()));
     changes.diagnostics_changed |= tx.retain_diagnostics(&live_paths)?;
-    for (path, (size, mtime_ns)) in &changes.skipped_stats {
-        changes.metadata_changed |= tx.put_skipped(path, *size, *mtime_ns)?;
-    }
-    changes.metadata_changed |= tx.retain_skipped(&changes.skipped_stats.keys().map(String::as_str).collect())?;
+    changes.metadata_changed |= tx.update_skipped(skipped, &changes.skipped_stats)?;
     Ok(())
 }
 

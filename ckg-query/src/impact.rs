@@ -2,11 +2,10 @@
 //! package, grouped by file, each with the chain of edges that makes it impacted, and the
 //! completeness of the answer.
 
-use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
+use std::collections::{BTreeMap, HashSet, VecDeque};
 
-/// The walk's maps and sets: keyed by ids and strings of this process, so a fast hasher.
-type Map<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
-type Set<K> = HashSet<K, foldhash::fast::RandomState>;
+// The walk's maps and sets: keyed by ids and strings of this process, so a fast hasher.
+use ckg_core::resolve::{Map, Set};
 
 use schemars::JsonSchema;
 use serde::Serialize;

@@ -17,9 +17,9 @@
 //! file and renamed; one that cannot be read or is of another version is ignored.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
-use std::path::{Path, PathBuf};
 
 use super::{Skipped, Walker, mtime_ns};
 

@@ -6,9 +6,10 @@
 //! skipped by default; `--include`/`--exclude` globs refine the set. Symlinks are not followed
 //! unless asked, and a symlink loop is reported, never followed forever.
 
-use rayon::prelude::*;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
+
+use rayon::prelude::*;
 
 use ignore::overrides::OverrideBuilder;
 

@@ -158,9 +158,10 @@ enum Target {
 }
 
 /// The resolver's hash maps: keyed by ids and qnames built in this process, so a fast
-/// non-cryptographic hasher (building them is most of a one-file update's resolution).
-pub(crate) type Map<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
-pub(crate) type Set<K> = HashSet<K, foldhash::fast::RandomState>;
+/// non-cryptographic hasher (building them is most of a one-file update's resolution). Also
+/// for the query layer's walks.
+pub type Map<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
+pub type Set<K> = HashSet<K, foldhash::fast::RandomState>;
 
 /// The indexes resolution needs over the loaded facts.
 pub struct Resolver<'a> {
@@ -195,13 +196,14 @@ impl IdIndex {
     const NONE: u32 = u32::MAX;
 
     fn new(symbols: &[SymbolRow]) -> IdIndex {
-        let (min, max) = symbols.iter().fold((i64::MAX, i64::MIN), |(lo, hi), s| (lo.min(s.id), hi.max(s.id)));
-        let dense =
-            symbols.is_empty() || (min >= 0 && max < (4 * symbols.len() as i64).max(1 << 16) && symbols.len() < Self::NONE as usize);
+        let Some((min, max)) = symbols.iter().map(|s| (s.id, s.id)).reduce(|(lo, hi), (id, _)| (lo.min(id), hi.max(id))) else {
+            return IdIndex::Dense(Vec::new());
+        };
+        let dense = min >= 0 && max < (4 * symbols.len() as i64).max(1 << 16) && symbols.len() < Self::NONE as usize;
         if !dense {
             return IdIndex::Sparse(symbols.iter().enumerate().map(|(i, s)| (s.id, i)).collect());
         }
-        let mut at = vec![Self::NONE; if symbols.is_empty() { 0 } else { max as usize + 1 }];
+        let mut at = vec![Self::NONE; max as usize + 1];
         for (i, s) in symbols.iter().enumerate() {
             at[s.id as usize] = i as u32;
         }

@@ -28,7 +28,8 @@ pub struct FileState {
 pub struct SkippedState {
     pub size: u64,
     pub mtime_ns: i64,
-    pub diagnostic: Diagnostic,
+    /// `None` when its diagnostic is not the index's (then it is read again).
+    pub diagnostic: Option<Diagnostic>,
 }
 
 /// Where an edge points.
@@ -469,56 +470,40 @@ impl WriteTx<'_> {
         let e = |e| self.err(e);
         let mut s = self
             .tx
-            .prepare("SELECT s.path, s.size, s.mtime_ns, d.kind, d.message FROM skipped s JOIN diagnostics d ON d.path = s.path")
+            .prepare("SELECT s.path, s.size, s.mtime_ns, d.kind, d.message FROM skipped s LEFT JOIN diagnostics d ON d.path = s.path")
             .map_err(e)?;
         let rows = s
             .query_map([], |r| {
-                let kind: String = r.get(3)?;
-                Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)? as u64, r.get::<_, i64>(2)?, kind, r.get::<_, String>(4)?))
+                let kind = r.get::<_, Option<String>>(3)?.and_then(|k| crate::facts::DiagnosticKind::parse(&k));
+                let diagnostic = match (kind, r.get::<_, Option<String>>(4)?) {
+                    (Some(kind), Some(message)) => Some(Diagnostic { kind, message, line: None }),
+                    _ => None,
+                };
+                Ok((r.get::<_, String>(0)?, SkippedState { size: r.get::<_, i64>(1)? as u64, mtime_ns: r.get(2)?, diagnostic }))
             })
             .map_err(e)?;
-        let mut out = HashMap::new();
-        for row in rows {
-            let (path, size, mtime_ns, kind, message) = row.map_err(e)?;
-            if let Some(kind) = crate::facts::DiagnosticKind::parse(&kind) {
-                out.insert(path, SkippedState { size, mtime_ns, diagnostic: Diagnostic { kind, message, line: None } });
+        rows.collect::<rusqlite::Result<_>>().map_err(e)
+    }
+
+    /// Makes the skipped files recorded (`stored`, as [`WriteTx::skipped_states`] read them)
+    /// those of this run, by path with their size and time; returns whether anything changed.
+    pub fn update_skipped(&self, stored: &HashMap<String, SkippedState>, now: &HashMap<String, (u64, i64)>) -> Result<bool> {
+        let e = |e| self.err(e);
+        let mut changed = false;
+        for (path, &(size, mtime_ns)) in now {
+            if stored.get(path).is_none_or(|s| (s.size, s.mtime_ns) != (size, mtime_ns)) {
+                self.tx
+                    .prepare_cached("INSERT OR REPLACE INTO skipped(path, size, mtime_ns) VALUES (?1, ?2, ?3)")
+                    .and_then(|mut s| s.execute(params![path, size as i64, mtime_ns]))
+                    .map_err(e)?;
+                changed = true;
             }
         }
-        Ok(out)
-    }
-
-    /// Records the size and time a file was skipped at; returns whether they differ from
-    /// those recorded.
-    pub fn put_skipped(&self, path: &str, size: u64, mtime_ns: i64) -> Result<bool> {
-        let e = |e| self.err(e);
-        let stored: Option<(i64, i64)> = self
-            .tx
-            .prepare_cached("SELECT size, mtime_ns FROM skipped WHERE path = ?1")
-            .and_then(|mut s| s.query_row([path], |r| Ok((r.get(0)?, r.get(1)?))).optional())
-            .map_err(e)?;
-        if stored == Some((size as i64, mtime_ns)) {
-            return Ok(false);
+        for path in stored.keys().filter(|p| !now.contains_key(*p)) {
+            self.tx.prepare_cached("DELETE FROM skipped WHERE path = ?1").and_then(|mut s| s.execute([path])).map_err(e)?;
+            changed = true;
         }
-        self.tx
-            .prepare_cached("INSERT OR REPLACE INTO skipped(path, size, mtime_ns) VALUES (?1, ?2, ?3)")
-            .and_then(|mut s| s.execute(params![path, size as i64, mtime_ns]))
-            .map_err(e)?;
-        Ok(true)
-    }
-
-    /// Forgets the skipped files not in `keep`; returns whether there were any.
-    pub fn retain_skipped(&self, keep: &std::collections::HashSet<&str>) -> Result<bool> {
-        let e = |e| self.err(e);
-        let paths: Vec<String> = {
-            let mut s = self.tx.prepare_cached("SELECT path FROM skipped").map_err(e)?;
-            s.query_map([], |r| r.get(0)).map_err(e)?.collect::<rusqlite::Result<_>>().map_err(e)?
-        };
-        let mut deleted = false;
-        for p in paths.iter().filter(|p| !keep.contains(p.as_str())) {
-            self.tx.prepare_cached("DELETE FROM skipped WHERE path = ?1").and_then(|mut s| s.execute([p])).map_err(e)?;
-            deleted = true;
-        }
-        Ok(deleted)
+        Ok(changed)
     }
 
     /// Deletes the diagnostics of paths that are not live; returns whether there were any.

@@ -8,7 +8,7 @@ use anyhow::{Context, Result};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use ckg_core::discover::DiscoverConfig;
-use ckg_core::index::{IndexConfig, Summary};
+use ckg_core::index::{IndexConfig, Progress, Summary};
 use ckg_core::watch::WatchEvent;
 
 use crate::progress::Bar;
@@ -295,14 +295,22 @@ fn index(args: IndexArgs) -> Result<ExitCode> {
     let mut config = index_config(&args);
     // The index-wide totals are only for the summary printed.
     config.totals = args.json || !args.quiet;
-    if config.rebuild || !config.db_path().exists() {
-        // A whole index is built: its peak memory matters more than its allocator's speed.
+    let whole = config.rebuild || !config.db_path().exists();
+    if whole {
+        // A whole index is built: its peak memory matters more than its allocator's speed,
+        // but memory freed while parsing is kept for the next file (the peak comes later).
         crate::alloc::prefer_low_memory();
+        crate::alloc::keep_freed_while_parsing();
     } else {
         crate::alloc::never_purge();
     }
     let bar = Bar::new(args.quiet || args.json);
-    let summary = ckg_core::index::index(&config, &|p| bar.update(p));
+    let summary = ckg_core::index::index(&config, &|p| {
+        if whole && matches!(p, Progress::Resolving) {
+            crate::alloc::return_freed_at_once();
+        }
+        bar.update(p)
+    });
     bar.finish();
     let summary = summary.with_context(|| format!("indexing {}", args.root.display()))?;
     if let Some(msg) = &summary.rebuilt {

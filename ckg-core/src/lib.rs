@@ -22,6 +22,7 @@ pub mod error;
 pub mod export;
 pub mod extract;
 pub mod facts;
+pub(crate) mod field;
 pub mod index;
 pub mod lang;
 pub mod refblob;

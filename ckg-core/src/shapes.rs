@@ -14,6 +14,7 @@ use serde::Serialize;
 use tree_sitter::{Node, Tree};
 
 use crate::extract::syntax::text;
+use crate::field::Field;
 use crate::lang::Lang;
 
 /// A 1-based line and column (UTF-8 bytes).
@@ -216,8 +217,8 @@ fn is_call(node: Node) -> bool {
 fn chain_root(mut node: Node) -> Option<Node> {
     for _ in 0..64 {
         node = match node.kind() {
-            "call" | "call_expression" => node.child_by_field_name("function")?,
-            "member_expression" | "attribute" => node.child_by_field_name("object")?,
+            "call" | "call_expression" => node.field("function")?,
+            "member_expression" | "attribute" => node.field("object")?,
             "identifier" => return Some(node),
             _ => return None,
         };
@@ -245,7 +246,7 @@ fn unwrap_casts(mut node: Node) -> Node {
 fn assigned(node: Node) -> bool {
     node.parent().is_some_and(|p| {
         matches!(p.kind(), "assignment_expression" | "assignment" | "augmented_assignment" | "augmented_assignment_expression")
-            && p.child_by_field_name("left") == Some(node)
+            && p.field("left") == Some(node)
     })
 }
 
@@ -311,20 +312,20 @@ impl Builder<'_> {
     }
 
     fn call(&self, node: Node, in_function: Option<usize>) -> CallShape {
-        let callee = node.child_by_field_name("function").or_else(|| node.child_by_field_name("constructor"));
+        let callee = node.field("function").or_else(|| node.field("constructor"));
         let (path, name_pos) = match callee.and_then(|c| self.path(c)) {
             Some((p, pos)) => (p, pos),
             None => (String::new(), callee.map(Pos::of).unwrap_or(Pos::of(node))),
         };
         let mut args = Vec::new();
-        if let Some(list) = node.child_by_field_name("arguments") {
+        if let Some(list) = node.field("arguments") {
             let mut c = list.walk();
             for a in list.named_children(&mut c) {
                 if a.kind() == "comment" {
                     continue;
                 }
                 if a.kind() == "keyword_argument" {
-                    let (Some(k), Some(v)) = (a.child_by_field_name("name"), a.child_by_field_name("value")) else { continue };
+                    let (Some(k), Some(v)) = (a.field("name"), a.field("value")) else { continue };
                     args.push(Arg { keyword: Some(self.text(k)), value: self.value(v), pos: Pos::of(v) });
                 } else {
                     args.push(Arg { keyword: None, value: self.value(a), pos: Pos::of(a) });
@@ -343,13 +344,13 @@ impl Builder<'_> {
             parent = parent.parent()?;
         }
         let target = match parent.kind() {
-            "variable_declarator" if parent.child_by_field_name("value") == Some(value) => parent.child_by_field_name("name")?,
-            "assignment" if parent.child_by_field_name("right") == Some(value) => parent.child_by_field_name("left")?,
-            "assignment_expression" if parent.child_by_field_name("right") == Some(value) => parent.child_by_field_name("left")?,
-            "public_field_definition" | "field_definition" if parent.child_by_field_name("value") == Some(value) => {
-                parent.child_by_field_name("name").or_else(|| parent.child_by_field_name("property"))?
+            "variable_declarator" if parent.field("value") == Some(value) => parent.field("name")?,
+            "assignment" if parent.field("right") == Some(value) => parent.field("left")?,
+            "assignment_expression" if parent.field("right") == Some(value) => parent.field("left")?,
+            "public_field_definition" | "field_definition" if parent.field("value") == Some(value) => {
+                parent.field("name").or_else(|| parent.field("property"))?
             }
-            "pair" if parent.child_by_field_name("value") == Some(value) => parent.child_by_field_name("key")?,
+            "pair" if parent.field("value") == Some(value) => parent.field("key")?,
             _ => return None,
         };
         let (path, _) = self.path(target)?;
@@ -363,8 +364,8 @@ impl Builder<'_> {
                 Some((self.text(node), Pos::of(node)))
             }
             "member_expression" | "attribute" => {
-                let object = node.child_by_field_name("object")?;
-                let last = node.child_by_field_name("property").or_else(|| node.child_by_field_name("attribute"))?;
+                let object = node.field("object")?;
+                let last = node.field("property").or_else(|| node.field("attribute"))?;
                 let (head, _) = self.path(object)?;
                 Some((format!("{head}.{}", self.text(last)), Pos::of(last)))
             }
@@ -410,15 +411,15 @@ impl Builder<'_> {
 
     fn function(&self, node: Node, parent: Option<usize>) -> FunctionShape {
         let kind = function_kind(node).unwrap_or(FunctionKind::Function);
-        let declared = node.child_by_field_name("name").map(|n| (self.text(n), Pos::of(n)));
+        let declared = node.field("name").map(|n| (self.text(n), Pos::of(n)));
         let (name, name_pos) = match declared.or_else(|| self.bound_name(node)) {
             Some((n, p)) => (Some(n.rsplit('.').next().unwrap_or(&n).to_string()), Some(p)),
             None => (None, None),
         };
-        let params = node.child_by_field_name("parameters").or_else(|| node.child_by_field_name("parameter")).map(|p| self.params(p));
+        let params = node.field("parameters").or_else(|| node.field("parameter")).map(|p| self.params(p));
         let decorators = self.decorators(node);
         let mut bases = Vec::new();
-        if let Some(sup) = node.child_by_field_name("superclasses") {
+        if let Some(sup) = node.field("superclasses") {
             let mut c = sup.walk();
             bases.extend(sup.named_children(&mut c).filter(|n| n.kind() != "keyword_argument").map(|n| self.text(n)));
         }
@@ -452,8 +453,8 @@ impl Builder<'_> {
         let mut out = Vec::new();
         let mut c = list.walk();
         for p in list.named_children(&mut c) {
-            let annotation = p.child_by_field_name("type").map(|t| self.text(t).trim_start_matches(':').trim().to_string());
-            let has_default = p.child_by_field_name("value").is_some();
+            let annotation = p.field("type").map(|t| self.text(t).trim_start_matches(':').trim().to_string());
+            let has_default = p.field("value").is_some();
             let (name_node, splat) = match p.kind() {
                 "identifier" => (p, 0),
                 "typed_parameter" => match p.named_child(0) {
@@ -462,14 +463,14 @@ impl Builder<'_> {
                     Some(n) => (n, 0),
                     None => continue,
                 },
-                "default_parameter" | "typed_default_parameter" => match p.child_by_field_name("name") {
+                "default_parameter" | "typed_default_parameter" => match p.field("name") {
                     Some(n) => (n, 0),
                     None => continue,
                 },
                 "list_splat_pattern" => (p, 1),
                 "dictionary_splat_pattern" => (p, 2),
                 "required_parameter" | "optional_parameter" => {
-                    let Some(pattern) = p.child_by_field_name("pattern") else { continue };
+                    let Some(pattern) = p.field("pattern") else { continue };
                     (pattern, u8::from(pattern.kind() == "rest_pattern"))
                 }
                 "comment" | "keyword_separator" | "positional_separator" => continue,
@@ -498,7 +499,7 @@ impl Builder<'_> {
         for d in list {
             let Some(expr) = d.named_child(0) else { continue };
             let (call, target) = match self.call_of.get(&expr.id()) {
-                Some(&i) => (Some(i), expr.child_by_field_name("function").unwrap_or(expr)),
+                Some(&i) => (Some(i), expr.field("function").unwrap_or(expr)),
                 None => (None, expr),
             };
             if let Some((path, pos)) = self.path(target) {
@@ -511,7 +512,7 @@ impl Builder<'_> {
     /// Returned expressions: `return x` in the function's own body (not nested functions'),
     /// or an arrow function's expression body.
     fn returns(&self, node: Node) -> Vec<Value> {
-        let Some(body) = node.child_by_field_name("body") else { return Vec::new() };
+        let Some(body) = node.field("body") else { return Vec::new() };
         if node.kind() == "arrow_function" && body.kind() != "statement_block" {
             return vec![self.value(body)];
         }
@@ -546,7 +547,7 @@ impl Builder<'_> {
             if params.is_empty() || params.len() > 64 {
                 continue;
             }
-            let Some(body) = node.child_by_field_name("body") else { continue };
+            let Some(body) = node.field("body") else { continue };
             let mut uses = Vec::new();
             // (node, the parameters hidden there, as bits)
             let mut stack: Vec<(Node, u64)> = vec![(body, 0)];
@@ -559,8 +560,8 @@ impl Builder<'_> {
                     None => hidden,
                 };
                 if matches!(n.kind(), "member_expression" | "attribute") {
-                    let object = n.child_by_field_name("object");
-                    let member = n.child_by_field_name("property").or_else(|| n.child_by_field_name("attribute"));
+                    let object = n.field("object");
+                    let member = n.field("property").or_else(|| n.field("attribute"));
                     // `res.json` directly, or a member after a call on it (`res.status(404).json`).
                     let root = object.map(unwrap_casts).and_then(|o| if is_call(o) { chain_root(o) } else { Some(o) });
                     if let (Some(o), Some(m)) = (root.filter(|o| o.kind() == "identifier"), member) {
@@ -568,11 +569,10 @@ impl Builder<'_> {
                         if let Some(k) = params.iter().position(|p| *p == name) {
                             if hidden & (1 << k) == 0 {
                                 // `res.locals.user`: the member after, and whether the chain is assigned.
-                                let outer = n.parent().filter(|p| {
-                                    matches!(p.kind(), "member_expression" | "attribute") && p.child_by_field_name("object") == Some(n)
-                                });
-                                let next =
-                                    outer.and_then(|p| p.child_by_field_name("property").or_else(|| p.child_by_field_name("attribute")));
+                                let outer = n
+                                    .parent()
+                                    .filter(|p| matches!(p.kind(), "member_expression" | "attribute") && p.field("object") == Some(n));
+                                let next = outer.and_then(|p| p.field("property").or_else(|| p.field("attribute")));
                                 let write = assigned(outer.unwrap_or(n));
                                 uses.push(ParamUse {
                                     param: k,

@@ -40,6 +40,7 @@ use std::collections::{HashMap, HashSet};
 use tree_sitter::{Parser, Tree};
 
 use crate::facts::{Diagnostic, DiagnosticKind, FileFacts, ParamUse, RefKind, SymbolFact, SymbolKind, ValueSource};
+use crate::field::Field;
 use crate::lang::{Capture, DefKind, Grammar, Lang};
 use captures::Captures;
 use definitions::Named;
@@ -349,7 +350,7 @@ impl File<'_, '_> {
                 // `@dec` or `@dec(...)` (the callee).
                 let Some(expr) = dec.named_child(0) else { continue };
                 let callee = match expr.kind() {
-                    "call" | "call_expression" => expr.child_by_field_name("function"),
+                    "call" | "call_expression" => expr.field("function"),
                     _ => Some(expr),
                 };
                 if let Some((path, _)) = callee.and_then(|n| path_of(n, src)) {
@@ -402,16 +403,14 @@ impl File<'_, '_> {
             if *kind != DefKind::Lambda || node.kind() != "lambda" {
                 continue;
             }
-            let mut body = node.child_by_field_name("body");
+            let mut body = node.field("body");
             while let Some(b) = body.filter(|b| b.kind() == "parenthesized_expression") {
                 body = b.named_child(0);
             }
             let Some(body) = body else { continue };
             let value = match def_by_node.get(&body.id()) {
                 Some(&inner) => Some(ValueSource::Def(facts.symbols[inner as usize].qname.clone())),
-                None if body.kind() == "call" => {
-                    body.child_by_field_name("function").and_then(|f| path_of(f, src)).map(|(p, _)| ValueSource::Call(p))
-                }
+                None if body.kind() == "call" => body.field("function").and_then(|f| path_of(f, src)).map(|(p, _)| ValueSource::Call(p)),
                 None => None,
             };
             if let Some(v) = value {

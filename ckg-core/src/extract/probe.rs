@@ -8,6 +8,7 @@ use super::scopes::{Local, Locals, Nesting, bind, lookup_binding};
 use super::syntax::{path_of, text};
 use super::{Extractor, File, build, count_lines};
 use crate::facts::{FileFacts, LocalBinding};
+use crate::field::Field;
 use crate::lang::Lang;
 
 /// What is at one position of a file, as extraction sees it from the file alone: what `def`
@@ -69,8 +70,8 @@ fn jsx_opening_position(root: Node, at: usize) -> Option<usize> {
     let mut node = root.descendant_for_byte_range(at, at)?;
     for _ in 0..4 {
         if node.kind() == "jsx_closing_element" {
-            let name = node.child_by_field_name("name")?;
-            let open = node.parent()?.child_by_field_name("open_tag")?.child_by_field_name("name")?;
+            let name = node.field("name")?;
+            let open = node.parent()?.field("open_tag")?.field("name")?;
             return Some(open.start_byte() + (at.checked_sub(name.start_byte())?).min(open.byte_range().len().saturating_sub(1)));
         }
         node = node.parent()?;
@@ -106,8 +107,8 @@ fn segment_at<'t>(top: Node<'t>, at: usize) -> Option<Node<'t>> {
     while node.id() != top.id() {
         let Some(parent) = node.parent() else { break };
         let member_name = match parent.kind() {
-            "member_expression" => parent.child_by_field_name("property") == Some(node),
-            "attribute" => parent.child_by_field_name("attribute") == Some(node),
+            "member_expression" => parent.field("property") == Some(node),
+            "attribute" => parent.field("attribute") == Some(node),
             "nested_type_identifier" | "nested_identifier" => {
                 parent.named_child(parent.named_child_count().saturating_sub(1)) == Some(node)
             }
@@ -170,12 +171,12 @@ pub(super) fn probe_import(lang: Lang, statement: Node, at: usize, src: &[u8], f
     let name = text(leaf, src).trim_matches(|c| c == '"' || c == '\'').to_string();
     // Python: inside the module of `from pkg.mod import x` (or `import pkg.mod`), a segment is
     // a module, whatever the names imported are called.
-    let in_module = statement.child_by_field_name("module_name").is_some_and(|m| m.byte_range().contains(&at))
+    let in_module = statement.field("module_name").is_some_and(|m| m.byte_range().contains(&at))
         || (statement.kind() == "import_statement" && leaf.parent().is_some_and(|p| p.kind() == "dotted_name") && {
             let dotted = leaf.parent().unwrap();
             // `import a.b.c` (or `import a.b.c as m`, off the alias): each segment is a module.
             dotted.parent().is_some_and(|d| d.kind() == "import_statement" || d.kind() == "aliased_import")
-                && dotted.parent().and_then(|d| d.child_by_field_name("alias")).is_none_or(|a| !a.byte_range().contains(&at))
+                && dotted.parent().and_then(|d| d.field("alias")).is_none_or(|a| !a.byte_range().contains(&at))
         });
     if !in_module {
         if leaf.parent().is_some_and(|p| p.kind() == "namespace_export") {
@@ -198,7 +199,7 @@ pub(super) fn probe_import(lang: Lang, statement: Node, at: usize, src: &[u8], f
     }
     // `export { a as b } from './m'`: the alias stands for the name it re-exports.
     if let Some(spec) = leaf.parent().filter(|p| p.kind() == "export_specifier") {
-        let target = spec.child_by_field_name("name").map(|n| text(n, src).into_owned()).unwrap_or_default();
+        let target = spec.field("name").map(|n| text(n, src).into_owned()).unwrap_or_default();
         if let Some(i) = (first..facts.imports.len()).find(|&i| facts.imports[i].imported.as_deref() == Some(&target)) {
             return Some(PositionFact::Import(i));
         }

@@ -5,6 +5,7 @@ use tree_sitter::Node;
 
 use super::syntax::{Parents, path_of, position, text};
 use crate::facts::{ExportFact, FileFacts, ImportFact, ImportKind, ValueSource};
+use crate::field::Field;
 
 /// Turns an `import` / `from … import …` statement into one fact per bound name.
 pub(super) fn imports(node: Node, src: &[u8], scope: u32, out: &mut Vec<ImportFact>) {
@@ -27,7 +28,7 @@ pub(super) fn imports(node: Node, src: &[u8], scope: u32, out: &mut Vec<ImportFa
                         out.push(fact(ImportKind::Namespace, spec, None, Some(local), name));
                     }
                     "aliased_import" => {
-                        let (Some(n), Some(a)) = (name.child_by_field_name("name"), name.child_by_field_name("alias")) else {
+                        let (Some(n), Some(a)) = (name.field("name"), name.field("alias")) else {
                             continue;
                         };
                         out.push(fact(ImportKind::Namespace, text(n, src).into_owned(), None, Some(text(a, src).into_owned()), n));
@@ -37,7 +38,7 @@ pub(super) fn imports(node: Node, src: &[u8], scope: u32, out: &mut Vec<ImportFa
             }
         }
         "import_from_statement" => {
-            let Some(module) = node.child_by_field_name("module_name") else { return };
+            let Some(module) = node.field("module_name") else { return };
             let spec: String = text(module, src).chars().filter(|c| !c.is_whitespace()).collect();
             let mut any = false;
             for name in node.children_by_field_name("name", &mut cursor) {
@@ -48,7 +49,7 @@ pub(super) fn imports(node: Node, src: &[u8], scope: u32, out: &mut Vec<ImportFa
                         out.push(fact(ImportKind::Named, spec.clone(), Some(n.clone()), Some(n), name));
                     }
                     "aliased_import" => {
-                        let (Some(n), Some(a)) = (name.child_by_field_name("name"), name.child_by_field_name("alias")) else {
+                        let (Some(n), Some(a)) = (name.field("name"), name.field("alias")) else {
                             continue;
                         };
                         out.push(fact(
@@ -85,7 +86,7 @@ fn import_context(node: Node, src: &[u8]) -> (bool, bool) {
     let mut steps = 0;
     while let Some(n) = cur {
         match n.kind() {
-            "if_statement" if n.child_by_field_name("condition").is_some_and(|c| text(c, src).contains("TYPE_CHECKING")) => {
+            "if_statement" if n.field("condition").is_some_and(|c| text(c, src).contains("TYPE_CHECKING")) => {
                 type_only = true;
             }
             "try_statement" if !try_decided && steps < 6 => {
@@ -133,20 +134,18 @@ pub(super) fn container_writes(root: Node, src: &[u8]) -> Vec<(usize, String, Op
         let Some(e) = stmt.named_child(0) else { continue };
         match e.kind() {
             "assignment" => {
-                let (Some(left), Some(right)) = (e.child_by_field_name("left"), e.child_by_field_name("right")) else { continue };
-                let Some(container) = left.child_by_field_name("value").filter(|v| left.kind() == "subscript" && v.kind() == "identifier")
-                else {
+                let (Some(left), Some(right)) = (e.field("left"), e.field("right")) else { continue };
+                let Some(container) = left.field("value").filter(|v| left.kind() == "subscript" && v.kind() == "identifier") else {
                     continue;
                 };
-                let (Some(key), Some(value)) =
-                    (left.child_by_field_name("subscript").and_then(|k| literal_key(k, src)), expression_value(right, src, 0))
+                let (Some(key), Some(value)) = (left.field("subscript").and_then(|k| literal_key(k, src)), expression_value(right, src, 0))
                 else {
                     continue;
                 };
                 out.push((at, text(container, src).into_owned(), Some(key), value));
             }
             "augmented_assignment" => {
-                let (Some(left), Some(right)) = (e.child_by_field_name("left"), e.child_by_field_name("right")) else { continue };
+                let (Some(left), Some(right)) = (e.field("left"), e.field("right")) else { continue };
                 if left.kind() == "identifier" && right.kind() == "list" {
                     let name = text(left, src).into_owned();
                     let mut rc = right.walk();
@@ -156,9 +155,9 @@ pub(super) fn container_writes(root: Node, src: &[u8]) -> Vec<(usize, String, Op
                 }
             }
             "call" => {
-                let Some(f) = e.child_by_field_name("function").filter(|f| f.kind() == "attribute") else { continue };
-                let (Some(object), Some(method)) = (f.child_by_field_name("object"), f.child_by_field_name("attribute")) else { continue };
-                let Some(args) = e.child_by_field_name("arguments").filter(|_| object.kind() == "identifier") else { continue };
+                let Some(f) = e.field("function").filter(|f| f.kind() == "attribute") else { continue };
+                let (Some(object), Some(method)) = (f.field("object"), f.field("attribute")) else { continue };
+                let Some(args) = e.field("arguments").filter(|_| object.kind() == "identifier") else { continue };
                 let name = text(object, src).into_owned();
                 let mut ac = args.walk();
                 let args: Vec<Node> = args.named_children(&mut ac).filter(|a| a.kind() != "comment").collect();
@@ -177,7 +176,7 @@ pub(super) fn container_writes(root: Node, src: &[u8]) -> Vec<(usize, String, Op
                     }
                     ("update", kwargs) => {
                         for a in kwargs.iter().filter(|a| a.kind() == "keyword_argument") {
-                            let (Some(k), Some(v)) = (a.child_by_field_name("name"), a.child_by_field_name("value")) else { continue };
+                            let (Some(k), Some(v)) = (a.field("name"), a.field("value")) else { continue };
                             if let Some(v) = expression_value(v, src, 0) {
                                 out.push((at, name.clone(), Some(text(k, src).into_owned()), v));
                             }
@@ -213,7 +212,7 @@ pub(super) fn items(node: Node, src: &[u8], depth: usize) -> Option<ValueSource>
     }
     let value = |v: Node| -> Option<ValueSource> {
         match v.kind() {
-            "call" => path_of(v.child_by_field_name("function")?, src).map(|(p, _)| ValueSource::Call(p)),
+            "call" => path_of(v.field("function")?, src).map(|(p, _)| ValueSource::Call(p)),
             "identifier" | "attribute" => path_of(v, src).map(|(p, _)| ValueSource::Alias(p)),
             "dictionary" | "list" | "tuple" => items(v, src, depth + 1),
             _ => None,
@@ -226,7 +225,7 @@ pub(super) fn items(node: Node, src: &[u8], depth: usize) -> Option<ValueSource>
             if child.kind() != "pair" {
                 continue;
             }
-            let (Some(k), Some(v)) = (child.child_by_field_name("key"), child.child_by_field_name("value")) else { continue };
+            let (Some(k), Some(v)) = (child.field("key"), child.field("value")) else { continue };
             let Some(key) = literal_key(k, src) else { continue };
             if let Some(v) = value(v) {
                 out.push((key, v));
@@ -255,7 +254,7 @@ pub(super) fn literal_key(k: Node, src: &[u8]) -> Option<String> {
 pub(super) fn exports(node: Node, src: &[u8], facts: &mut FileFacts) {
     // The capture is the assignment (or a statement holding it).
     let Some(assign) = (if node.kind() == "assignment" { Some(node) } else { node.named_child(0) }) else { return };
-    let Some(right) = assign.child_by_field_name("right") else { return };
+    let Some(right) = assign.field("right") else { return };
     if !matches!(right.kind(), "list" | "tuple") {
         return;
     }
@@ -287,8 +286,8 @@ pub(super) fn exports(node: Node, src: &[u8], facts: &mut FileFacts) {
 pub(super) fn value_source<'t>(parents: &Parents<'t>, ident: Node<'t>, src: &[u8]) -> Option<ValueSource> {
     let parent = parents.of(ident)?;
     match parent.kind() {
-        "assignment" if parent.child_by_field_name("left") == Some(ident) => {
-            if let Some(t) = parent.child_by_field_name("type") {
+        "assignment" if parent.field("left") == Some(ident) => {
+            if let Some(t) = parent.field("type") {
                 if let Some(v) = annotation_source(t, src) {
                     return Some(v);
                 }
@@ -296,13 +295,13 @@ pub(super) fn value_source<'t>(parents: &Parents<'t>, ident: Node<'t>, src: &[u8
             assigned_value(ident).and_then(|v| expression_value(v, src, 0))
         }
         // `for f in [a, b]`, `for f in handlers`: each element.
-        "for_statement" | "for_in_clause" if parent.child_by_field_name("left") == Some(ident) => {
-            let right = parent.child_by_field_name("right")?;
+        "for_statement" | "for_in_clause" if parent.field("left") == Some(ident) => {
+            let right = parent.field("right")?;
             let inner = match right.kind() {
                 "list" | "tuple" => items(right, src, 0)?,
                 "identifier" | "attribute" => ValueSource::Alias(path_of(right, src)?.0),
                 // `for p in self.get_params()`: the elements of what the call returns.
-                "call" => ValueSource::Call(path_of(right.child_by_field_name("function")?, src)?.0),
+                "call" => ValueSource::Call(path_of(right.field("function")?, src)?.0),
                 _ => return None,
             };
             Some(ValueSource::Each(Box::new(inner)))
@@ -314,7 +313,7 @@ pub(super) fn value_source<'t>(parents: &Parents<'t>, ident: Node<'t>, src: &[u8
             let inside_except = parents.of(pattern).is_some_and(|p| p.kind() == "except_clause");
             match value.kind() {
                 "identifier" | "attribute" if inside_except => path_of(value, src).map(|(p, _)| ValueSource::New(p)),
-                "call" => path_of(value.child_by_field_name("function")?, src).map(|(p, _)| ValueSource::Call(p)),
+                "call" => path_of(value.field("function")?, src).map(|(p, _)| ValueSource::Call(p)),
                 _ => None,
             }
         }
@@ -325,19 +324,15 @@ pub(super) fn value_source<'t>(parents: &Parents<'t>, ident: Node<'t>, src: &[u8
             None => loop_element(ident, parent, src),
         },
         // `if (h := lookup()):`
-        "named_expression" if parent.child_by_field_name("name") == Some(ident) => {
-            expression_value(parent.child_by_field_name("value")?, src, 0)
-        }
+        "named_expression" if parent.field("name") == Some(ident) => expression_value(parent.field("value")?, src, 0),
         "typed_parameter" | "typed_default_parameter" => {
-            let t = parent.child_by_field_name("type")?;
+            let t = parent.field("type")?;
             annotation_path(t, src).map(ValueSource::Annotation)
         }
         // `def run(cb=default)`: the default is one of the values (the callers may pass another).
-        "default_parameter" if parent.child_by_field_name("name") == Some(ident) => {
-            expression_value(parent.child_by_field_name("value")?, src, 0)
-                .filter(|v| !matches!(v, ValueSource::Alias(p) if p == "None"))
-                .map(ValueSource::possibly)
-        }
+        "default_parameter" if parent.field("name") == Some(ident) => expression_value(parent.field("value")?, src, 0)
+            .filter(|v| !matches!(v, ValueSource::Alias(p) if p == "None"))
+            .map(ValueSource::possibly),
         _ => None,
     }
 }
@@ -360,16 +355,16 @@ fn assigned_value(ident: Node) -> Option<Node> {
                 places.push((index, elements.len(), star));
                 cur = parent;
             }
-            "assignment" if parent.child_by_field_name("left") == Some(cur) => break parent,
+            "assignment" if parent.field("left") == Some(cur) => break parent,
             _ => return None,
         }
         if places.len() > 8 {
             return None;
         }
     };
-    let mut value = assign.child_by_field_name("right")?;
+    let mut value = assign.field("right")?;
     while value.kind() == "assignment" {
-        value = value.child_by_field_name("right")?;
+        value = value.field("right")?;
     }
     for &(index, len, star) in places.iter().rev() {
         if !matches!(value.kind(), "expression_list" | "tuple" | "list") {
@@ -394,12 +389,12 @@ fn assigned_value(ident: Node) -> Option<Node> {
 /// ("b", g)]`): any of the items' elements at its place.
 fn loop_element(ident: Node, pattern: Node, src: &[u8]) -> Option<ValueSource> {
     let parent = pattern.parent()?;
-    if !matches!(parent.kind(), "for_statement" | "for_in_clause") || parent.child_by_field_name("left") != Some(pattern) {
+    if !matches!(parent.kind(), "for_statement" | "for_in_clause") || parent.field("left") != Some(pattern) {
         return None;
     }
     let mut c = pattern.walk();
     let index = pattern.named_children(&mut c).position(|n| n.id() == ident.id())?;
-    let right = parent.child_by_field_name("right").filter(|r| matches!(r.kind(), "list" | "tuple"))?;
+    let right = parent.field("right").filter(|r| matches!(r.kind(), "list" | "tuple"))?;
     let mut c = right.walk();
     let values: Vec<ValueSource> = right
         .named_children(&mut c)
@@ -417,13 +412,13 @@ fn loop_element(ident: Node, pattern: Node, src: &[u8]) -> Option<ValueSource> {
 /// container, or either branch of `a if c else b` / `a or b` (a value that is one of several).
 fn expression_value(value: Node, src: &[u8], depth: usize) -> Option<ValueSource> {
     match value.kind() {
-        "call" => path_of(value.child_by_field_name("function")?, src).map(|(p, _)| ValueSource::Call(p)),
+        "call" => path_of(value.field("function")?, src).map(|(p, _)| ValueSource::Call(p)),
         "identifier" | "attribute" => path_of(value, src).map(|(p, _)| ValueSource::Alias(p)),
         "dictionary" | "list" | "tuple" => items(value, src, 0),
         "parenthesized_expression" if depth < 4 => expression_value(value.named_child(0)?, src, depth + 1),
         "conditional_expression" | "boolean_operator" if depth < 4 => {
             let branches: Vec<Node> = if value.kind() == "boolean_operator" {
-                vec![value.child_by_field_name("left")?, value.child_by_field_name("right")?]
+                vec![value.field("left")?, value.field("right")?]
             } else {
                 // `body if condition else alternative`
                 vec![value.named_child(0)?, value.named_child(2)?]
@@ -437,15 +432,15 @@ fn expression_value(value: Node, src: &[u8], depth: usize) -> Option<ValueSource
 /// A function's return annotation (`-> User`).
 pub(super) fn declared_type(node: Node, src: &[u8]) -> Option<ValueSource> {
     match node.kind() {
-        "function_definition" => node.child_by_field_name("return_type").and_then(|t| annotation_source(t, src)),
+        "function_definition" => node.field("return_type").and_then(|t| annotation_source(t, src)),
         // An attribute: `self.x: Foo = ...`, `self.x = Foo()`, `x: Foo` in a class body.
         "assignment" => {
-            if let Some(t) = node.child_by_field_name("type") {
+            if let Some(t) = node.field("type") {
                 return annotation_source(t, src);
             }
-            let right = node.child_by_field_name("right")?;
+            let right = node.field("right")?;
             match right.kind() {
-                "call" => path_of(right.child_by_field_name("function")?, src).map(|(p, _)| ValueSource::Call(p)),
+                "call" => path_of(right.field("function")?, src).map(|(p, _)| ValueSource::Call(p)),
                 _ => None,
             }
         }
@@ -547,7 +542,7 @@ fn annotation_path(t: Node, src: &[u8]) -> Option<String> {
 /// positional arguments (`None` after `*` / `*args`: keyword-only), and 1 for `*args`, 2 for
 /// `**kwargs`, 0 otherwise. Looks down from the function (no parent lookups).
 pub(super) fn parameter_of(func: Node, ident: Node) -> Option<(Option<u32>, u8)> {
-    let params = func.child_by_field_name("parameters")?;
+    let params = func.field("parameters")?;
     if !params.byte_range().contains(&ident.start_byte()) {
         return None;
     }
@@ -565,7 +560,7 @@ pub(super) fn parameter_of(func: Node, ident: Node) -> Option<(Option<u32>, u8)>
     for p in params.named_children(&mut c) {
         let name = match p.kind() {
             "identifier" => Some(p),
-            "default_parameter" | "typed_default_parameter" => p.child_by_field_name("name"),
+            "default_parameter" | "typed_default_parameter" => p.field("name"),
             "typed_parameter" | "list_splat_pattern" | "dictionary_splat_pattern" => p.named_child(0),
             _ => None,
         };
@@ -603,7 +598,7 @@ pub(super) fn takes_from_container(path: &str) -> bool {
 
 /// The member `setattr(obj, "name", value)` rebinds, as a path (`obj.name`).
 pub(super) fn setattr_path(call: Node, src: &[u8]) -> Option<String> {
-    let args = call.child_by_field_name("arguments")?;
+    let args = call.field("arguments")?;
     let obj = path_of(args.named_child(0)?, src)?.0;
     let name = literal_key(args.named_child(1)?, src)?;
     Some(format!("{obj}.{name}"))

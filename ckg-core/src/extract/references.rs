@@ -10,6 +10,7 @@ use super::syntax::{is_computed, path_of, path_of_any_entry, position, short_tex
 use super::values::{AttrParams, arguments, call_args};
 use super::{File, python, typescript};
 use crate::facts::{ANY_ENTRY, CALLBACK_KEY, FileFacts, Forward, LocalBinding, ParamUse, RefFact, RefKind, ValueSource};
+use crate::field::Field;
 
 impl File<'_, '_> {
     /// The references worth keeping, in capture order; returns the calls made through
@@ -107,7 +108,7 @@ impl File<'_, '_> {
             if is_py {
                 if let Some(i) = nesting.def_of(inner) {
                     let node = iv[i].def.map(|d| caps.defs[d].1);
-                    let in_params = node.and_then(|n| n.child_by_field_name("parameters")).is_some_and(|p| {
+                    let in_params = node.and_then(|n| n.field("parameters")).is_some_and(|p| {
                         p.byte_range().contains(&name_node.start_byte()) && node.is_some_and(|n| n.kind() == "function_definition")
                     });
                     if in_params {
@@ -258,9 +259,9 @@ impl File<'_, '_> {
                                     let inner = below.named_child(0).filter(|n| matches!(n.kind(), "identifier" | "attribute"))?;
                                     return path_of(inner, src).map(|(p, _)| ValueSource::Call(p));
                                 }
-                                let d = def_by_node.get(&below.id()).or_else(|| {
-                                    dec.parent().and_then(|p| p.child_by_field_name("definition")).and_then(|d| def_by_node.get(&d.id()))
-                                })?;
+                                let d = def_by_node
+                                    .get(&below.id())
+                                    .or_else(|| dec.parent().and_then(|p| p.field("definition")).and_then(|d| def_by_node.get(&d.id())))?;
                                 Some(ValueSource::Def(facts.symbols[*d as usize].qname.clone()))
                             })
                             .map(|v| vec![("0".to_string(), v)])
@@ -368,7 +369,7 @@ impl File<'_, '_> {
         if !(self_member || *binding == LocalBinding::Free) || callee.ends_with(".bind") {
             return;
         }
-        let Some(list) = call.child_by_field_name("arguments").filter(|a| matches!(a.kind(), "argument_list" | "arguments")) else {
+        let Some(list) = call.field("arguments").filter(|a| matches!(a.kind(), "argument_list" | "arguments")) else {
             return;
         };
         for (key, arg) in arguments(list, self.src) {

@@ -12,6 +12,7 @@ use super::syntax::{Parents, position, text};
 use super::values::{ValueBinding, value_source};
 use super::{File, MAX_SCOPE_WALK, python, typescript};
 use crate::facts::{FileFacts, LocalBinding, SymbolKind, ValueSource};
+use crate::field::Field;
 use crate::lang::Lang;
 
 /// A point: (position, unused, its innermost interval).
@@ -258,7 +259,7 @@ fn with_lambda_entries(
     def_by_node: &HashMap<usize, u32>,
     facts: &FileFacts,
 ) -> Option<ValueSource> {
-    let Some(right) = parent.filter(|p| p.kind() == "assignment").and_then(|p| p.child_by_field_name("right")) else { return value };
+    let Some(right) = parent.filter(|p| p.kind() == "assignment").and_then(|p| p.field("right")) else { return value };
     if right.kind() != "dictionary" {
         return value;
     }
@@ -269,7 +270,7 @@ fn with_lambda_entries(
     };
     let mut c = right.walk();
     for pair in right.named_children(&mut c).filter(|n| n.kind() == "pair") {
-        let (Some(k), Some(v)) = (pair.child_by_field_name("key"), pair.child_by_field_name("value")) else { continue };
+        let (Some(k), Some(v)) = (pair.field("key"), pair.field("value")) else { continue };
         let (Some(key), Some(&def)) = (python::literal_key(k, src), def_by_node.get(&v.id()).filter(|_| v.kind() == "lambda")) else {
             continue;
         };
@@ -331,8 +332,7 @@ fn branch_of<'t>(p: &Parents<'t>, ident: Node<'t>, scope: (usize, usize)) -> Opt
             | "match_statement"
             | "conditional_expression"
             | "ternary_expression"
-                if parent.child_by_field_name("condition").is_none_or(|c| c.id() != child.id())
-                    && !matches!(child.kind(), "finally_clause") =>
+                if parent.field("condition").is_none_or(|c| c.id() != child.id()) && !matches!(child.kind(), "finally_clause") =>
             {
                 return Some((child.start_byte(), child.end_byte()));
             }
@@ -580,7 +580,7 @@ impl<'t> File<'t, '_> {
         let assigned_def = |parent: Option<Node>| -> Option<u32> {
             let parent = parent?;
             let right = match parent.kind() {
-                "assignment" => parent.child_by_field_name("right")?,
+                "assignment" => parent.field("right")?,
                 _ => return None,
             };
             def_by_node.get(&right.id()).copied()
@@ -770,7 +770,7 @@ impl<'t> File<'t, '_> {
         for (i, interval) in self.nesting.intervals.iter().enumerate() {
             let Some(d) = interval.def.filter(|_| interval.scope) else { continue };
             let node = self.caps.defs[d].1;
-            let Some(body) = node.child_by_field_name("body").filter(|_| node.kind() == "function_definition") else { continue };
+            let Some(body) = node.field("body").filter(|_| node.kind() == "function_definition") else { continue };
             let mut filled: Vec<String> = Vec::new();
             for (at, name, key, value) in python::container_writes(body, self.src) {
                 let Some(bindings) = locals.get_mut(i, &name) else { continue };

@@ -5,6 +5,7 @@
 use tree_sitter::Node;
 
 use super::{MAX_SCOPE_WALK, MAX_TEXT, python};
+use crate::field::Field;
 
 pub(crate) fn text<'a>(node: Node, src: &'a [u8]) -> std::borrow::Cow<'a, str> {
     String::from_utf8_lossy(&src[node.byte_range()])
@@ -42,20 +43,18 @@ fn written_path<'t>(node: Node<'t>, src: &[u8], any_entry: bool) -> Option<(Stri
             | "this"
             | "super"
             | "string_fragment" => (Some(text(cur, src).into_owned()), None),
-            "member_expression" => {
-                (cur.child_by_field_name("property").map(|p| text(p, src).into_owned()), cur.child_by_field_name("object"))
-            }
-            "attribute" => (cur.child_by_field_name("attribute").map(|p| text(p, src).into_owned()), cur.child_by_field_name("object")),
+            "member_expression" => (cur.field("property").map(|p| text(p, src).into_owned()), cur.field("object")),
+            "attribute" => (cur.field("attribute").map(|p| text(p, src).into_owned()), cur.field("object")),
             "nested_type_identifier" | "nested_identifier" | "dotted_name" => (Some(text(cur, src).into_owned()), None),
             // `handlers["create"]`, `items[0]`: a literal key is a segment `[create]`.
-            "subscript" => match cur.child_by_field_name("subscript").and_then(|k| python::literal_key(k, src)) {
-                Some(key) => (Some(format!("[{key}]")), cur.child_by_field_name("value")),
-                None if any_entry => (Some(crate::facts::ANY_ENTRY.to_string()), cur.child_by_field_name("value")),
+            "subscript" => match cur.field("subscript").and_then(|k| python::literal_key(k, src)) {
+                Some(key) => (Some(format!("[{key}]")), cur.field("value")),
+                None if any_entry => (Some(crate::facts::ANY_ENTRY.to_string()), cur.field("value")),
                 None => return None,
             },
             // TS/JS `handlers["create"]`, `steps[0]`.
             "subscript_expression" => {
-                let index = cur.child_by_field_name("index")?;
+                let index = cur.field("index")?;
                 let key = match index.kind() {
                     "number" => text(index, src).into_owned(),
                     "string" => text(index, src).trim_matches(|c| c == '"' || c == '\'').to_string(),
@@ -68,7 +67,7 @@ fn written_path<'t>(node: Node<'t>, src: &[u8], any_entry: bool) -> Option<(Stri
                 } else {
                     return None;
                 };
-                (Some(format!("[{key}]")), cur.child_by_field_name("object"))
+                (Some(format!("[{key}]")), cur.field("object"))
             }
             "call" if is_literal_getattr(cur, src).is_some() => {
                 // `getattr(obj, "run")` is `obj.run`.
@@ -77,13 +76,13 @@ fn written_path<'t>(node: Node<'t>, src: &[u8], any_entry: bool) -> Option<(Stri
             }
             "call_expression" | "call" => {
                 pending_call = true;
-                cur = cur.child_by_field_name("function")?;
+                cur = cur.field("function")?;
                 continue;
             }
             // `new Foo().run()`: the object is an instance, as `Foo()` is in Python.
             "new_expression" => {
                 pending_call = true;
-                cur = cur.child_by_field_name("constructor")?;
+                cur = cur.field("constructor")?;
                 continue;
             }
             "parenthesized_expression" | "non_null_expression" | "await_expression" | "await" => {
@@ -98,8 +97,8 @@ fn written_path<'t>(node: Node<'t>, src: &[u8], any_entry: bool) -> Option<(Stri
         }
         if last.is_none() {
             last = Some(match cur.kind() {
-                "member_expression" => cur.child_by_field_name("property").unwrap_or(cur),
-                "attribute" => cur.child_by_field_name("attribute").unwrap_or(cur),
+                "member_expression" => cur.field("property").unwrap_or(cur),
+                "attribute" => cur.field("attribute").unwrap_or(cur),
                 _ => cur,
             });
         }
@@ -123,8 +122,8 @@ pub(super) fn is_computed(mut node: Node) -> bool {
     for _ in 0..MAX_SCOPE_WALK {
         let next = match node.kind() {
             "subscript" | "subscript_expression" => return true,
-            "member_expression" | "attribute" => node.child_by_field_name("object"),
-            "call" | "call_expression" => node.child_by_field_name("function"),
+            "member_expression" | "attribute" => node.field("object"),
+            "call" | "call_expression" => node.field("function"),
             "parenthesized_expression" | "non_null_expression" | "await_expression" | "await" => node.named_child(0),
             _ => None,
         };
@@ -138,11 +137,11 @@ pub(super) fn is_computed(mut node: Node) -> bool {
 
 /// `getattr(obj, "name")` with a literal name: (obj, name).
 fn is_literal_getattr<'t>(call: Node<'t>, src: &[u8]) -> Option<(Node<'t>, String)> {
-    let f = call.child_by_field_name("function")?;
+    let f = call.field("function")?;
     if f.kind() != "identifier" || text(f, src) != "getattr" {
         return None;
     }
-    let args = call.child_by_field_name("arguments")?;
+    let args = call.field("arguments")?;
     let obj = args.named_child(0)?;
     let name = args.named_child(1).filter(|n| n.kind() == "string")?;
     let t = text(name, src);

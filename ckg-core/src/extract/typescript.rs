@@ -5,6 +5,7 @@ use tree_sitter::Node;
 
 use super::syntax::{Parents, path_of, position, text};
 use crate::facts::{ExportFact, FileFacts, ImportFact, ImportKind, ValueSource};
+use crate::field::Field;
 use crate::lang::Capture;
 
 fn string_value(node: Node, src: &[u8]) -> Option<String> {
@@ -29,12 +30,12 @@ pub(super) fn imports(role: Capture, node: Node, src: &[u8], scope: u32, out: &m
     };
     match role {
         Capture::ImportStatement => {
-            let Some(spec) = node.child_by_field_name("source").and_then(|s| string_value(s, src)) else {
+            let Some(spec) = node.field("source").and_then(|s| string_value(s, src)) else {
                 // `import x = require('y')`
                 let mut cursor = node.walk();
                 for c in node.named_children(&mut cursor) {
                     if c.kind() == "import_require_clause" {
-                        let spec = c.child_by_field_name("source").and_then(|s| string_value(s, src));
+                        let spec = c.field("source").and_then(|s| string_value(s, src));
                         let mut c2 = c.walk();
                         let local = c.named_children(&mut c2).find(|n| n.kind() == "identifier").map(|n| text(n, src).into_owned());
                         if let Some(spec) = spec {
@@ -64,9 +65,9 @@ pub(super) fn imports(role: Capture, node: Node, src: &[u8], scope: u32, out: &m
                     "named_imports" => {
                         let mut c2 = c.walk();
                         for s in c.named_children(&mut c2).filter(|n| n.kind() == "import_specifier") {
-                            let Some(name_node) = s.child_by_field_name("name") else { continue };
+                            let Some(name_node) = s.field("name") else { continue };
                             let name = string_value(name_node, src).unwrap_or_else(|| text(name_node, src).into_owned());
-                            let local = s.child_by_field_name("alias").map(|a| text(a, src).into_owned()).unwrap_or_else(|| name.clone());
+                            let local = s.field("alias").map(|a| text(a, src).into_owned()).unwrap_or_else(|| name.clone());
                             push(ImportKind::Named, &spec, Some(name), Some(local), type_only || has_token(s, "type"), name_node);
                         }
                     }
@@ -75,7 +76,7 @@ pub(super) fn imports(role: Capture, node: Node, src: &[u8], scope: u32, out: &m
             }
         }
         Capture::ImportRequire | Capture::ImportDynamic => {
-            let Some(spec) = node.child_by_field_name("arguments").and_then(|a| a.named_child(0)).and_then(|s| string_value(s, src)) else {
+            let Some(spec) = node.field("arguments").and_then(|a| a.named_child(0)).and_then(|s| string_value(s, src)) else {
                 return;
             };
             let kind = if role == Capture::ImportDynamic { ImportKind::Dynamic } else { ImportKind::Namespace };
@@ -89,7 +90,7 @@ pub(super) fn imports(role: Capture, node: Node, src: &[u8], scope: u32, out: &m
                 }
             }
             match up.filter(|p| p.kind() == "variable_declarator") {
-                Some(decl) => match decl.child_by_field_name("name") {
+                Some(decl) => match decl.field("name") {
                     Some(n) if n.kind() == "identifier" => push(kind, &spec, None, Some(text(n, src).into_owned()), false, n),
                     Some(n) if n.kind() == "object_pattern" => {
                         let mut c = n.walk();
@@ -100,7 +101,7 @@ pub(super) fn imports(role: Capture, node: Node, src: &[u8], scope: u32, out: &m
                                     push(ImportKind::Named, &spec, Some(name.clone()), Some(name), false, p);
                                 }
                                 "pair_pattern" => {
-                                    let (Some(k), Some(v)) = (p.child_by_field_name("key"), p.child_by_field_name("value")) else {
+                                    let (Some(k), Some(v)) = (p.field("key"), p.field("value")) else {
                                         continue;
                                     };
                                     push(
@@ -139,7 +140,7 @@ pub(super) fn exports(node: Node, src: &[u8], facts: &mut FileFacts) {
         commonjs_exports(node, src, facts, line, col);
         return;
     }
-    let source = node.child_by_field_name("source").and_then(|s| string_value(s, src));
+    let source = node.field("source").and_then(|s| string_value(s, src));
     let type_only = has_token(node, "type");
     let mut cursor = node.walk();
     let children: Vec<Node> = node.named_children(&mut cursor).collect();
@@ -159,9 +160,9 @@ pub(super) fn exports(node: Node, src: &[u8], facts: &mut FileFacts) {
     if let Some(clause) = children.iter().find(|c| c.kind() == "export_clause") {
         let mut c = clause.walk();
         for s in clause.named_children(&mut c).filter(|n| n.kind() == "export_specifier") {
-            let Some(name_node) = s.child_by_field_name("name") else { continue };
+            let Some(name_node) = s.field("name") else { continue };
             let name = string_value(name_node, src).unwrap_or_else(|| text(name_node, src).into_owned());
-            let alias = s.child_by_field_name("alias").map(|a| string_value(a, src).unwrap_or_else(|| text(a, src).into_owned()));
+            let alias = s.field("alias").map(|a| string_value(a, src).unwrap_or_else(|| text(a, src).into_owned()));
             let exported = alias.clone().unwrap_or_else(|| name.clone());
             if let Some(spec) = &source {
                 import(ImportKind::Named, Some(name.clone()), spec, position(name_node));
@@ -186,10 +187,11 @@ pub(super) fn exports(node: Node, src: &[u8], facts: &mut FileFacts) {
     }
     if has_token(node, "default") {
         // `export default foo`, `export default function foo() {}`, `export default class A {}`.
-        let target =
-            node.child_by_field_name("value").filter(|v| v.kind() == "identifier").map(|v| text(v, src).into_owned()).or_else(|| {
-                node.child_by_field_name("declaration").and_then(|d| d.child_by_field_name("name")).map(|n| text(n, src).into_owned())
-            });
+        let target = node
+            .field("value")
+            .filter(|v| v.kind() == "identifier")
+            .map(|v| text(v, src).into_owned())
+            .or_else(|| node.field("declaration").and_then(|d| d.field("name")).map(|n| text(n, src).into_owned()));
         if let Some(target) = target {
             facts.exports.push(ExportFact { name: "default".into(), target: Some(target), specifier: None, line, col });
         }
@@ -209,9 +211,9 @@ pub(super) fn through_require(path: &str, callee: Node, src: &[u8]) -> Option<St
     let mut cur = callee;
     for _ in 0..16 {
         match cur.kind() {
-            "member_expression" => cur = cur.child_by_field_name("object")?,
-            "call_expression" if cur.child_by_field_name("function").is_some_and(|f| text(f, src) == "require") => {
-                let spec = cur.child_by_field_name("arguments").and_then(|a| a.named_child(0)).and_then(|s| string_value(s, src))?;
+            "member_expression" => cur = cur.field("object")?,
+            "call_expression" if cur.field("function").is_some_and(|f| text(f, src) == "require") => {
+                let spec = cur.field("arguments").and_then(|a| a.named_child(0)).and_then(|s| string_value(s, src))?;
                 return Some(format!("{}.{rest}", require_name(&spec)));
             }
             _ => return None,
@@ -221,7 +223,7 @@ pub(super) fn through_require(path: &str, callee: Node, src: &[u8]) -> Option<St
 }
 
 fn commonjs_exports(assign: Node, src: &[u8], facts: &mut FileFacts, line: u32, col: u32) {
-    let (Some(left), Some(right)) = (assign.child_by_field_name("left"), assign.child_by_field_name("right")) else { return };
+    let (Some(left), Some(right)) = (assign.field("left"), assign.field("right")) else { return };
     let lhs = text(left, src);
     let ident = |n: Node| (n.kind() == "identifier").then(|| text(n, src).into_owned());
     let mut push = |name: String, target: Option<String>| facts.exports.push(ExportFact { name, target, specifier: None, line, col });
@@ -239,12 +241,12 @@ fn commonjs_exports(assign: Node, src: &[u8], facts: &mut FileFacts, line: u32, 
                             push(n.clone(), Some(n));
                         }
                         "pair" => {
-                            let (Some(k), Some(v)) = (p.child_by_field_name("key"), p.child_by_field_name("value")) else { continue };
+                            let (Some(k), Some(v)) = (p.field("key"), p.field("value")) else { continue };
                             // A name, a member (`strings.slugify`), or a required module.
                             let target = match v.kind() {
                                 "member_expression" => path_of(v, src).map(|(p, _)| p),
-                                "call_expression" if v.child_by_field_name("function").is_some_and(|f| text(f, src) == "require") => v
-                                    .child_by_field_name("arguments")
+                                "call_expression" if v.field("function").is_some_and(|f| text(f, src) == "require") => v
+                                    .field("arguments")
                                     .and_then(|a| a.named_child(0))
                                     .and_then(|s| string_value(s, src))
                                     .map(|spec| require_name(&spec)),
@@ -310,13 +312,11 @@ pub(super) fn bound_by_require<'t>(p: &Parents<'t>, node: Node<'t>, src: &[u8]) 
     for _ in 0..64 {
         let Some(n) = cur else { return false };
         if n.kind() == "variable_declarator" {
-            let mut value = n.child_by_field_name("value");
+            let mut value = n.field("value");
             while let Some(v) = value.filter(|v| matches!(v.kind(), "member_expression" | "await_expression")) {
-                value = v.child_by_field_name("object").or_else(|| v.named_child(0));
+                value = v.field("object").or_else(|| v.named_child(0));
             }
-            return value.is_some_and(|v| {
-                v.kind() == "call_expression" && v.child_by_field_name("function").is_some_and(|f| text(f, src) == "require")
-            });
+            return value.is_some_and(|v| v.kind() == "call_expression" && v.field("function").is_some_and(|f| text(f, src) == "require"));
         }
         if matches!(n.kind(), "lexical_declaration" | "variable_declaration" | "statement_block" | "program") {
             return false;
@@ -377,9 +377,9 @@ fn expression_value_at(mut v: Node, src: &[u8], depth: usize) -> Option<ValueSou
         v = v.named_child(0)?;
     }
     match v.kind() {
-        "new_expression" => path_of(v.child_by_field_name("constructor")?, src).map(|(p, _)| ValueSource::New(p)),
+        "new_expression" => path_of(v.field("constructor")?, src).map(|(p, _)| ValueSource::New(p)),
         "call_expression" => {
-            let f = v.child_by_field_name("function")?;
+            let f = v.field("function")?;
             if f.kind() == "import" {
                 return None;
             }
@@ -387,7 +387,7 @@ fn expression_value_at(mut v: Node, src: &[u8], depth: usize) -> Option<ValueSou
             // `Object.create(proto)`: an object whose members are looked up on `proto` (it may
             // gain its own, so what goes through it is inferred).
             if p == "Object.create" {
-                let proto = v.child_by_field_name("arguments")?.named_child(0)?;
+                let proto = v.field("arguments")?.named_child(0)?;
                 return expression_value_at(proto, src, depth + 1).map(ValueSource::possibly);
             }
             Some(ValueSource::Call(p))
@@ -402,8 +402,8 @@ fn expression_value_at(mut v: Node, src: &[u8], depth: usize) -> Option<ValueSou
                 let (key, value) = match (v.kind(), entry.kind()) {
                     ("array", _) => (i.to_string(), entry),
                     (_, "pair") => {
-                        let k = entry.child_by_field_name("key").filter(|k| matches!(k.kind(), "property_identifier" | "string"))?;
-                        (text(k, src).trim_matches(|c| c == '"' || c == '\'').to_string(), entry.child_by_field_name("value")?)
+                        let k = entry.field("key").filter(|k| matches!(k.kind(), "property_identifier" | "string"))?;
+                        (text(k, src).trim_matches(|c| c == '"' || c == '\'').to_string(), entry.field("value")?)
                     }
                     (_, "shorthand_property_identifier") => (text(entry, src).into_owned(), entry),
                     _ => continue,
@@ -417,13 +417,13 @@ fn expression_value_at(mut v: Node, src: &[u8], depth: usize) -> Option<ValueSou
         // `c ? a : b`, `cb || fallback`, `cb ?? fallback`: either.
         "ternary_expression" | "binary_expression" if depth < 4 => {
             let branches = if v.kind() == "ternary_expression" {
-                [v.child_by_field_name("consequence")?, v.child_by_field_name("alternative")?]
+                [v.field("consequence")?, v.field("alternative")?]
             } else {
-                let op = v.child_by_field_name("operator")?;
+                let op = v.field("operator")?;
                 if !matches!(op.kind(), "||" | "??") {
                     return None;
                 }
-                [v.child_by_field_name("left")?, v.child_by_field_name("right")?]
+                [v.field("left")?, v.field("right")?]
             };
             ValueSource::one_of(branches.into_iter().filter_map(|b| expression_value_at(b, src, depth + 1)))
         }
@@ -466,10 +466,10 @@ pub(super) fn callback_callee<'t>(p: &Parents<'t>, arg: Node<'t>, src: &[u8]) ->
     ];
     let list = p.of(arg).filter(|p| p.kind() == "arguments")?;
     let call = p.of(list).filter(|c| matches!(c.kind(), "call_expression" | "new_expression"))?;
-    let callee = call.child_by_field_name("function").or_else(|| call.child_by_field_name("constructor"))?;
+    let callee = call.field("function").or_else(|| call.field("constructor"))?;
     // `[1, 2].map(f)`, `fetch(u).then(f)`: the member's name, whatever the object.
     let last = match callee.kind() {
-        "member_expression" => text(callee.child_by_field_name("property")?, src).into_owned(),
+        "member_expression" => text(callee.field("property")?, src).into_owned(),
         _ => {
             let (path, _) = path_of(callee, src)?;
             path.rsplit('.').next().unwrap_or(&path).trim_end_matches("()").to_string()
@@ -481,22 +481,22 @@ pub(super) fn callback_callee<'t>(p: &Parents<'t>, arg: Node<'t>, src: &[u8]) ->
 pub(super) fn value_source<'t>(p: &Parents<'t>, ident: Node<'t>, src: &[u8]) -> Option<ValueSource> {
     let parent = p.of(ident)?;
     match parent.kind() {
-        "variable_declarator" if parent.child_by_field_name("name") == Some(ident) => {
-            if let Some(v) = parent.child_by_field_name("value").and_then(|v| expression_value(v, src)) {
+        "variable_declarator" if parent.field("name") == Some(ident) => {
+            if let Some(v) = parent.field("value").and_then(|v| expression_value(v, src)) {
                 return Some(v);
             }
-            parent.child_by_field_name("type").and_then(|t| annotation_path(t, src)).map(ValueSource::Annotation)
+            parent.field("type").and_then(|t| annotation_path(t, src)).map(ValueSource::Annotation)
         }
         // A parameter's declared type, else its default (`compare = defaultCompare`): one of the
         // values it may hold (the callers may pass another).
         "required_parameter" | "optional_parameter" => parent
-            .child_by_field_name("type")
+            .field("type")
             .and_then(|t| annotation_path(t, src))
             .map(ValueSource::Annotation)
-            .or_else(|| parent.child_by_field_name("value").and_then(|v| expression_value(v, src)).map(ValueSource::possibly)),
+            .or_else(|| parent.field("value").and_then(|v| expression_value(v, src)).map(ValueSource::possibly)),
         // `for (const task of tasks)`: each element (`for … in` gives keys, not elements).
-        "for_in_statement" if parent.child_by_field_name("left") == Some(ident) && has_token(parent, "of") => {
-            let right = parent.child_by_field_name("right")?;
+        "for_in_statement" if parent.field("left") == Some(ident) && has_token(parent, "of") => {
+            let right = parent.field("right")?;
             let each = match expression_value(right, src)? {
                 ValueSource::Alias(p) => ValueSource::Alias(p),
                 items @ ValueSource::Items(_) => items,
@@ -504,9 +504,7 @@ pub(super) fn value_source<'t>(p: &Parents<'t>, ident: Node<'t>, src: &[u8]) -> 
             };
             Some(ValueSource::Each(Box::new(each)))
         }
-        "assignment_expression" if parent.child_by_field_name("left") == Some(ident) => {
-            parent.child_by_field_name("right").and_then(|v| expression_value(v, src))
-        }
+        "assignment_expression" if parent.field("left") == Some(ident) => parent.field("right").and_then(|v| expression_value(v, src)),
         "shorthand_property_identifier_pattern" | "object_pattern" | "pair_pattern" | "array_pattern" | "object_assignment_pattern" => {
             destructured_value(p, ident, src)
         }
@@ -529,7 +527,7 @@ fn destructured_value<'t>(p: &Parents<'t>, ident: Node<'t>, src: &[u8]) -> Optio
             "object_pattern" if cur.kind() == "shorthand_property_identifier_pattern" => steps.push(text(cur, src).into_owned()),
             "object_pattern" if cur.kind() == "pair_pattern" => {}
             "pair_pattern" => {
-                let key = parent.child_by_field_name("key").filter(|k| matches!(k.kind(), "property_identifier" | "string"))?;
+                let key = parent.field("key").filter(|k| matches!(k.kind(), "property_identifier" | "string"))?;
                 steps.push(text(key, src).trim_matches(|c| c == '"' || c == '\'').to_string());
             }
             "array_pattern" => {
@@ -537,7 +535,7 @@ fn destructured_value<'t>(p: &Parents<'t>, ident: Node<'t>, src: &[u8]) -> Optio
                 let index = parent.named_children(&mut c).position(|n| n.id() == cur.id())?;
                 steps.push(format!("[{index}]"));
             }
-            "variable_declarator" if parent.child_by_field_name("name").is_some_and(|n| n.id() == cur.id()) => break parent,
+            "variable_declarator" if parent.field("name").is_some_and(|n| n.id() == cur.id()) => break parent,
             _ => return None,
         }
         cur = parent;
@@ -545,7 +543,7 @@ fn destructured_value<'t>(p: &Parents<'t>, ident: Node<'t>, src: &[u8]) -> Optio
             return None;
         }
     };
-    let mut value = declarator.child_by_field_name("value")?;
+    let mut value = declarator.field("value")?;
     let mut rest: Vec<String> = Vec::new();
     for step in steps.iter().rev() {
         // Into a literal where the value is written out, else along the path.
@@ -580,8 +578,8 @@ fn object_entry<'t>(object: Node<'t>, key: &str, src: &[u8]) -> Option<Node<'t>>
     let mut c = object.walk();
     object.named_children(&mut c).find_map(|entry| match entry.kind() {
         "pair" => {
-            let k = entry.child_by_field_name("key").filter(|k| matches!(k.kind(), "property_identifier" | "string"))?;
-            (text(k, src).trim_matches(|c| c == '"' || c == '\'') == key).then(|| entry.child_by_field_name("value")).flatten()
+            let k = entry.field("key").filter(|k| matches!(k.kind(), "property_identifier" | "string"))?;
+            (text(k, src).trim_matches(|c| c == '"' || c == '\'') == key).then(|| entry.field("value")).flatten()
         }
         "shorthand_property_identifier" => (text(entry, src) == key).then_some(entry),
         _ => None,
@@ -596,12 +594,12 @@ pub(super) fn assigned_owner<'s>(node: Node, src: &'s [u8]) -> Option<(std::borr
     if assign.kind() != "assignment_expression" {
         return None;
     }
-    let object = assign.child_by_field_name("left").filter(|l| l.kind() == "member_expression")?.child_by_field_name("object")?;
+    let object = assign.field("left").filter(|l| l.kind() == "member_expression")?.field("object")?;
     match object.kind() {
         "this" => Some((text(object, src), false)),
         "identifier" => Some((text(object, src), false)).filter(|(o, _)| !matches!(o.as_ref(), "exports" | "module")),
         "member_expression" => {
-            let (owner, property) = (object.child_by_field_name("object")?, object.child_by_field_name("property")?);
+            let (owner, property) = (object.field("object")?, object.field("property")?);
             (owner.kind() == "identifier" && text(property, src) == "prototype").then(|| (text(owner, src), true))
         }
         _ => None,
@@ -613,14 +611,14 @@ pub(super) fn assigned_owner<'s>(node: Node, src: &'s [u8]) -> Option<(std::borr
 pub(super) fn is_plain_function(node: Node) -> bool {
     match node.kind() {
         "function_declaration" | "function_expression" | "generator_function_declaration" => true,
-        "variable_declarator" => node.child_by_field_name("value").is_some_and(|v| v.kind() == "function_expression"),
+        "variable_declarator" => node.field("value").is_some_and(|v| v.kind() == "function_expression"),
         _ => false,
     }
 }
 
 /// `h = b`: a reassignment of a declared name, not a declaration.
 pub(super) fn is_reassignment(ident: Node, parent: Option<Node>) -> bool {
-    parent.is_some_and(|p| p.kind() == "assignment_expression" && p.child_by_field_name("left") == Some(ident))
+    parent.is_some_and(|p| p.kind() == "assignment_expression" && p.field("left") == Some(ident))
 }
 
 /// The declared type of a definition: a function's or method's return annotation, a
@@ -630,27 +628,27 @@ pub(super) fn declared_type(node: Node, src: &[u8]) -> Option<ValueSource> {
         "function_declaration" | "method_definition" | "function_signature" | "method_signature" | "generator_function_declaration" => {
             "return_type"
         }
-        "public_field_definition" if node.child_by_field_name("type").is_none() => {
+        "public_field_definition" if node.field("type").is_none() => {
             // `private logger = new Logger()`
-            let v = node.child_by_field_name("value").filter(|v| v.kind() == "new_expression")?;
-            let c = v.child_by_field_name("constructor")?;
+            let v = node.field("value").filter(|v| v.kind() == "new_expression")?;
+            let c = v.field("constructor")?;
             return path_of(c, src).map(|(p, _)| ValueSource::New(p));
         }
         "public_field_definition" | "required_parameter" | "property_signature" => "type",
         "variable_declarator" => {
             // `const f = (): Foo => ...`
-            let v = node.child_by_field_name("value")?;
-            return v.child_by_field_name("return_type").and_then(|t| annotation_path(t, src)).map(ValueSource::Annotation);
+            let v = node.field("value")?;
+            return v.field("return_type").and_then(|t| annotation_path(t, src)).map(ValueSource::Annotation);
         }
         // `export default new Service()`: the value exported.
         _ if node.parent().is_some_and(|p| p.kind() == "export_statement") => return expression_value(node, src),
         _ => return None,
     };
-    let t = node.child_by_field_name(field)?;
+    let t = node.field(field)?;
     // `Promise<Foo>` returned by an async function is still a Foo to its awaiting callers.
     let inner = if t.kind() == "type_annotation" { t.named_child(0)? } else { t };
-    if inner.kind() == "generic_type" && inner.child_by_field_name("name").is_some_and(|n| text(n, src) == "Promise") {
-        let arg = inner.child_by_field_name("type_arguments").and_then(|a| a.named_child(0))?;
+    if inner.kind() == "generic_type" && inner.field("name").is_some_and(|n| text(n, src) == "Promise") {
+        let arg = inner.field("type_arguments").and_then(|a| a.named_child(0))?;
         return annotation_path(arg, src).map(ValueSource::Annotation);
     }
     annotation_path(t, src).map(ValueSource::Annotation)
@@ -660,7 +658,7 @@ fn annotation_path(t: Node, src: &[u8]) -> Option<String> {
     let inner = if t.kind() == "type_annotation" { t.named_child(0)? } else { t };
     match inner.kind() {
         "type_identifier" | "nested_type_identifier" => Some(text(inner, src).into_owned()),
-        "generic_type" => inner.child_by_field_name("name").map(|n| text(n, src).into_owned()),
+        "generic_type" => inner.field("name").map(|n| text(n, src).into_owned()),
         _ => None,
     }
 }
@@ -673,7 +671,7 @@ pub(super) fn alias_bases(node: Node, src: &[u8]) -> Vec<String> {
     if node.kind() != "type_alias_declaration" {
         return out;
     }
-    let mut stack: Vec<Node> = node.child_by_field_name("value").into_iter().collect();
+    let mut stack: Vec<Node> = node.field("value").into_iter().collect();
     while let Some(t) = stack.pop() {
         match t.kind() {
             "intersection_type" | "union_type" | "parenthesized_type" => {
@@ -701,26 +699,26 @@ pub(super) fn alias_bases(node: Node, src: &[u8]) -> Vec<String> {
 /// A component declared `const C: FC<Props> = (props) => …` takes `Props` from its type.
 pub(super) fn param_types(node: Node, src: &[u8]) -> Vec<String> {
     let func = match node.kind() {
-        "variable_declarator" | "pair" | "public_field_definition" => node.child_by_field_name("value"),
+        "variable_declarator" | "pair" | "public_field_definition" => node.field("value"),
         _ => Some(node),
     };
     let mut out = Vec::new();
-    if let Some(params) = func.and_then(|f| f.child_by_field_name("parameters")) {
+    if let Some(params) = func.and_then(|f| f.field("parameters")) {
         let mut cursor = params.walk();
         for p in params.named_children(&mut cursor) {
             match p.kind() {
                 "comment" => {}
                 // `function f(this: Foo, a: A)`: `this` is not passed.
-                "required_parameter" if p.child_by_field_name("pattern").is_some_and(|n| n.kind() == "this") => {}
+                "required_parameter" if p.field("pattern").is_some_and(|n| n.kind() == "this") => {}
                 "required_parameter" | "optional_parameter" => {
-                    out.push(p.child_by_field_name("type").and_then(|t| annotation_path(t, src)).unwrap_or_default())
+                    out.push(p.field("type").and_then(|t| annotation_path(t, src)).unwrap_or_default())
                 }
                 _ => out.push(String::new()),
             }
         }
     }
     if node.kind() == "variable_declarator" && out.first().is_none_or(|t| t.is_empty()) {
-        if let Some(props) = node.child_by_field_name("type").and_then(|t| component_props(t, src)) {
+        if let Some(props) = node.field("type").and_then(|t| component_props(t, src)) {
             match out.first_mut() {
                 Some(first) => *first = props,
                 None => out.push(props),
@@ -740,12 +738,12 @@ fn component_props(t: Node, src: &[u8]) -> Option<String> {
     if inner.kind() != "generic_type" {
         return None;
     }
-    let name = text(inner.child_by_field_name("name")?, src);
+    let name = text(inner.field("name")?, src);
     let last = name.rsplit('.').next().unwrap_or(&name);
     if !matches!(last, "FC" | "VFC" | "FunctionComponent" | "VoidFunctionComponent" | "ComponentType") {
         return None;
     }
-    annotation_path(inner.child_by_field_name("type_arguments")?.named_child(0)?, src)
+    annotation_path(inner.field("type_arguments")?.named_child(0)?, src)
 }
 
 /// The member a key names, as a path through the type its object is checked against:
@@ -767,7 +765,7 @@ pub(super) fn key_path<'t>(p: &Parents<'t>, key: Node<'t>, src: &[u8]) -> Option
 
 /// `Comp(#0)` for a JSX element `<Comp …>` (not for intrinsic elements such as `<div>`).
 fn element_props(element: Node, src: &[u8]) -> Option<String> {
-    let (path, _) = path_of(element.child_by_field_name("name")?, src)?;
+    let (path, _) = path_of(element.field("name")?, src)?;
     (path.contains('.') || path.starts_with(|c: char| c.is_ascii_uppercase())).then(|| format!("{path}(#0)"))
 }
 
@@ -784,21 +782,21 @@ fn object_type_path<'t>(p: &Parents<'t>, object: Node<'t>, src: &[u8]) -> Option
                 node = parent;
                 continue;
             }
-            "binary_expression" if parent.child_by_field_name("operator").is_some_and(|o| matches!(o.kind(), "??" | "||" | "&&")) => {
+            "binary_expression" if parent.field("operator").is_some_and(|o| matches!(o.kind(), "??" | "||" | "&&")) => {
                 node = parent;
                 continue;
             }
             "satisfies_expression" | "as_expression" => parent.named_child(1).and_then(|t| annotation_path(t, src)),
             "arguments" => {
                 let call = p.of(parent)?;
-                let callee = call.child_by_field_name("function").or_else(|| call.child_by_field_name("constructor"))?;
+                let callee = call.field("function").or_else(|| call.field("constructor"))?;
                 let (path, _) = path_of(callee, src)?;
                 let mut cursor = parent.walk();
                 let index = parent.named_children(&mut cursor).filter(|n| n.kind() != "comment").position(|n| n.id() == node.id())?;
                 Some(format!("{path}(#{index})"))
             }
-            "pair" | "pair_pattern" if parent.child_by_field_name("value").is_some_and(|v| v.id() == node.id()) => {
-                let key = parent.child_by_field_name("key").filter(|k| k.kind() == "property_identifier")?;
+            "pair" | "pair_pattern" if parent.field("value").is_some_and(|v| v.id() == node.id()) => {
+                let key = parent.field("key").filter(|k| k.kind() == "property_identifier")?;
                 keys.push(text(key, src).into_owned());
                 node = p.of(parent)?;
                 continue;
@@ -809,11 +807,11 @@ fn object_type_path<'t>(p: &Parents<'t>, object: Node<'t>, src: &[u8]) -> Option
                 keys.push(text(name, src).into_owned());
                 element_props(p.of(attr)?, src)
             }
-            "variable_declarator" => match parent.child_by_field_name("type") {
+            "variable_declarator" => match parent.field("type") {
                 Some(t) => annotation_path(t, src),
                 // `const { a } = load()`: the pattern is the name, the value is what it takes apart.
-                None if parent.child_by_field_name("name").is_some_and(|n| n.id() == node.id()) => {
-                    parent.child_by_field_name("value").and_then(|v| expression_value(v, src)).and_then(|v| match v {
+                None if parent.field("name").is_some_and(|n| n.id() == node.id()) => {
+                    parent.field("value").and_then(|v| expression_value(v, src)).and_then(|v| match v {
                         // `const { a } = require('m')` is an import.
                         ValueSource::Call(p) if p == "require" => None,
                         ValueSource::Call(p) => Some(format!("{p}()")),
@@ -823,12 +821,12 @@ fn object_type_path<'t>(p: &Parents<'t>, object: Node<'t>, src: &[u8]) -> Option
                 }
                 None => None,
             },
-            "required_parameter" | "optional_parameter" => parent.child_by_field_name("type").and_then(|t| annotation_path(t, src)),
+            "required_parameter" | "optional_parameter" => parent.field("type").and_then(|t| annotation_path(t, src)),
             "return_statement" => returned_from(parent, src),
-            "arrow_function" if parent.child_by_field_name("body").is_some_and(|b| b.id() == node.id()) => function_result(parent, src),
+            "arrow_function" if parent.field("body").is_some_and(|b| b.id() == node.id()) => function_result(parent, src),
             // `this.state = { … }` (`module.exports = { … }` is an export).
-            "assignment_expression" if parent.child_by_field_name("right").is_some_and(|r| r.id() == node.id()) => parent
-                .child_by_field_name("left")
+            "assignment_expression" if parent.field("right").is_some_and(|r| r.id() == node.id()) => parent
+                .field("left")
                 .and_then(|l| path_of(l, src))
                 .map(|(p, _)| p)
                 .filter(|p| p != "exports" && !p.starts_with("module.exports") && !p.starts_with("exports.")),
@@ -863,13 +861,13 @@ fn returned_from(ret: Node, src: &[u8]) -> Option<String> {
 /// `make()` for a function named `make` (a declaration, or an arrow or function expression
 /// assigned to `const make`), `this.make()` for a method; only when it declares its return type.
 fn function_result(func: Node, src: &[u8]) -> Option<String> {
-    func.child_by_field_name("return_type")?;
+    func.field("return_type")?;
     let name = match func.kind() {
-        "function_declaration" | "generator_function_declaration" => text(func.child_by_field_name("name")?, src).into_owned(),
-        "method_definition" => format!("this.{}", text(func.child_by_field_name("name")?, src)),
+        "function_declaration" | "generator_function_declaration" => text(func.field("name")?, src).into_owned(),
+        "method_definition" => format!("this.{}", text(func.field("name")?, src)),
         _ => {
             let decl = func.parent().filter(|p| p.kind() == "variable_declarator")?;
-            text(decl.child_by_field_name("name").filter(|n| n.kind() == "identifier")?, src).into_owned()
+            text(decl.field("name").filter(|n| n.kind() == "identifier")?, src).into_owned()
         }
     };
     Some(format!("{name}()"))
@@ -901,7 +899,7 @@ pub(super) fn destructured_parameter_of<'t>(p: &Parents<'t>, ident: Node<'t>, sr
                 cur = parent;
             }
             "pair_pattern" => {
-                let key = cur.child_by_field_name("key").filter(|k| k.kind() == "property_identifier")?;
+                let key = cur.field("key").filter(|k| k.kind() == "property_identifier")?;
                 keys.push(text(key, src).into_owned());
                 cur = p.of(cur)?;
             }
@@ -919,13 +917,11 @@ pub(super) fn destructured_parameter_of<'t>(p: &Parents<'t>, ident: Node<'t>, sr
 pub(super) fn parameter_of<'t>(p: &Parents<'t>, ident: Node<'t>) -> Option<(Node<'t>, Option<u32>, u8)> {
     let parent = p.of(ident)?;
     // `x => …`: the arrow's only parameter.
-    if parent.kind() == "arrow_function" && parent.child_by_field_name("parameter").is_some_and(|p| p.id() == ident.id()) {
+    if parent.kind() == "arrow_function" && parent.field("parameter").is_some_and(|p| p.id() == ident.id()) {
         return Some((parent, Some(0), 0));
     }
     let (param, splat) = match parent.kind() {
-        "required_parameter" | "optional_parameter" if parent.child_by_field_name("pattern").is_some_and(|p| p.id() == ident.id()) => {
-            (parent, 0)
-        }
+        "required_parameter" | "optional_parameter" if parent.field("pattern").is_some_and(|p| p.id() == ident.id()) => (parent, 0),
         "rest_pattern" => (p.of(parent).filter(|p| p.kind() == "required_parameter").unwrap_or(parent), 1),
         "formal_parameters" => (ident, 0),
         _ => return None,
@@ -936,7 +932,7 @@ pub(super) fn parameter_of<'t>(p: &Parents<'t>, ident: Node<'t>) -> Option<(Node
     let mut index = 0u32;
     let mut c = list.walk();
     for p in list.named_children(&mut c) {
-        if p.kind() == "comment" || p.child_by_field_name("pattern").is_some_and(|n| n.kind() == "this") {
+        if p.kind() == "comment" || p.field("pattern").is_some_and(|n| n.kind() == "this") {
             continue;
         }
         if p.id() == param.id() || p.id() == ident.id() {

@@ -12,6 +12,7 @@ use super::scopes::{Local, Locals, Nesting, bind, binding_at};
 use super::syntax::{path_of, position, short_text, text};
 use super::{File, python, typescript};
 use crate::facts::{FileFacts, LocalBinding, SymbolFact, SymbolKind, ValueSource};
+use crate::field::Field;
 use crate::lang::{DefKind, Lang};
 
 /// A binding that is a value symbol: a module-level name, a Python class-body name, a TS
@@ -103,7 +104,7 @@ pub(super) fn call_args(
     def_by_node: &HashMap<usize, u32>,
     facts: &FileFacts,
 ) -> Vec<(String, ValueSource)> {
-    let Some(list) = call.child_by_field_name("arguments").filter(|a| matches!(a.kind(), "argument_list" | "arguments")) else {
+    let Some(list) = call.field("arguments").filter(|a| matches!(a.kind(), "argument_list" | "arguments")) else {
         return Vec::new();
     };
     let value = |n: Node| -> Option<ValueSource> {
@@ -123,7 +124,7 @@ pub(super) fn call_args(
                 def_by_node.get(&n.id()).map(|&d| ValueSource::Def(facts.symbols[d as usize].qname.clone()))
             }
             "call" | "call_expression" => {
-                let (p, _) = path_of(n.child_by_field_name("function")?, src)?;
+                let (p, _) = path_of(n.field("function")?, src)?;
                 let free = bind(lang, &p, n.start_byte(), inner, src_sym, nesting, locals, facts) == LocalBinding::Free;
                 free.then_some(ValueSource::Call(p))
             }
@@ -156,7 +157,7 @@ pub(super) fn arguments<'t>(list: Node<'t>, src: &[u8]) -> Vec<(String, Node<'t>
     for a in list.named_children(&mut c) {
         match a.kind() {
             "keyword_argument" => {
-                if let (Some(name), Some(v)) = (a.child_by_field_name("name"), a.child_by_field_name("value")) {
+                if let (Some(name), Some(v)) = (a.field("name"), a.field("value")) {
                     out.push((text(name, src).into_owned(), v));
                 }
             }
@@ -282,7 +283,7 @@ impl<'t> File<'t, '_> {
             if *kind != DefKind::Property || node.kind() != "assignment" {
                 continue;
             }
-            let Some(right) = node.child_by_field_name("right").filter(|r| r.kind() == "identifier") else { continue };
+            let Some(right) = node.field("right").filter(|r| r.kind() == "identifier") else { continue };
             let name = text(right, src).into_owned();
             let scope = interval_of_def[d].and_then(|i| iv[i].scope_above);
             let Some(local) = scope.and_then(|s| locals.get(s, &name)).map(|b| &binding_at(b, node.start_byte()).local) else {

@@ -11,6 +11,7 @@ use tree_sitter::Node;
 use tree_sitter::{QueryCursor, StreamingIterator};
 
 use crate::facts::RefKind;
+use crate::field::Field;
 #[cfg(test)]
 use crate::lang::LanguageConfig;
 use crate::lang::{Capture, DefKind, Grammar};
@@ -161,8 +162,8 @@ fn pattern_bindings<'t>(pattern: Node<'t>, out: &mut Vec<Node<'t>>) {
     while let Some(n) = stack.pop() {
         match n.kind() {
             "identifier" | "shorthand_property_identifier_pattern" => found.push(n),
-            "pair_pattern" => stack.extend(n.child_by_field_name("value")),
-            "assignment_pattern" | "object_assignment_pattern" => stack.extend(n.child_by_field_name("left")),
+            "pair_pattern" => stack.extend(n.field("value")),
+            "assignment_pattern" | "object_assignment_pattern" => stack.extend(n.field("left")),
             "object_pattern" | "array_pattern" | "rest_pattern" | "pattern_list" | "tuple_pattern" | "list_pattern"
             | "list_splat_pattern" => {
                 let mut c = n.walk();

@@ -13,11 +13,12 @@ use tree_sitter::Node;
 /// so that pairs rarely evict each other.
 const SLOTS: usize = 512;
 
-/// One slot: the grammar, the address of the name, and the field's id (0: no such field).
-type Slot = Cell<(usize, usize, u16)>;
+/// One slot: the grammar, the address and length of the name, and the field's id (0: no
+/// such field).
+type Slot = Cell<(usize, usize, usize, u16)>;
 
 thread_local! {
-    static IDS: [Slot; SLOTS] = const { [const { Cell::new((0, 0, 0)) }; SLOTS] };
+    static IDS: [Slot; SLOTS] = const { [const { Cell::new((0, 0, 0, 0)) }; SLOTS] };
 }
 
 pub(crate) trait Field<'t> {
@@ -35,20 +36,22 @@ impl<'t> Field<'t> for Node<'t> {
     }
 }
 
-/// The id of the field `name` in the grammar of `node`'s tree. A name is keyed by its address
-/// (a `'static` string cannot be freed and another string put there) and its length.
+/// The id of the field `name` in the grammar of `node`'s tree. A name is known by its address
+/// and length, both compared (a `'static` string is never freed for another to take its
+/// place; two names can share an address, one a prefix of the other).
 fn field_id(node: Node, name: &'static str) -> u16 {
     // SAFETY: a node borrowed from a live tree; the call reads the tree's language pointer.
     let grammar = unsafe { tree_sitter::ffi::ts_node_language(node.into_raw()) } as usize;
-    let key = name.as_ptr() as usize ^ name.len();
-    let slot = (key ^ (key >> 9) ^ (grammar >> 4)).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (usize::BITS - SLOTS.trailing_zeros());
+    let (at, len) = (name.as_ptr() as usize, name.len());
+    let hash = (at ^ (at >> 9) ^ len.rotate_left(17) ^ (grammar >> 4)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    let slot = hash >> (usize::BITS - SLOTS.trailing_zeros());
     IDS.with(|ids| {
-        let (g, k, id) = ids[slot].get();
-        if g == grammar && k == key {
+        let (g, a, l, id) = ids[slot].get();
+        if (g, a, l) == (grammar, at, len) {
             return id;
         }
         let id = node.language().field_id_for_name(name).map_or(0, |id| id.get());
-        ids[slot].set((grammar, key, id));
+        ids[slot].set((grammar, at, len, id));
         id
     })
 }
@@ -86,13 +89,19 @@ mod tests {
             "open_tag",
             "no_such_field",
         ];
+        // Names that share an address with another name or sit next to it (a key made of the
+        // address and length alone would mix `type` with the five bytes after its first).
+        static BUFFER: &str = "type_aatype_aa";
+        let at = if BUFFER.as_ptr() as usize % 2 == 0 { 0 } else { 7 };
+        let neighbours: [&'static str; 3] = [&BUFFER[at..at + 4], &BUFFER[at + 1..at + 6], &BUFFER[at..at + 6]];
+        assert_eq!(neighbours[0], "type");
         for (grammar, src) in sources {
             let mut parser = tree_sitter::Parser::new();
             parser.set_language(&grammar.language()).unwrap();
             let tree = parser.parse(src, None).unwrap();
             let mut stack = vec![tree.root_node()];
             while let Some(node) = stack.pop() {
-                for name in names {
+                for name in names.iter().chain(&neighbours).chain(&neighbours) {
                     assert_eq!(node.field(name), node.child_by_field_name(name), "{grammar:?} {} .{name}", node.kind());
                 }
                 let mut cursor = node.walk();

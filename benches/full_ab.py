@@ -3,8 +3,8 @@
 
     python3 benches/full_ab.py CORPUS ROUNDS BINARY [BINARY ...]
 
-CORPUS is an id of corpora/cache (py-m, ts-m, py-l, ts-l, py-xl: `corpora/fetch.sh`). The
-corpus is copied once; each round indexes it with every binary in turn (alternating, so a slow
+CORPUS is an id of corpora/cache (py-m, ts-m, py-l, ts-l, py-xl: `corpora/fetch.sh`) or a
+directory (e.g. a generated repository, target/results-gen-python-1000000). It is copied once; each round indexes it with every binary in turn (alternating, so a slow
 phase of a shared machine hits all alike), then runs the last binary's `ckg parse-only` on it.
 Prints per binary the median wall time, its ratio to the median parse-only time (budget: 2x),
 the median peak RSS, CPU time (user + system) and minor page faults (`/usr/bin/time`).
@@ -34,9 +34,10 @@ def main():
     if len(sys.argv) < 4:
         sys.exit(__doc__)
     corpus, rounds, binaries = sys.argv[1], int(sys.argv[2]), [os.path.abspath(b) for b in sys.argv[3:]]
-    src = os.path.join(ROOT, "corpora", "cache", corpus, "src")
+    src = corpus if os.path.isdir(corpus) else os.path.join(ROOT, "corpora", "cache", corpus, "src")
     if not os.path.isdir(src):
         sys.exit(f"{src} is missing: run corpora/fetch.sh")
+    corpus = os.path.basename(os.path.normpath(corpus))
     base = tempfile.mkdtemp(prefix="ckg-full-ab-")
     try:
         tree = os.path.join(base, "src")

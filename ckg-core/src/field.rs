@@ -1,7 +1,7 @@
 //! A node's child by field name, without tree-sitter's search of the grammar's field names.
 //!
 //! `Node::child_by_field_name` compares the name with each of the grammar's field names in
-//! turn (`strncmp`; TypeScript has over sixty) before it looks for the child: ~4 % of a full
+//! turn (`strncmp`; TypeScript has 40, Python 32) before it looks for the child: ~4 % of a full
 //! index's CPU on django. [`Field::field`] looks each (grammar, name) pair up once per thread
 //! and keeps its id in a small table.
 

@@ -387,7 +387,7 @@ impl File<'_, '_> {
                     return;
                 }
                 let caller = facts.symbols[src_sym as usize].qname.clone();
-                let via = Some(Forward { callee: callee.to_string(), key });
+                let via = Some(Forward { callee: callee.to_string(), key: key.into_string() });
                 param_uses.push((func, ParamUse { index, name: name.into_owned(), caller, rest: String::new(), each: false, via }));
             }
         }

@@ -29,12 +29,16 @@ pub(crate) fn path_of_any_entry<'t>(node: Node<'t>, src: &[u8]) -> Option<(Strin
 }
 
 fn written_path<'t>(node: Node<'t>, src: &[u8], any_entry: bool) -> Option<(String, Node<'t>)> {
-    let mut segments: Vec<String> = Vec::new();
+    // From the last segment to the first, each with whether it is called; the text of a name
+    // borrowed from the source (one allocation for the whole path).
+    let mut segments: Vec<(std::borrow::Cow<str>, bool)> = Vec::new();
     let mut cur = node;
     let mut pending_call = false;
     let mut last: Option<Node> = None;
     loop {
-        let (segment, next) = match cur.kind() {
+        let kind = cur.kind();
+        // The segment, the node the path goes on with, and the node that names the segment.
+        let (segment, next, named) = match kind {
             "identifier"
             | "property_identifier"
             | "type_identifier"
@@ -42,14 +46,18 @@ fn written_path<'t>(node: Node<'t>, src: &[u8], any_entry: bool) -> Option<(Stri
             | "shorthand_property_identifier"
             | "this"
             | "super"
-            | "string_fragment" => (Some(text(cur, src).into_owned()), None),
-            "member_expression" => (cur.field("property").map(|p| text(p, src).into_owned()), cur.field("object")),
-            "attribute" => (cur.field("attribute").map(|p| text(p, src).into_owned()), cur.field("object")),
-            "nested_type_identifier" | "nested_identifier" | "dotted_name" => (Some(text(cur, src).into_owned()), None),
+            | "string_fragment"
+            | "nested_type_identifier"
+            | "nested_identifier"
+            | "dotted_name" => (Some(text(cur, src)), None, cur),
+            "member_expression" | "attribute" => {
+                let name = cur.field(if kind == "attribute" { "attribute" } else { "property" });
+                (name.map(|p| text(p, src)), cur.field("object"), name.unwrap_or(cur))
+            }
             // `handlers["create"]`, `items[0]`: a literal key is a segment `[create]`.
             "subscript" => match cur.field("subscript").and_then(|k| python::literal_key(k, src)) {
-                Some(key) => (Some(format!("[{key}]")), cur.field("value")),
-                None if any_entry => (Some(crate::facts::ANY_ENTRY.to_string()), cur.field("value")),
+                Some(key) => (Some(format!("[{key}]").into()), cur.field("value"), cur),
+                None if any_entry => (Some(crate::facts::ANY_ENTRY.into()), cur.field("value"), cur),
                 None => return None,
             },
             // TS/JS `handlers["create"]`, `steps[0]`.
@@ -67,18 +75,17 @@ fn written_path<'t>(node: Node<'t>, src: &[u8], any_entry: bool) -> Option<(Stri
                 } else {
                     return None;
                 };
-                (Some(format!("[{key}]")), cur.field("object"))
+                (Some(format!("[{key}]").into()), cur.field("object"), cur)
             }
-            "call" if is_literal_getattr(cur, src).is_some() => {
+            "call" | "call_expression" => match (kind == "call").then(|| is_literal_getattr(cur, src)).flatten() {
                 // `getattr(obj, "run")` is `obj.run`.
-                let (obj, name) = is_literal_getattr(cur, src)?;
-                (Some(name), Some(obj))
-            }
-            "call_expression" | "call" => {
-                pending_call = true;
-                cur = cur.field("function")?;
-                continue;
-            }
+                Some((obj, name)) => (Some(name.into()), Some(obj), cur),
+                None => {
+                    pending_call = true;
+                    cur = cur.field("function")?;
+                    continue;
+                }
+            },
             // `new Foo().run()`: the object is an instance, as `Foo()` is in Python.
             "new_expression" => {
                 pending_call = true;
@@ -91,29 +98,28 @@ fn written_path<'t>(node: Node<'t>, src: &[u8], any_entry: bool) -> Option<(Stri
             }
             _ => return None,
         };
-        let mut segment = segment?;
+        let segment = segment?;
         if segment.is_empty() {
             return None;
         }
-        if last.is_none() {
-            last = Some(match cur.kind() {
-                "member_expression" => cur.field("property").unwrap_or(cur),
-                "attribute" => cur.field("attribute").unwrap_or(cur),
-                _ => cur,
-            });
-        }
-        if pending_call {
-            segment.push_str("()");
-            pending_call = false;
-        }
-        segments.push(segment);
+        last.get_or_insert(named);
+        segments.push((segment, std::mem::take(&mut pending_call)));
         match next {
             Some(n) => cur = n,
             None => break,
         }
     }
-    segments.reverse();
-    Some((segments.join("."), last.unwrap_or(node)))
+    let mut path = String::with_capacity(segments.iter().map(|(s, _)| s.len() + 3).sum());
+    for (segment, called) in segments.iter().rev() {
+        if !path.is_empty() {
+            path.push('.');
+        }
+        path.push_str(segment);
+        if *called {
+            path.push_str("()");
+        }
+    }
+    Some((path, last.unwrap_or(node)))
 }
 
 /// Whether a callee that is not a chain of names is computed: it goes through a subscript

@@ -136,13 +136,10 @@ pub(super) fn call_args(
     };
     let mut out = Vec::new();
     for (key, a) in arguments(list, src) {
-        match key.as_str() {
-            "*" | "**" => out.push((key, ValueSource::Alias(short_text(a, src)))),
-            _ => {
-                if let Some(v) = value(a) {
-                    out.push((key, v));
-                }
-            }
+        if key.is_splat() {
+            out.push((key.into_string(), ValueSource::Alias(short_text(a, src))));
+        } else if let Some(v) = value(a) {
+            out.push((key.into_string(), v));
         }
     }
     out
@@ -150,7 +147,7 @@ pub(super) fn call_args(
 
 /// The arguments of a call's argument list with their keys: `"0"`, `"1"` … by position, the
 /// keyword's name, `"*"` / `"**"` for a splat (whose node is the splat itself).
-pub(super) fn arguments<'t>(list: Node<'t>, src: &[u8]) -> Vec<(String, Node<'t>)> {
+pub(super) fn arguments<'t, 's>(list: Node<'t>, src: &'s [u8]) -> Vec<(ArgKey<'s>, Node<'t>)> {
     let mut out = Vec::new();
     let mut index = 0u32;
     let mut c = list.walk();
@@ -158,19 +155,42 @@ pub(super) fn arguments<'t>(list: Node<'t>, src: &[u8]) -> Vec<(String, Node<'t>
         match a.kind() {
             "keyword_argument" => {
                 if let (Some(name), Some(v)) = (a.field("name"), a.field("value")) {
-                    out.push((text(name, src).into_owned(), v));
+                    out.push((ArgKey::Keyword(text(name, src)), v));
                 }
             }
-            "list_splat" | "spread_element" => out.push(("*".to_string(), a)),
-            "dictionary_splat" => out.push(("**".to_string(), a)),
+            "list_splat" | "spread_element" => out.push((ArgKey::Splat, a)),
+            "dictionary_splat" => out.push((ArgKey::DoubleSplat, a)),
             "comment" => {}
             _ => {
-                out.push((index.to_string(), a));
+                out.push((ArgKey::Position(index), a));
                 index += 1;
             }
         }
     }
     out
+}
+
+/// The key of an argument ([`arguments`]), spelled only when it is kept.
+pub(super) enum ArgKey<'s> {
+    Position(u32),
+    Keyword(std::borrow::Cow<'s, str>),
+    Splat,
+    DoubleSplat,
+}
+
+impl ArgKey<'_> {
+    pub(super) fn is_splat(&self) -> bool {
+        matches!(self, ArgKey::Splat | ArgKey::DoubleSplat)
+    }
+
+    pub(super) fn into_string(self) -> String {
+        match self {
+            ArgKey::Position(i) => i.to_string(),
+            ArgKey::Keyword(name) => name.into_owned(),
+            ArgKey::Splat => "*".to_string(),
+            ArgKey::DoubleSplat => "**".to_string(),
+        }
+    }
 }
 
 impl<'t> File<'t, '_> {

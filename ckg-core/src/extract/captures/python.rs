@@ -465,8 +465,9 @@ mod tests {
 
     #[test]
     fn the_walk_captures_what_the_query_captures_with_syntax_errors() {
-        let dir = std::env::temp_dir().join(format!("ckg-walk-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        // Removed when dropped, also when a comparison fails.
+        let temp = tempfile::tempdir().unwrap();
+        let dir = temp.path();
         let sources = [
             "def f(:\n    self.x = g(\nclass C(B\n    return [a, b\n",
             "setattr(obj, 'name', value)\nsetattr(# c\n obj, 'x', v)\nx = (\nfor a, b in :\n",
@@ -483,7 +484,6 @@ mod tests {
             })
             .collect();
         compare(&files);
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     /// The corpora of `benches/results.py` and the oracles, when fetched (`cargo test --release

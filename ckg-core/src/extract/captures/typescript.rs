@@ -1041,8 +1041,9 @@ mod tests {
     /// Also the constructs no fixture has: every pattern of the query matches in these tests.
     #[test]
     fn the_walk_captures_what_the_query_captures_with_syntax_errors() {
-        let dir = std::env::temp_dir().join(format!("ckg-walk-ts-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        // Removed when dropped, also when a comparison fails.
+        let temp = tempfile::tempdir().unwrap();
+        let dir = temp.path();
         let sources = [
             "const a = { f() {}, g: () => 1, h: function () {}\nconst b = { x: y\nfunction f(: {\n  return new Foo(\n",
             "class C extends B implements I<T> {\n  constructor(private readonly s: S, public t) {}\n  m = () => \n  #p = function\n",
@@ -1072,7 +1073,6 @@ mod tests {
         }
         let (ts, tsx) = compare(&files);
         assert_eq!((ts, tsx), (sources.len(), 2 * sources.len() + 2 * jsx.len()));
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     /// The corpora of `benches/results.py` and the oracles, when fetched (`cargo test --release

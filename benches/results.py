@@ -2,6 +2,7 @@
 """Regenerates the README's benchmark tables in one command.
 
     python3 benches/results.py [--runs N] [--peer-runs N] [--quick] [--no-peers]
+    python3 benches/results.py --only-peer codanna [--corpora py-m,ts-m] [--runs N] [--peer-runs N]
 
 For each corpus (pinned real ones from corpora/fetch.sh, and generated ones from ckg-gen):
 ckg full index (cold, --rebuild), warm re-index (nothing changed), the parse-only baseline,
@@ -221,31 +222,58 @@ def peer_row(cid, tool, binary, lang, path, runs, r):
 
 
 def only_peer(args):
-    """Adds one peer's rows to an existing results.md (e.g. codanna, which takes long to build)."""
+    """Measures one peer again (e.g. codanna, which takes long to build) with ckg in the same run,
+    and puts its rows in place of that peer's rows in results.md and the README."""
     tools = ensure_tools(True)
     if args.only_peer not in tools:
         sys.exit(f"{args.only_peer} is not installed (set CODANNA=/path/to/codanna for codanna)")
+    wanted = set(args.corpora.split(",")) if args.corpora else None
     rows = []
     corpora = [(cid, lang, os.path.join(ROOT, "corpora", "cache", cid, "src")) for cid, lang, _ in CORPORA]
     corpora += [(f"gen-{'py' if lang == 'python' else 'ts'}-1000k", lang, generated(lang, 1_000_000)) for lang in ["python", "typescript"]]
+    corpora = [c for c in corpora if wanted is None or c[0] in wanted]
     for cid, lang, path in corpora:
         r = measure_ckg(path, args.runs)
-        rows.append(peer_row(cid, args.only_peer, tools[args.only_peer], lang, path, args.peer_runs, r))
-        print(rows[-1], flush=True)
+        rows.append((cid, peer_row(cid, args.only_peer, tools[args.only_peer], lang, path, args.peer_runs, r)))
+        print(rows[-1][1], flush=True)
+    date = datetime.date.today().isoformat()
+    note = (f"{args.only_peer} measured again on {date} with `--only-peer {args.only_peer}` on "
+            f"{', '.join(cid for cid, _ in rows)} (ckg measured in that run for the ratios).")
     res = os.path.join(ROOT, "benches", "results.md")
-    text = open(res).read()
-    anchor = "| corpus | peer | wall | peak RSS | ckg/peer time | ckg/peer memory |\n|---|---|---:|---:|---:|---:|\n"
-    if anchor in text:
-        text = text.replace(anchor, anchor + "\n".join(rows) + "\n")
-        text = text.replace(f"Not measured in this run (not installed): {args.only_peer}.",
-                            f"{args.only_peer} was measured right after the main run with `--only-peer {args.only_peer}` "
-                            "(ckg re-measured in that run for the ratios).")
-        open(res, "w").write(text)
-        readme = os.path.join(ROOT, "README.md")
-        body = open(readme).read()
-        begin, end = "<!-- results:begin -->", "<!-- results:end -->"
-        body = body[: body.index(begin) + len(begin)] + "\n" + text + body[body.index(end):]
-        open(readme, "w").write(body)
+    text = put_peer_rows(open(res).read(), args.only_peer, rows, note)
+    open(res, "w").write(text)
+    # The README's copy of the tables is edited in place (it may carry notes of its own).
+    readme = os.path.join(ROOT, "README.md")
+    body = open(readme).read()
+    begin, end = "<!-- results:begin -->", "<!-- results:end -->"
+    i, j = body.index(begin) + len(begin), body.index(end)
+    body = body[:i] + put_peer_rows(body[i:j], args.only_peer, rows, note) + body[j:]
+    open(readme, "w").write(body)
+
+
+def put_peer_rows(text, peer, rows, note):
+    """`text` with the peers table's rows of `peer` replaced by `rows` ((corpus id, row) pairs;
+    a corpus without a row of that peer gets one after its other peers), and `note` below it."""
+    lines = text.split("\n")
+    anchor = "| corpus | peer | wall | peak RSS | ckg/peer time | ckg/peer memory |"
+    if anchor not in lines:
+        sys.exit("no peers table: run benches/results.py first")
+    first = lines.index(anchor) + 2
+    for cid, row in rows:
+        at = next((i for i, line in enumerate(lines) if line.startswith(f"| {cid} | {peer} |")), None)
+        if at is not None:
+            lines[at] = row
+            continue
+        end = first
+        while end < len(lines) and lines[end].startswith("|"):
+            end += 1
+        same = [i for i in range(first, end) if lines[i].startswith(f"| {cid} |")]
+        lines.insert(same[-1] + 1 if same else end, row)
+    end = first
+    while end < len(lines) and lines[end].startswith("|"):
+        end += 1
+    lines[end:end] = ["", note]
+    return "\n".join(lines).replace(f"\nNot measured in this run (not installed): {peer}.\n", "\n")
 
 
 def main():
@@ -255,7 +283,8 @@ def main():
     ap.add_argument("--peer-timeout", type=float, default=1800.0, help="seconds before a peer run counts as failed")
     ap.add_argument("--quick", action="store_true", help="only the ~100k corpora and a short scaling curve")
     ap.add_argument("--no-peers", action="store_true")
-    ap.add_argument("--only-peer", help="measure just this peer (and ckg again, 3 runs) and append its rows to the peers table")
+    ap.add_argument("--only-peer", help="measure just this peer (and ckg again) and put its rows in place of that peer's rows")
+    ap.add_argument("--corpora", help="with --only-peer: comma-separated corpus ids (default: every corpus)")
     args = ap.parse_args()
     global PEER_TIMEOUT
     PEER_TIMEOUT = args.peer_timeout

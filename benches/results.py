@@ -229,10 +229,14 @@ def only_peer(args):
         sys.exit(f"{args.only_peer} is not installed (set CODANNA=/path/to/codanna for codanna)")
     wanted = set(args.corpora.split(",")) if args.corpora else None
     rows = []
-    corpora = [(cid, lang, os.path.join(ROOT, "corpora", "cache", cid, "src")) for cid, lang, _ in CORPORA]
-    corpora += [(f"gen-{'py' if lang == 'python' else 'ts'}-1000k", lang, generated(lang, 1_000_000)) for lang in ["python", "typescript"]]
-    corpora = [c for c in corpora if wanted is None or c[0] in wanted]
-    for cid, lang, path in corpora:
+    # (corpus id, language, its path when asked for: a generated one is generated then.)
+    corpora = [(cid, lang, lambda cid=cid: os.path.join(ROOT, "corpora", "cache", cid, "src")) for cid, lang, _ in CORPORA]
+    corpora += [(f"gen-{'py' if lang == 'python' else 'ts'}-1000k", lang, lambda lang=lang: generated(lang, 1_000_000))
+                for lang in ["python", "typescript"]]
+    for cid, lang, path_of in corpora:
+        if wanted is not None and cid not in wanted:
+            continue
+        path = path_of()
         r = measure_ckg(path, args.runs)
         rows.append((cid, peer_row(cid, args.only_peer, tools[args.only_peer], lang, path, args.peer_runs, r)))
         print(rows[-1][1], flush=True)

@@ -54,18 +54,15 @@ pub fn never_purge() {
     }
 }
 
-/// Freed memory is kept for a second before it is returned, and from [`return_freed_at_once`]
-/// on returned at once: for a run that builds a whole index, whose parse allocates and frees
-/// each file's tree and facts. Returned at once, that memory was faulted in again by the next
-/// file, a page at a time (django: 356k page faults, 2.3 s of system time); kept, the
+/// [`prefer_low_memory`], except that freed memory is kept for a second before it is returned
+/// until [`return_freed_at_once`]: for a run that builds a whole index, whose parse allocates
+/// and frees each file's tree and facts. Returned at once, that memory was faulted in again by
+/// the next file, a page at a time (django: 356k page faults, 2.3 s of system time); kept, the
 /// next file reuses it (155k faults, 1.0 s), and the peak, which comes later (resolution and
 /// the index builds), is the same once [`return_freed_at_once`] has returned it (py-xl 436 MiB
-/// either way). Called before any thread starts, after [`prefer_low_memory`].
-pub fn keep_freed_while_parsing() {
-    // SAFETY: as in `prefer_low_memory`.
-    unsafe {
-        libmimalloc_sys::mi_option_set(PURGE_DELAY, 1000);
-    }
+/// either way). Called before any thread starts.
+pub fn prefer_low_memory_after_parsing() {
+    low_memory(1000);
 }
 
 /// Freed memory is returned to the system at once from now on, and what is kept is returned
@@ -84,9 +81,14 @@ pub fn return_freed_at_once() {
 /// and no huge pages: less speed on small runs, a lower peak on large ones. Called before any
 /// thread starts (mimalloc's options are not thread-safe to set).
 pub fn prefer_low_memory() {
+    low_memory(0);
+}
+
+/// Low-memory options, with freed memory returned after `purge_delay_ms`.
+fn low_memory(purge_delay_ms: std::ffi::c_long) {
     // SAFETY: plain setters of mimalloc's global options; no other thread runs yet.
     unsafe {
-        libmimalloc_sys::mi_option_set(PURGE_DELAY, 0);
+        libmimalloc_sys::mi_option_set(PURGE_DELAY, purge_delay_ms);
         libmimalloc_sys::mi_option_set(ARENA_EAGER_COMMIT, 0);
     }
     // SAFETY: a process-wide flag with integer arguments; failure (an old kernel) only leaves

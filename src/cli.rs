@@ -299,8 +299,7 @@ fn index(args: IndexArgs) -> Result<ExitCode> {
     if whole {
         // A whole index is built: its peak memory matters more than its allocator's speed,
         // but memory freed while parsing is kept for the next file (the peak comes later).
-        crate::alloc::prefer_low_memory();
-        crate::alloc::keep_freed_while_parsing();
+        crate::alloc::prefer_low_memory_after_parsing();
     } else {
         crate::alloc::never_purge();
     }

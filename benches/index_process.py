@@ -7,7 +7,8 @@
 Corpora: `django` (py-l, django 5.2.19 from corpora/fetch.sh, 2,932 files, 520k lines),
 `gen-ts-1m` and `gen-py-1m` (ckg-gen, 1M lines, seed 3). Each is copied to a temporary
 directory and indexed once; then, per run: N runs with nothing changed, and N body-only edits
-(a comment appended to one file, a different line each time), each followed by
+(a comment appended to one file, a different line each time; with `--at middle`, inserted
+before the file's middle line, so the lines after it move), each followed by
 `ckg index DIR --quiet`, timed as a whole process (start to exit). Prints p50 / p95 / max in
 milliseconds per corpus and run, and checks after the last edit that the incremental summary
 equals a fresh index's (`--json` totals).
@@ -58,6 +59,20 @@ def corpus(name):
     return path, files[len(files) // 2], "//" if lang == "typescript" else "#"
 
 
+def edit_file(path, line, at):
+    """Adds a comment line to a file: appended (`end`), or inserted before its middle line
+    (`middle`: the lines after it move, as they do in most edits of a body)."""
+    if at == "end":
+        with open(path, "a") as f:
+            f.write(line)
+        return
+    with open(path) as f:
+        lines = f.readlines()
+    lines.insert(len(lines) // 2, line)
+    with open(path, "w") as f:
+        f.writelines(lines)
+
+
 def timed(cmd):
     started = time.perf_counter()
     subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -74,7 +89,7 @@ def totals(summary):
     return {k: summary[k] for k in keys}
 
 
-def bench(name, edits, runs):
+def bench(name, edits, runs, at):
     src, target, comment = corpus(name)
     work = tempfile.mkdtemp(prefix=f"ckg-index-process-{name}-")
     try:
@@ -87,8 +102,7 @@ def bench(name, edits, runs):
             still = [timed([CKG, "index", work, "--quiet"]) for _ in range(edits)]
             edit = []
             for i in range(edits):
-                with open(edited, "a") as f:
-                    f.write(f"{comment} edit {run}.{i}\n")
+                edit_file(edited, f"{comment} edit {run}.{i}\n", at)
                 edit.append(timed([CKG, "index", work, "--quiet"]))
             rows.append((run, still, edit))
         inc = json.loads(sh([CKG, "index", work, "--json"]).stdout)
@@ -99,7 +113,7 @@ def bench(name, edits, runs):
         shutil.rmtree(work, ignore_errors=True)
 
 
-def alternate(name, rounds, binaries):
+def alternate(name, rounds, binaries, at):
     """Per round, each binary on its own copy: an edit, then a run with nothing changed."""
     src, target, comment = corpus(name)
     works = [tempfile.mkdtemp(prefix=f"ckg-index-process-{name}-") for _ in binaries]
@@ -111,8 +125,7 @@ def alternate(name, rounds, binaries):
         times = {ckg: ([], []) for ckg in binaries}
         for r in range(rounds):
             for ckg, work in zip(binaries, works):
-                with open(os.path.join(work, target), "a") as f:
-                    f.write(f"{comment} edit {r}\n")
+                edit_file(os.path.join(work, target), f"{comment} edit {r}\n", at)
                 times[ckg][0].append(timed([ckg, "index", work, "--quiet"]))
                 times[ckg][1].append(timed([ckg, "index", work, "--quiet"]))
         exact = all(
@@ -131,6 +144,7 @@ def main():
     ap.add_argument("--edits", type=int, default=20)
     ap.add_argument("--runs", type=int, default=2)
     ap.add_argument("--against", metavar="OTHER_CKG", help="alternate with this binary (edits = rounds)")
+    ap.add_argument("--at", choices=["end", "middle"], default="end", help="where each edit adds its comment line (default: end)")
     ap.add_argument("corpora", nargs="*", default=["django", "gen-ts-1m", "gen-py-1m"])
     a = ap.parse_args()
     if not os.environ.get("CKG"):
@@ -141,11 +155,11 @@ def main():
         print("|---|---|---:|---:|")
         notes = []
         for name in a.corpora:
-            target, times, exact = alternate(name, a.edits, [a.against, CKG])
+            target, times, exact = alternate(name, a.edits, [a.against, CKG], a.at)
             for ckg, (edit, still) in times.items():
                 print(f"| {name} | {ckg} | {f(edit)} | {f(still)} |")
                 sys.stdout.flush()
-            notes.append(f"{name}: {a.edits} rounds, edited {target}; totals {'equal' if exact else 'DIFFER FROM'} a fresh index's")
+            notes.append(f"{name}: {a.edits} rounds, edited {target} (comment line at the {a.at}); totals {'equal' if exact else 'DIFFER FROM'} a fresh index's")
         print()
         print("\n".join(notes))
         return
@@ -153,12 +167,12 @@ def main():
     print("|---|---:|---:|---:|")
     notes = []
     for name in a.corpora:
-        target, rows, exact = bench(name, a.edits, a.runs)
+        target, rows, exact = bench(name, a.edits, a.runs, a.at)
         for run, still, edit in rows:
             f = lambda xs: f"{statistics.median(xs):.0f} / {pct(xs, 95):.0f} / {max(xs):.0f} ms"
             print(f"| {name} | {run} | {f(still)} | {f(edit)} |")
             sys.stdout.flush()
-        notes.append(f"{name}: edited {target}; totals after the edits {'equal' if exact else 'DIFFER FROM'} a fresh index's")
+        notes.append(f"{name}: edited {target} (comment line at the {a.at}); totals after the edits {'equal' if exact else 'DIFFER FROM'} a fresh index's")
     print()
     print("\n".join(notes))
 

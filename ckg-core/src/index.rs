@@ -918,11 +918,11 @@ fn write_edges(tx: &mut WriteTx, input: &crate::store::ResolveInput, files: &[i6
         all.dedup();
         all
     });
-    tx.delete_edges_of(files)?;
     let mut time = started.elapsed();
     resolve::resolve_into(input, files, |batch| {
         let w = Instant::now();
-        tx.insert_edges(&batch.edges)?;
+        let batch_files: Vec<i64> = batch.lookups.iter().map(|(file, _)| *file).collect();
+        tx.write_edges(&batch_files, &batch.edges)?;
         for (file, keys) in &batch.lookups {
             tx.put_lookups(*file, keys)?;
         }

@@ -5,12 +5,15 @@
 use std::collections::HashMap;
 use std::path::Path;
 
+use rusqlite::types::{ToSqlOutput, Value, ValueRef};
 use rusqlite::{OptionalExtension, params};
 
-use super::schema::{EDGE_KINDS, EVIDENCE, code, edge_ids, lookup_blob, short_key};
+use super::schema::{lookup_blob, short_key};
 use crate::error::{Error, Result};
 use crate::facts::{Diagnostic, FileRecord, ValueSource, encode_param_uses};
 use crate::refblob;
+
+mod edges;
 
 /// The stored state of a file, used to skip unchanged files.
 #[derive(Clone, Debug)]
@@ -71,11 +74,22 @@ pub struct WriteTx<'a> {
     /// Two files defined one qname in this run: facts kept in memory may hold both
     /// definitions, the database only the owner's.
     qname_conflicts: std::cell::Cell<bool>,
+    /// The targets of edges deleted or rewritten in this run: the external nodes among them
+    /// may have no edge left.
+    lost_edge: std::cell::RefCell<Vec<i64>>,
 }
 
 impl<'a> WriteTx<'a> {
     pub(super) fn new(tx: rusqlite::Transaction<'a>, path: &'a Path, fresh: bool) -> WriteTx<'a> {
-        WriteTx { tx, path, externals: HashMap::new(), edge_delta: Default::default(), fresh, qname_conflicts: Default::default() }
+        WriteTx {
+            tx,
+            path,
+            externals: HashMap::new(),
+            edge_delta: Default::default(),
+            fresh,
+            qname_conflicts: Default::default(),
+            lost_edge: Default::default(),
+        }
     }
 }
 
@@ -90,6 +104,37 @@ pub fn last_name(path: &str) -> &str {
 /// A list stored as one text column, one item per line (NULL when empty).
 pub(super) fn encode_lines(items: &[String]) -> Option<String> {
     (!items.is_empty()).then(|| items.join("\n"))
+}
+
+/// The columns of `symbols` after its qname, as `put_symbols` compares them.
+const SYMBOL_COLUMNS: usize = 13;
+
+/// A symbol row rewritten whole: `?1` its id, then the columns after its qname.
+const SYMBOL_UPDATE: &str = "UPDATE symbols SET name = ?2, kind = ?3, file_id = ?4, parent_id = ?5, line = ?6, col = ?7, end_line = ?8,
+   exported = ?9, bases = ?10, ty = ?11, decorators = ?12, params = ?13, param_types = ?14
+ WHERE id = ?1";
+
+/// [`SYMBOL_UPDATE`] of a row of the same file and name: no indexed column is set, so SQLite
+/// leaves the indexes alone.
+const SYMBOL_UPDATE_SAME_NAME: &str = "UPDATE symbols SET kind = ?3, parent_id = ?5, line = ?6, col = ?7, end_line = ?8,
+   exported = ?9, bases = ?10, ty = ?11, decorators = ?12, params = ?13, param_types = ?14
+ WHERE id = ?1";
+
+fn text(s: &str) -> ValueRef<'_> {
+    ValueRef::Text(s.as_bytes())
+}
+
+fn opt_text(s: Option<&str>) -> ValueRef<'_> {
+    s.map_or(ValueRef::Null, text)
+}
+
+/// Whether a stored value is the one a parameter binds.
+fn same_value(stored: &Value, param: &dyn rusqlite::ToSql) -> bool {
+    match param.to_sql() {
+        Ok(ToSqlOutput::Borrowed(v)) => ValueRef::from(stored) == v,
+        Ok(ToSqlOutput::Owned(v)) => *stored == v,
+        _ => false,
+    }
 }
 
 fn hash_text(h: u64) -> String {
@@ -184,11 +229,22 @@ impl WriteTx<'_> {
         Ok(out)
     }
 
-    /// Replaces what a file's resolution looked up.
+    /// Replaces what a file's resolution looked up, unless it is what is stored.
     pub fn put_lookups(&self, file_id: i64, keys: &[i64]) -> Result<()> {
+        let blob = lookup_blob(keys);
+        if !self.fresh {
+            let stored: Option<Vec<u8>> = self
+                .tx
+                .prepare_cached("SELECT keys FROM lookups WHERE file_id = ?1")
+                .and_then(|mut s| s.query_row([file_id], |r| r.get(0)).optional())
+                .map_err(|e| self.err(e))?;
+            if stored.as_ref() == Some(&blob) {
+                return Ok(());
+            }
+        }
         self.tx
             .prepare_cached("INSERT OR REPLACE INTO lookups(file_id, keys) VALUES (?1, ?2)")
-            .and_then(|mut s| s.execute(params![file_id, lookup_blob(keys)]))
+            .and_then(|mut s| s.execute(params![file_id, blob]))
             .map_err(|e| self.err(e))?;
         Ok(())
     }
@@ -204,7 +260,9 @@ impl WriteTx<'_> {
 
     /// Replaces everything stored for one file (its row, symbols and facts) atomically
     /// within the run's transaction. Symbol ids are kept for qnames that survive, so edges
-    /// from other files stay valid.
+    /// from other files stay valid. In an update, rows equal to the stored ones are not
+    /// written again (an edit writes what it changed, not the whole file); the file's edges
+    /// and lookups are replaced when it is resolved, later in the run.
     pub fn put_file(&self, rec: &FileRecord) -> Result<(i64, Vec<i64>)> {
         let e = |e| self.err(e);
         let facts = &rec.facts;
@@ -235,70 +293,31 @@ impl WriteTx<'_> {
             })
             .map_err(e)?;
         if !self.fresh {
-            self.delete_facts(file_id)?;
+            self.tx.prepare_cached("DELETE FROM shadowed WHERE file_id = ?1").and_then(|mut s| s.execute([file_id])).map_err(e)?;
         }
-        // Symbols: upsert by qname, then drop the file's symbols that are gone.
-        let old: HashMap<String, i64> = if self.fresh {
-            HashMap::new()
-        } else {
-            let mut s = self.tx.prepare_cached("SELECT qname, id FROM symbols WHERE file_id = ?1").map_err(e)?;
-            s.query_map([file_id], |r| Ok((r.get(0)?, r.get(1)?))).map_err(e)?.collect::<rusqlite::Result<_>>().map_err(e)?
+        let ids = self.put_symbols(file_id, &rec.path, facts)?;
+        self.put_refs(file_id, (!facts.refs.is_empty()).then(|| refblob::encode(&facts.refs, &ids)))?;
+        let imports = || {
+            facts.imports.iter().map(|i| {
+                [
+                    text(i.kind.as_str()),
+                    text(&i.specifier),
+                    opt_text(i.imported.as_deref()),
+                    opt_text(i.local.as_deref()),
+                    ValueRef::Integer(ids[i.scope as usize]),
+                    ValueRef::Integer(i.type_only.into()),
+                    ValueRef::Integer(i.alternative.into()),
+                    ValueRef::Integer(i.line.into()),
+                    ValueRef::Integer(i.col.into()),
+                ]
+            })
         };
-        let mut ids: Vec<i64> = Vec::with_capacity(facts.symbols.len());
-        {
-            let mut insert = self
-                .tx
-                .prepare_cached(
-                    "INSERT INTO symbols(qname, name, kind, file_id, parent_id, line, col, end_line, exported, bases, ty, decorators, params,
-                       param_types)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)
-                     ON CONFLICT(qname) DO NOTHING RETURNING id",
-                )
-                .map_err(e)?;
-            for sym in &facts.symbols {
-                let parent = sym.parent.map(|p| ids[p as usize]);
-                let (bases, ty) = (encode_lines(&sym.bases), sym.ty.as_ref().map(ValueSource::encode));
-                let (decorators, param_uses) = (encode_lines(&sym.decorators), encode_param_uses(&sym.qname, &sym.param_uses));
-                let param_types = encode_lines(&sym.param_types);
-                let row = params![
-                    sym.qname,
-                    sym.name,
-                    sym.kind.as_str(),
-                    file_id,
-                    parent,
-                    sym.line,
-                    sym.col,
-                    sym.end_line,
-                    sym.exported,
-                    bases,
-                    ty,
-                    decorators,
-                    param_uses,
-                    param_types
-                ];
-                let id = match insert.query_row(row, |r| r.get(0)).optional().map_err(e)? {
-                    Some(id) => id,
-                    None => self.claim_symbol(file_id, &rec.path, row)?,
-                };
-                ids.push(id);
-            }
-        }
-        {
-            let kept: std::collections::HashSet<i64> = ids.iter().copied().collect();
-            let mut del = self.tx.prepare_cached("DELETE FROM symbols WHERE id = ?1").map_err(e)?;
-            for (_, id) in old {
-                if !kept.contains(&id) {
-                    del.execute([id]).map_err(e)?;
-                }
-            }
-        }
-        {
-            let mut s = self.tx.prepare_cached("INSERT INTO refs(file_id, data) VALUES (?1, ?2)").map_err(e)?;
-            if !facts.refs.is_empty() {
-                s.execute(params![file_id, refblob::encode(&facts.refs, &ids)]).map_err(e)?;
-            }
-        }
-        {
+        if !self.stored_rows_are(
+            file_id,
+            "imports",
+            "kind, specifier, imported, local, scope_id, type_only, alternative, line, col",
+            imports,
+        )? {
             let mut s = self
                 .tx
                 .prepare_cached(
@@ -322,7 +341,18 @@ impl WriteTx<'_> {
                 .map_err(e)?;
             }
         }
-        {
+        let exports = || {
+            facts.exports.iter().map(|x| {
+                [
+                    text(&x.name),
+                    opt_text(x.target.as_deref()),
+                    opt_text(x.specifier.as_deref()),
+                    ValueRef::Integer(x.line.into()),
+                    ValueRef::Integer(x.col.into()),
+                ]
+            })
+        };
+        if !self.stored_rows_are(file_id, "exports", "name, target, specifier, line, col", exports)? {
             let mut s = self
                 .tx
                 .prepare_cached("INSERT INTO exports(file_id, name, target, specifier, line, col) VALUES (?1, ?2, ?3, ?4, ?5, ?6)")
@@ -333,6 +363,150 @@ impl WriteTx<'_> {
         }
         self.put_diagnostics(&rec.path, &facts.diagnostics)?;
         Ok((file_id, ids))
+    }
+
+    /// Stores a file's symbols and returns their ids, in order. Ids are kept for the qnames
+    /// the file defined before (upserted by qname); its symbols that are gone are deleted. In
+    /// an update, a symbol as stored is not written again, and one whose name is the same is
+    /// updated without touching the indexes on qname, name and file.
+    fn put_symbols(&self, file_id: i64, path: &str, facts: &crate::facts::FileFacts) -> Result<Vec<i64>> {
+        let e = |e| self.err(e);
+        let mut old: HashMap<String, (i64, Vec<Value>)> = if self.fresh {
+            HashMap::new()
+        } else {
+            let mut s = self
+                .tx
+                .prepare_cached(
+                    "SELECT qname, id, name, kind, file_id, parent_id, line, col, end_line, exported, bases, ty, decorators, params,
+                       param_types
+                     FROM symbols WHERE file_id = ?1",
+                )
+                .map_err(e)?;
+            let rows = s
+                .query_map([file_id], |r| {
+                    Ok((r.get(0)?, (r.get(1)?, (2..2 + SYMBOL_COLUMNS).map(|k| r.get(k)).collect::<rusqlite::Result<_>>()?)))
+                })
+                .map_err(e)?;
+            rows.collect::<rusqlite::Result<_>>().map_err(e)?
+        };
+        let mut ids: Vec<i64> = Vec::with_capacity(facts.symbols.len());
+        let mut insert = self
+            .tx
+            .prepare_cached(
+                "INSERT INTO symbols(qname, name, kind, file_id, parent_id, line, col, end_line, exported, bases, ty, decorators, params,
+                   param_types)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)
+                 ON CONFLICT(qname) DO NOTHING RETURNING id",
+            )
+            .map_err(e)?;
+        for sym in &facts.symbols {
+            let parent = sym.parent.map(|p| ids[p as usize]);
+            let (bases, ty) = (encode_lines(&sym.bases), sym.ty.as_ref().map(ValueSource::encode));
+            let (decorators, param_uses) = (encode_lines(&sym.decorators), encode_param_uses(&sym.qname, &sym.param_uses));
+            let param_types = encode_lines(&sym.param_types);
+            let row = params![
+                sym.qname,
+                sym.name,
+                sym.kind.as_str(),
+                file_id,
+                parent,
+                sym.line,
+                sym.col,
+                sym.end_line,
+                sym.exported,
+                bases,
+                ty,
+                decorators,
+                param_uses,
+                param_types
+            ];
+            // A qname the file defined before: rewritten only where it differs. (A second
+            // definition of it in the file takes the conflict's path below, as in a fresh
+            // build.)
+            if let Some((id, was)) = old.remove(&sym.qname) {
+                if !was.iter().zip(&row[1..]).all(|(a, b)| same_value(a, *b)) {
+                    let sql = if same_value(&was[0], row[1]) { SYMBOL_UPDATE_SAME_NAME } else { SYMBOL_UPDATE };
+                    let values = std::iter::once(&id as &dyn rusqlite::ToSql).chain(row[1..].iter().copied());
+                    self.tx.prepare_cached(sql).and_then(|mut s| s.execute(rusqlite::params_from_iter(values))).map_err(e)?;
+                }
+                ids.push(id);
+                continue;
+            }
+            let id = match insert.query_row(row, |r| r.get(0)).optional().map_err(e)? {
+                Some(id) => id,
+                None => self.claim_symbol(file_id, path, row)?,
+            };
+            ids.push(id);
+        }
+        let kept: std::collections::HashSet<i64> = ids.iter().copied().collect();
+        let mut del = self.tx.prepare_cached("DELETE FROM symbols WHERE id = ?1").map_err(e)?;
+        for (_, (id, _)) in old {
+            if !kept.contains(&id) {
+                del.execute([id]).map_err(e)?;
+            }
+        }
+        Ok(ids)
+    }
+
+    /// Replaces a file's reference blob, unless it is the stored one.
+    fn put_refs(&self, file_id: i64, blob: Option<Vec<u8>>) -> Result<()> {
+        let e = |e| self.err(e);
+        if !self.fresh {
+            let stored: Option<Vec<u8>> = self
+                .tx
+                .prepare_cached("SELECT data FROM refs WHERE file_id = ?1")
+                .and_then(|mut s| s.query_row([file_id], |r| r.get(0)).optional())
+                .map_err(e)?;
+            if stored == blob {
+                return Ok(());
+            }
+            self.tx.prepare_cached("DELETE FROM refs WHERE file_id = ?1").and_then(|mut s| s.execute([file_id])).map_err(e)?;
+        }
+        if let Some(blob) = blob {
+            self.tx
+                .prepare_cached("INSERT INTO refs(file_id, data) VALUES (?1, ?2)")
+                .and_then(|mut s| s.execute(params![file_id, blob]))
+                .map_err(e)?;
+        }
+        Ok(())
+    }
+
+    /// Whether the file's rows of `table` (its `columns`, in the order they were written) are
+    /// `rows`; when not, they are deleted, for the caller to write. Always false in a fresh
+    /// build, which has none, without computing `rows`.
+    fn stored_rows_are<'v, const N: usize, I>(&self, file_id: i64, table: &str, columns: &str, rows: impl FnOnce() -> I) -> Result<bool>
+    where
+        I: Iterator<Item = [ValueRef<'v>; N]>,
+    {
+        if self.fresh {
+            return Ok(false);
+        }
+        let e = |e| self.err(e);
+        let mut s = self.tx.prepare_cached(&format!("SELECT {columns} FROM {table} WHERE file_id = ?1 ORDER BY rowid")).map_err(e)?;
+        let stored: Vec<[Value; N]> = s
+            .query_map([file_id], |r| {
+                let mut row: [Value; N] = std::array::from_fn(|_| Value::Null);
+                for (k, v) in row.iter_mut().enumerate() {
+                    *v = r.get(k)?;
+                }
+                Ok(row)
+            })
+            .map_err(e)?
+            .collect::<rusqlite::Result<_>>()
+            .map_err(e)?;
+        let mut rows = rows();
+        let mut stored_rows = stored.iter();
+        let same = loop {
+            match (stored_rows.next(), rows.next()) {
+                (None, None) => break true,
+                (Some(a), Some(b)) if a.iter().zip(b).all(|(a, b)| ValueRef::from(a) == b) => {}
+                _ => break false,
+            }
+        };
+        if !same {
+            self.tx.prepare_cached(&format!("DELETE FROM {table} WHERE file_id = ?1")).and_then(|mut s| s.execute([file_id])).map_err(e)?;
+        }
+        Ok(same)
     }
 
     /// A qname this file defines is taken (by its own previous version, or by another file).
@@ -358,18 +532,8 @@ impl WriteTx<'_> {
             }
             shadow.execute(params![qname, owner]).map_err(e)?;
         }
-        let mut update = self
-            .tx
-            .prepare_cached(
-                "UPDATE symbols SET name = ?2, kind = ?3, file_id = ?4, parent_id = ?5, line = ?6, col = ?7, end_line = ?8,
-                   exported = ?9, bases = ?10, ty = ?11, decorators = ?12, params = ?13,
-                   param_types = ?14
-                 WHERE id = ?1",
-            )
-            .map_err(e)?;
-        let mut values: Vec<&dyn rusqlite::ToSql> = vec![&id];
-        values.extend_from_slice(&row[1..]);
-        update.execute(values.as_slice()).map_err(e)?;
+        let values = std::iter::once(&id as &dyn rusqlite::ToSql).chain(row[1..].iter().copied());
+        self.tx.prepare_cached(SYMBOL_UPDATE).and_then(|mut s| s.execute(rusqlite::params_from_iter(values))).map_err(e)?;
         Ok(id)
     }
 
@@ -393,6 +557,7 @@ impl WriteTx<'_> {
         Ok(paths)
     }
 
+    /// Deletes a file's facts, lookups and edges (the file is gone).
     fn delete_facts(&self, file_id: i64) -> Result<()> {
         for sql in [
             "DELETE FROM shadowed WHERE file_id = ?1",
@@ -404,28 +569,6 @@ impl WriteTx<'_> {
             self.tx.prepare_cached(sql).and_then(|mut s| s.execute([file_id])).map_err(|e| self.err(e))?;
         }
         self.delete_edge_range(file_id)
-    }
-
-    /// Deletes the edges whose site is in `file_id` (one range of ids), and counts them out.
-    fn delete_edge_range(&self, file_id: i64) -> Result<()> {
-        let (lo, hi) = edge_ids(file_id);
-        {
-            let mut s = self
-                .tx
-                .prepare_cached("SELECT kind, evidence, count(*) FROM edge_rows WHERE id BETWEEN ?1 AND ?2 GROUP BY kind, evidence")
-                .map_err(|e| Error::sqlite(self.path, e))?;
-            let mut rows = s.query([lo, hi]).map_err(|e| Error::sqlite(self.path, e))?;
-            while let Some(r) = rows.next().map_err(|e| Error::sqlite(self.path, e))? {
-                let key: (i64, i64) =
-                    (r.get(0).map_err(|e| Error::sqlite(self.path, e))?, r.get(1).map_err(|e| Error::sqlite(self.path, e))?);
-                *self.edge_delta.borrow_mut().entry(key).or_default() -= r.get::<_, i64>(2).map_err(|e| Error::sqlite(self.path, e))?;
-            }
-        }
-        self.tx
-            .prepare_cached("DELETE FROM edge_rows WHERE id BETWEEN ?1 AND ?2")
-            .and_then(|mut s| s.execute([lo, hi]))
-            .map_err(|e| self.err(e))?;
-        Ok(())
     }
 
     /// Replaces the diagnostics recorded for a path (indexed or skipped); returns whether
@@ -521,116 +664,6 @@ impl WriteTx<'_> {
         Ok(deleted)
     }
 
-    /// Interns an external node (package, member or builtin) and returns its id.
-    fn external_id(&mut self, qname: &str) -> Result<i64> {
-        if let Some(&id) = self.externals.get(qname) {
-            return Ok(id);
-        }
-        let name = qname.rsplit('.').next().unwrap_or(qname);
-        let id: i64 = self
-            .tx
-            .prepare_cached(
-                "INSERT INTO symbols(qname, name, kind, file_id, parent_id, line, col, end_line, exported)
-                 VALUES (?1, ?2, 'external', NULL, NULL, 0, 0, 0, 1)
-                 ON CONFLICT(qname) DO UPDATE SET qname = excluded.qname
-                 RETURNING id",
-            )
-            .and_then(|mut s| s.query_row(params![qname, name], |r| r.get(0)))
-            .map_err(|e| self.err(e))?;
-        self.externals.insert(qname.to_string(), id);
-        Ok(id)
-    }
-
-    /// Deletes the outgoing edges of the given files (before re-resolving them).
-    pub fn delete_edges_of(&self, files: &[i64]) -> Result<()> {
-        if self.fresh {
-            return Ok(());
-        }
-        for &f in files {
-            self.delete_edge_range(f)?;
-        }
-        Ok(())
-    }
-
-    /// Inserts the edges of files whose edges were deleted (or never written): each file's
-    /// edges take the ids of its range, in order (edges sorted by file are appended to the
-    /// table's B-tree, which keeps its pages full).
-    pub fn insert_edges(&mut self, edges: &[EdgeRow]) -> Result<()> {
-        let mut next: std::collections::HashMap<i64, i64> = std::collections::HashMap::new();
-        for edge in edges {
-            let (lo, hi) = edge_ids(edge.file);
-            let id = next.entry(edge.file).or_insert(lo);
-            if *id > hi {
-                return Err(Error::Invalid(format!("more than {} edges in one file (file id {})", hi - lo + 1, edge.file)));
-            }
-            let edge_id = *id;
-            *id += 1;
-            let (kind, evidence) = (code(&EDGE_KINDS, edge.kind), code(&EVIDENCE, edge.evidence));
-            *self.edge_delta.borrow_mut().entry((kind, evidence)).or_default() += 1;
-            let (dst_id, dst_name) = match &edge.dst {
-                Dst::Symbol(id) => (Some(*id), None),
-                Dst::External(q) => (Some(self.external_id(q)?), None),
-                Dst::Unresolved(name) => (None, Some(name.as_str())),
-            };
-            self.tx
-                .prepare_cached(
-                    "INSERT INTO edge_rows(id, kind, src_id, dst_id, dst_name, file_id, line, col, evidence, dynamic, dst_last)
-                     VALUES (?11, ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
-                )
-                .and_then(|mut s| {
-                    let last = dst_name.map(last_name);
-                    s.execute(params![
-                        kind,
-                        edge.src,
-                        dst_id,
-                        dst_name,
-                        edge.file,
-                        edge.line,
-                        edge.col,
-                        evidence,
-                        edge.dynamic,
-                        last,
-                        edge_id
-                    ])
-                })
-                .map_err(|e| self.err(e))?;
-        }
-        Ok(())
-    }
-
-    /// Adds the edges written and deleted so far to `edge_counts`.
-    pub(super) fn flush_edge_counts(&self) -> Result<()> {
-        let mut delta: Vec<((i64, i64), i64)> = self.edge_delta.borrow_mut().drain().filter(|(_, n)| *n != 0).collect();
-        delta.sort_unstable();
-        let mut s = self
-            .tx
-            .prepare_cached(
-                "INSERT INTO edge_counts(kind, evidence, n) VALUES (?1, ?2, ?3)
-                 ON CONFLICT(kind, evidence) DO UPDATE SET n = n + excluded.n",
-            )
-            .map_err(|e| Error::sqlite(self.path, e))?;
-        for ((kind, evidence), n) in delta {
-            s.execute(params![kind, evidence, n]).map_err(|e| Error::sqlite(self.path, e))?;
-        }
-        Ok(())
-    }
-
-    /// Drops external nodes that no edge points to any more.
-    pub fn collect_garbage(&mut self) -> Result<()> {
-        if self.fresh {
-            return Ok(()); // every external node was interned for an edge of this run
-        }
-        self.tx
-            .execute(
-                "DELETE FROM symbols WHERE kind = 'external' AND file_id IS NULL
-                 AND NOT EXISTS (SELECT 1 FROM edges WHERE edges.dst_id = symbols.id)",
-                [],
-            )
-            .map_err(|e| self.err(e))?;
-        self.externals.clear();
-        Ok(())
-    }
-
     /// Commits a run that changed no fact, only what was recorded of the files (new times of
     /// unchanged content, of skipped files): the generation stays, so readers and the names
     /// snapshot of this generation stay valid.
@@ -661,5 +694,57 @@ impl WriteTx<'_> {
         let path = self.path;
         self.tx.commit().map_err(|e| Error::sqlite(path, e))?;
         Ok(generation)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lang::Lang;
+    use crate::store::Store;
+
+    const SOURCE: &str = "import os\n\nclass A:\n    def f(self):\n        return os.path.join('a')\n\ndef g():\n    A().f()\n";
+
+    fn record(source: &str, mtime_ns: i64) -> FileRecord {
+        let facts = crate::extract::Extractor::new().extract(Lang::Python, "m", source.as_bytes());
+        let hash = xxhash_rust::xxh3::xxh3_64(source.as_bytes());
+        FileRecord { path: "m.py".into(), lang: Lang::Python, hash, size: source.len() as u64, mtime_ns, module: "m".into(), facts }
+    }
+
+    /// An edge of each kind of target: a symbol, an external node, an unresolved name.
+    fn edges(file: i64, ids: &[i64]) -> Vec<EdgeRow> {
+        let edge = |dst, line| EdgeRow { kind: "calls", src: ids[0], dst, file, line, col: 4, evidence: "exact", dynamic: 0 };
+        vec![edge(Dst::External("os.path.join".into()), 5), edge(Dst::Symbol(ids[1]), 8), edge(Dst::Unresolved("x.run".into()), 9)]
+    }
+
+    /// Writes `rec` and its edges in one run; returns how many rows the run changed.
+    fn run(db: &Path, rec: &FileRecord) -> i64 {
+        let (mut store, _) = Store::open(db, false).unwrap();
+        let mut tx = store.begin().unwrap();
+        let before = tx.tx.total_changes();
+        let (file, ids) = tx.put_file(rec).unwrap();
+        tx.write_edges(&[file], &edges(file, &ids)).unwrap();
+        tx.put_lookups(file, &[1, 2, 3]).unwrap();
+        tx.collect_garbage().unwrap();
+        tx.flush_edge_counts().unwrap();
+        let changed = (tx.tx.total_changes() - before) as i64;
+        tx.commit("{}", db).unwrap();
+        store.finish().unwrap();
+        changed
+    }
+
+    /// A file stored again with the same facts and edges (a new time: an edit that changed
+    /// nothing it is indexed by) changes one row, its own: no symbol, reference, import, edge,
+    /// lookup or external node is written again.
+    #[test]
+    fn a_file_stored_again_unchanged_writes_only_its_own_row() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("index.db");
+        let rec = record(SOURCE, 1);
+        assert!(!rec.facts.symbols.is_empty() && !rec.facts.imports.is_empty() && !rec.facts.refs.is_empty());
+        assert!(run(&db, &rec) > 5);
+        assert_eq!(run(&db, &record(SOURCE, 2)), 1);
+        // A change is written: the lines move, so symbols, references and imports do.
+        assert!(run(&db, &record(&format!("\n{SOURCE}"), 3)) > 1);
     }
 }

@@ -1,0 +1,314 @@
+//! Edges as one run writes them: a fresh build appends each file's edges to its id range; an
+//! update compares each re-resolved file's edges with the stored ones, position by position,
+//! and writes only what differs — an edge that only moved (its site's line or column) is one
+//! update of the table's row, which no secondary index holds, and an unchanged edge is not
+//! written at all. External nodes are interned, and those that lost an edge in the run are
+//! dropped when no edge points to them any more.
+
+use std::borrow::Cow;
+
+use rusqlite::{OptionalExtension, params};
+
+use super::{Dst, EdgeRow, WriteTx, last_name};
+use crate::error::{Error, Result};
+use crate::store::schema::{EDGE_KINDS, EVIDENCE, code, edge_ids};
+
+/// An edge as the table holds it (kind and evidence as codes, the target interned).
+#[derive(Debug, PartialEq, Eq)]
+struct Stored<'a> {
+    kind: i64,
+    src: i64,
+    dst_id: Option<i64>,
+    dst_name: Option<Cow<'a, str>>,
+    line: u32,
+    col: u32,
+    evidence: i64,
+    dynamic: u8,
+}
+
+impl Stored<'_> {
+    /// The same edge but for its site's line and column.
+    fn same_but_site(&self, other: &Stored) -> bool {
+        (self.kind, self.src, self.dst_id, &self.dst_name, self.evidence, self.dynamic)
+            == (other.kind, other.src, other.dst_id, &other.dst_name, other.evidence, other.dynamic)
+    }
+}
+
+impl WriteTx<'_> {
+    /// Writes the edges of `files` (ascending) that were just resolved: `edges` sorted by
+    /// file, each file's edges in the order of their ids. In an update, what each file had
+    /// is replaced; a file in `files` without edges in `edges` loses those it had.
+    pub fn write_edges(&mut self, files: &[i64], edges: &[EdgeRow]) -> Result<()> {
+        if self.fresh {
+            return self.insert_edges(edges);
+        }
+        let mut at = 0;
+        for &file in files {
+            let n = edges[at..].iter().take_while(|e| e.file == file).count();
+            self.replace_file_edges(file, &edges[at..at + n])?;
+            at += n;
+        }
+        if at != edges.len() {
+            return Err(Error::Invalid(format!("edges of file {} written outside its batch", edges[at].file)));
+        }
+        Ok(())
+    }
+
+    /// Appends edges (a fresh build: nothing is stored yet): each file's edges take the ids of
+    /// its range, in order (edges sorted by file are appended to the table's B-tree, which
+    /// keeps its pages full).
+    fn insert_edges(&mut self, edges: &[EdgeRow]) -> Result<()> {
+        let mut next: std::collections::HashMap<i64, i64> = std::collections::HashMap::new();
+        for edge in edges {
+            let (lo, hi) = edge_ids(edge.file);
+            let id = next.entry(edge.file).or_insert(lo);
+            if *id > hi {
+                return Err(too_many(edge.file, hi - lo + 1));
+            }
+            let edge_id = *id;
+            *id += 1;
+            let row = self.stored(edge)?;
+            self.insert_edge(edge_id, edge.file, &row)?;
+        }
+        Ok(())
+    }
+
+    /// Makes the stored edges of `file` be `edges`: the edge at position `i` has the id
+    /// `lo + i`, as a fresh build would give it.
+    fn replace_file_edges(&mut self, file: i64, edges: &[EdgeRow]) -> Result<()> {
+        let (lo, hi) = edge_ids(file);
+        if edges.len() as i64 > hi - lo + 1 {
+            return Err(too_many(file, hi - lo + 1));
+        }
+        let old = self.stored_edges(lo, hi)?;
+        for (i, edge) in edges.iter().enumerate() {
+            let id = lo + i as i64;
+            let row = self.stored(edge)?;
+            match old.binary_search_by_key(&id, |(id, _)| *id).ok().map(|k| &old[k].1) {
+                Some(was) if *was == row => {}
+                Some(was) if was.same_but_site(&row) => {
+                    self.tx
+                        .prepare_cached("UPDATE edge_rows SET line = ?2, col = ?3 WHERE id = ?1")
+                        .and_then(|mut s| s.execute(params![id, row.line, row.col]))
+                        .map_err(|e| self.err(e))?;
+                }
+                Some(was) => {
+                    self.count_out(was);
+                    self.count_in(&row);
+                    self.tx
+                        .prepare_cached(
+                            "UPDATE edge_rows SET kind = ?2, src_id = ?3, dst_id = ?4, dst_name = ?5, line = ?6, col = ?7,
+                               evidence = ?8, dynamic = ?9, dst_last = ?10
+                             WHERE id = ?1",
+                        )
+                        .and_then(|mut s| {
+                            s.execute(params![
+                                id,
+                                row.kind,
+                                row.src,
+                                row.dst_id,
+                                row.dst_name,
+                                row.line,
+                                row.col,
+                                row.evidence,
+                                row.dynamic,
+                                row.dst_name.as_deref().map(last_name)
+                            ])
+                        })
+                        .map_err(|e| self.err(e))?;
+                }
+                None => self.insert_edge(id, file, &row)?,
+            }
+        }
+        let first_gone = lo + edges.len() as i64;
+        let gone: Vec<&Stored> = old.iter().filter(|(id, _)| *id >= first_gone).map(|(_, s)| s).collect();
+        if !gone.is_empty() {
+            for was in gone {
+                self.count_out(was);
+            }
+            self.tx
+                .prepare_cached("DELETE FROM edge_rows WHERE id BETWEEN ?1 AND ?2")
+                .and_then(|mut s| s.execute([first_gone, hi]))
+                .map_err(|e| self.err(e))?;
+        }
+        Ok(())
+    }
+
+    /// The stored edges with ids in `lo..=hi`, ascending.
+    fn stored_edges(&self, lo: i64, hi: i64) -> Result<Vec<(i64, Stored<'static>)>> {
+        let mut s = self
+            .tx
+            .prepare_cached(
+                "SELECT id, kind, src_id, dst_id, dst_name, line, col, evidence, dynamic FROM edge_rows
+                 WHERE id BETWEEN ?1 AND ?2 ORDER BY id",
+            )
+            .map_err(|e| self.err(e))?;
+        let rows = s
+            .query_map([lo, hi], |r| {
+                Ok((
+                    r.get(0)?,
+                    Stored {
+                        kind: r.get(1)?,
+                        src: r.get(2)?,
+                        dst_id: r.get(3)?,
+                        dst_name: r.get::<_, Option<String>>(4)?.map(Cow::Owned),
+                        line: r.get(5)?,
+                        col: r.get(6)?,
+                        evidence: r.get(7)?,
+                        dynamic: r.get(8)?,
+                    },
+                ))
+            })
+            .map_err(|e| self.err(e))?;
+        rows.collect::<rusqlite::Result<_>>().map_err(|e| self.err(e))
+    }
+
+    /// An edge as it is stored (its external target interned).
+    fn stored<'e>(&mut self, edge: &'e EdgeRow) -> Result<Stored<'e>> {
+        let (dst_id, dst_name) = match &edge.dst {
+            Dst::Symbol(id) => (Some(*id), None),
+            Dst::External(q) => (Some(self.external_id(q)?), None),
+            Dst::Unresolved(name) => (None, Some(Cow::Borrowed(name.as_str()))),
+        };
+        Ok(Stored {
+            kind: code(&EDGE_KINDS, edge.kind),
+            src: edge.src,
+            dst_id,
+            dst_name,
+            line: edge.line,
+            col: edge.col,
+            evidence: code(&EVIDENCE, edge.evidence),
+            dynamic: edge.dynamic,
+        })
+    }
+
+    fn insert_edge(&self, id: i64, file: i64, row: &Stored) -> Result<()> {
+        self.count_in(row);
+        self.tx
+            .prepare_cached(
+                "INSERT INTO edge_rows(id, kind, src_id, dst_id, dst_name, file_id, line, col, evidence, dynamic, dst_last)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+            )
+            .and_then(|mut s| {
+                s.execute(params![
+                    id,
+                    row.kind,
+                    row.src,
+                    row.dst_id,
+                    row.dst_name,
+                    file,
+                    row.line,
+                    row.col,
+                    row.evidence,
+                    row.dynamic,
+                    row.dst_name.as_deref().map(last_name)
+                ])
+            })
+            .map_err(|e| self.err(e))?;
+        Ok(())
+    }
+
+    /// An edge written: counted in; its target interned before.
+    fn count_in(&self, row: &Stored) {
+        *self.edge_delta.borrow_mut().entry((row.kind, row.evidence)).or_default() += 1;
+    }
+
+    /// An edge deleted or rewritten: counted out, and its target, if an external node, may
+    /// have no edge left ([`WriteTx::collect_garbage`]).
+    fn count_out(&self, row: &Stored<'_>) {
+        *self.edge_delta.borrow_mut().entry((row.kind, row.evidence)).or_default() -= 1;
+        if let Some(dst) = row.dst_id {
+            self.lost_edge.borrow_mut().push(dst);
+        }
+    }
+
+    /// Deletes the edges whose site is in `file_id` (one range of ids), and counts them out.
+    pub(super) fn delete_edge_range(&self, file_id: i64) -> Result<()> {
+        let (lo, hi) = edge_ids(file_id);
+        for (_, was) in self.stored_edges(lo, hi)? {
+            self.count_out(&was);
+        }
+        self.tx
+            .prepare_cached("DELETE FROM edge_rows WHERE id BETWEEN ?1 AND ?2")
+            .and_then(|mut s| s.execute([lo, hi]))
+            .map_err(|e| self.err(e))?;
+        Ok(())
+    }
+
+    /// Interns an external node (package, member or builtin) and returns its id: the node of
+    /// that qname when there is one (looked up first, so that an existing node's row and
+    /// index entries are not written again), else a new one.
+    fn external_id(&mut self, qname: &str) -> Result<i64> {
+        if let Some(&id) = self.externals.get(qname) {
+            return Ok(id);
+        }
+        // A fresh build interns most names once, new: one statement, which returns the
+        // existing row on a conflict (rewriting it, which costs nothing in a fresh build).
+        let existing: Option<i64> = if self.fresh {
+            None
+        } else {
+            self.tx
+                .prepare_cached("SELECT id FROM symbols WHERE qname = ?1")
+                .and_then(|mut s| s.query_row([qname], |r| r.get(0)).optional())
+                .map_err(|e| self.err(e))?
+        };
+        let id = match existing {
+            Some(id) => id,
+            None => {
+                let name = qname.rsplit('.').next().unwrap_or(qname);
+                self.tx
+                    .prepare_cached(
+                        "INSERT INTO symbols(qname, name, kind, file_id, parent_id, line, col, end_line, exported)
+                         VALUES (?1, ?2, 'external', NULL, NULL, 0, 0, 0, 1)
+                         ON CONFLICT(qname) DO UPDATE SET qname = excluded.qname
+                         RETURNING id",
+                    )
+                    .and_then(|mut s| s.query_row(params![qname, name], |r| r.get(0)))
+                    .map_err(|e| self.err(e))?
+            }
+        };
+        self.externals.insert(qname.to_string(), id);
+        Ok(id)
+    }
+
+    /// Adds the edges written and deleted so far to `edge_counts`.
+    pub(in crate::store) fn flush_edge_counts(&self) -> Result<()> {
+        let mut delta: Vec<((i64, i64), i64)> = self.edge_delta.borrow_mut().drain().filter(|(_, n)| *n != 0).collect();
+        delta.sort_unstable();
+        let mut s = self
+            .tx
+            .prepare_cached(
+                "INSERT INTO edge_counts(kind, evidence, n) VALUES (?1, ?2, ?3)
+                 ON CONFLICT(kind, evidence) DO UPDATE SET n = n + excluded.n",
+            )
+            .map_err(|e| self.err(e))?;
+        for ((kind, evidence), n) in delta {
+            s.execute(params![kind, evidence, n]).map_err(|e| self.err(e))?;
+        }
+        Ok(())
+    }
+
+    /// Drops the external nodes that lost an edge in this run and have none left. (Every
+    /// external node is interned for an edge, so only those can have none.)
+    pub fn collect_garbage(&mut self) -> Result<()> {
+        let mut lost = std::mem::take(&mut *self.lost_edge.borrow_mut());
+        lost.sort_unstable();
+        lost.dedup();
+        let mut s = self
+            .tx
+            .prepare_cached(
+                "DELETE FROM symbols WHERE id = ?1 AND kind = 'external' AND file_id IS NULL
+                 AND NOT EXISTS (SELECT 1 FROM edge_rows WHERE dst_id = ?1)",
+            )
+            .map_err(|e| self.err(e))?;
+        for id in lost {
+            s.execute([id]).map_err(|e| self.err(e))?;
+        }
+        self.externals.clear();
+        Ok(())
+    }
+}
+
+fn too_many(file: i64, max: i64) -> Error {
+    Error::Invalid(format!("more than {max} edges in one file (file id {file})"))
+}

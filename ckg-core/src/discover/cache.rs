@@ -206,15 +206,20 @@ fn full_walk(walker: &Walker) -> Listing {
 
 /// The listing of the tree: the cached one brought up to date when it can be, a full walk
 /// otherwise; and whether it differs from what is cached.
-pub(super) fn refresh(walker: &Walker, cache: &Path) -> (Listing, bool) {
-    let cached = std::fs::read_to_string(cache).ok().and_then(|t| Listing::parse(&t));
-    match cached.filter(|c| c.fingerprint == fingerprint(walker)) {
+pub(super) fn refresh(walker: &Walker, cached: Option<Listing>) -> (Listing, bool) {
+    match cached {
         Some(mut listing) => match update(walker, &mut listing) {
             Some(changed) => (listing, changed),
             None => (full_walk(walker), true),
         },
         None => (full_walk(walker), true),
     }
+}
+
+/// The listing cached at `cache`, if it was made with the walk's settings.
+pub(super) fn load(walker: &Walker, cache: &Path) -> Option<Listing> {
+    let cached = std::fs::read_to_string(cache).ok().and_then(|t| Listing::parse(&t))?;
+    (cached.fingerprint == fingerprint(walker)).then_some(cached)
 }
 
 /// Lists the cached listing's changed directories again; whether any changed, or `None` when

@@ -6,7 +6,7 @@
 //! skipped by default; `--include`/`--exclude` globs refine the set. Symlinks are not followed
 //! unless asked, and a symlink loop is reported, never followed forever.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
@@ -132,7 +132,7 @@ pub fn mtime_ns(meta: &std::fs::Metadata) -> i64 {
 pub fn discover(root: &Path, config: &DiscoverConfig) -> Result<Discovery> {
     let walker = Walker::new(root, config)?;
     let listing = walker.walk(root, None);
-    Ok(finish(root, config, &listing, &|_| {}))
+    Ok(finish(root, config, &listing, None, &|_| {}))
 }
 
 /// Walks the root like [`discover`], reusing the listing cached at `cache` for the
@@ -146,8 +146,18 @@ pub fn discover_cached(
     seen: &(dyn Fn(&SourceFile) + Sync),
 ) -> Result<(Discovery, Option<cache::Listing>)> {
     let walker = Walker::new(root, config)?;
-    let (listing, changed) = cache::refresh(&walker, cache);
-    let discovery = finish(root, config, &listing, seen);
+    let cached = cache::load(&walker, cache);
+    // The cached listing's files are stat'ed before its directories' times are checked: a
+    // changed file is seen (and `seen` told, which starts work that waits for it) at the
+    // start of the walk rather than after every directory. A file the directories then show
+    // to be new is stat'ed after them; one they show to be gone is dropped.
+    let early = cached.as_ref().map(|listing| {
+        let paths: Vec<&String> = listing.files.iter().collect();
+        let found = stat_files(root, config, &paths, seen);
+        (paths.into_iter().cloned().collect::<Vec<String>>(), found)
+    });
+    let (listing, changed) = cache::refresh(&walker, cached);
+    let discovery = finish(root, config, &listing, early, seen);
     Ok((discovery, changed.then_some(listing)))
 }
 
@@ -246,19 +256,18 @@ impl<'a> Walker<'a> {
     }
 }
 
-/// The files of a listing with their sizes and times, sorted, with their
-/// module names; files over the size limit and unreadable ones are skipped with a diagnostic.
-fn finish(root: &Path, config: &DiscoverConfig, listing: &cache::Listing, seen: &(dyn Fn(&SourceFile) + Sync)) -> Discovery {
-    enum Found {
-        Source(SourceFile),
-        Config(String, PathBuf),
-        Skipped(Skipped),
-        Gone,
-    }
-    let paths: Vec<&String> = listing.files.iter().collect();
-    // Stat'ed on every core (a run that changed nothing is mostly this and the directories'
-    // times); in order.
-    let found: Vec<Found> = paths
+/// What a path of a listing is once stat'ed.
+enum Found {
+    Source(SourceFile),
+    Config(String, PathBuf),
+    Skipped(Skipped),
+    Gone,
+}
+
+/// Stats `paths` on every core (a run that changed nothing is mostly this and the
+/// directories' times), in order; `seen` is told of each source file.
+fn stat_files(root: &Path, config: &DiscoverConfig, paths: &[&String], seen: &(dyn Fn(&SourceFile) + Sync)) -> Vec<Found> {
+    paths
         .par_iter()
         .with_min_len(256)
         .map(|path| {
@@ -283,7 +292,30 @@ fn finish(root: &Path, config: &DiscoverConfig, listing: &cache::Listing, seen: 
             seen(&file);
             Found::Source(file)
         })
-        .collect();
+        .collect()
+}
+
+/// The files of a listing with their sizes and times, sorted, with their module names; files
+/// over the size limit and unreadable ones are skipped with a diagnostic. `early`: paths
+/// stat'ed already (those of an older listing), with what they were found to be.
+fn finish(
+    root: &Path,
+    config: &DiscoverConfig,
+    listing: &cache::Listing,
+    early: Option<(Vec<String>, Vec<Found>)>,
+    seen: &(dyn Fn(&SourceFile) + Sync),
+) -> Discovery {
+    let paths: Vec<&String> = listing.files.iter().collect();
+    let found: Vec<Found> = match early {
+        Some((early_paths, found)) if early_paths.iter().eq(paths.iter().copied()) => found,
+        Some((early_paths, found)) => {
+            let mut known: HashMap<String, Found> = early_paths.into_iter().zip(found).collect();
+            let new: Vec<&String> = paths.iter().copied().filter(|p| !known.contains_key(p.as_str())).collect();
+            let mut new = stat_files(root, config, &new, seen).into_iter();
+            paths.iter().map(|p| known.remove(p.as_str()).or_else(|| new.next()).unwrap_or(Found::Gone)).collect()
+        }
+        None => stat_files(root, config, &paths, seen),
+    };
     let mut out = Discovery { skipped: listing.errors.clone(), ..Discovery::default() };
     for f in found {
         match f {

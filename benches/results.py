@@ -22,6 +22,7 @@ import datetime
 import json
 import math
 import os
+import re
 import platform
 import shutil
 import statistics
@@ -280,6 +281,22 @@ def put_peer_rows(text, peer, rows, note):
     return "\n".join(lines).replace(f"\nNot measured in this run (not installed): {peer}.\n", "\n")
 
 
+def kept_peers():
+    """The peers' section of the last results (`benches/results.md`), for a run that measures no
+    peer: kept as it was, said to be so (its ckg/peer ratios are against that run's ckg)."""
+    try:
+        text = open(os.path.join(ROOT, "benches", "results.md")).read()
+    except OSError:
+        return None
+    start, end = text.find("Peers on the same corpora"), text.find("\nCall sites")
+    if start < 0 or end < start:
+        return None
+    dated = re.search(r"date (\d{4}-\d{2}-\d{2})", text)
+    when = f" of {dated.group(1)}" if dated else ""
+    return (f"Peers were not measured in this run (`--no-peers`): their section is the last run's{when}, "
+            f"ratios included (against that run's ckg).\n\n" + text[start:end].strip())
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=5)
@@ -310,7 +327,7 @@ def main():
     date = datetime.date.today().isoformat()
     out.append(f"Machine: {os.cpu_count()} cores, {platform.system()} {platform.machine()}; date {date}; "
                f"medians of {args.runs} runs (peers: {args.peer_runs}), min–max in parentheses. "
-               f"Command: `python3 benches/results.py`.\n")
+               f"Command: `{' '.join(['python3', 'benches/results.py'] + sys.argv[1:])}`.\n")
     out.append("| corpus | lines | ckg cold index | ckg warm (no change) | parse-only | ratio (budget ≤ 2x) | peak RSS (budget < 500 MiB at 1M lines) | DB (÷ source; budget < 3x) |")
     out.append("|---|---:|---:|---:|---:|---:|---:|---:|")
     peer_rows = []
@@ -335,6 +352,9 @@ def main():
                 continue
             peer_rows.append(peer_row(cid, tool, tools[tool], lang, path, args.runs if tool == "ctags" else args.peer_runs, r))
             print(peer_rows[-1], flush=True)
+    kept = kept_peers() if args.no_peers else None
+    if kept:
+        out.append(f"\n{kept}")
     if peer_rows:
         out.append("\nPeers on the same corpora in the same run (ratios are ckg ÷ peer: below 1 means ckg is faster or smaller). "
                    "What they produce differs: ctags — names and kinds only; scip-typescript / scip-python — compiler-grade "

@@ -68,7 +68,7 @@ impl WriteTx<'_> {
             let edge_id = *id;
             *id += 1;
             let row = self.stored(edge)?;
-            self.insert_edge(edge_id, edge.file, &row)?;
+            self.put_edge(edge_id, edge.file, &row, false)?;
         }
         Ok(())
     }
@@ -93,31 +93,11 @@ impl WriteTx<'_> {
                         .map_err(|e| self.err(e))?;
                 }
                 Some(was) => {
+                    // Another edge at this position: its row replaced, index entries and all.
                     self.count_out(was);
-                    self.count_in(&row);
-                    self.tx
-                        .prepare_cached(
-                            "UPDATE edge_rows SET kind = ?2, src_id = ?3, dst_id = ?4, dst_name = ?5, line = ?6, col = ?7,
-                               evidence = ?8, dynamic = ?9, dst_last = ?10
-                             WHERE id = ?1",
-                        )
-                        .and_then(|mut s| {
-                            s.execute(params![
-                                id,
-                                row.kind,
-                                row.src,
-                                row.dst_id,
-                                row.dst_name,
-                                row.line,
-                                row.col,
-                                row.evidence,
-                                row.dynamic,
-                                row.dst_name.as_deref().map(last_name)
-                            ])
-                        })
-                        .map_err(|e| self.err(e))?;
+                    self.put_edge(id, file, &row, true)?;
                 }
-                None => self.insert_edge(id, file, &row)?,
+                None => self.put_edge(id, file, &row, false)?,
             }
         }
         let first_gone = lo + edges.len() as i64;
@@ -182,13 +162,19 @@ impl WriteTx<'_> {
         })
     }
 
-    fn insert_edge(&self, id: i64, file: i64, row: &Stored) -> Result<()> {
+    /// Writes an edge at `id` (counted in): a new row, or with `replace` the row in place of
+    /// the one there.
+    fn put_edge(&self, id: i64, file: i64, row: &Stored, replace: bool) -> Result<()> {
         self.count_in(row);
+        let sql = if replace {
+            "INSERT OR REPLACE INTO edge_rows(id, kind, src_id, dst_id, dst_name, file_id, line, col, evidence, dynamic, dst_last)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)"
+        } else {
+            "INSERT INTO edge_rows(id, kind, src_id, dst_id, dst_name, file_id, line, col, evidence, dynamic, dst_last)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)"
+        };
         self.tx
-            .prepare_cached(
-                "INSERT INTO edge_rows(id, kind, src_id, dst_id, dst_name, file_id, line, col, evidence, dynamic, dst_last)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
-            )
+            .prepare_cached(sql)
             .and_then(|mut s| {
                 s.execute(params![
                     id,

@@ -1,6 +1,7 @@
-//! The write transaction of one run ([`WriteTx`]): a file's rows replaced in one go, edges
-//! written to their file's id range, external nodes interned, what each file's resolution
-//! looked up, run metadata, and the commit that bumps the generation.
+//! The write transaction of one run ([`WriteTx`]): a file's rows replaced in one go (in an
+//! update, written only where they differ from the stored ones), edges written to their
+//! file's id range and external nodes interned (`edges`), what each file's resolution looked
+//! up, run metadata, and the commit that bumps the generation.
 
 use std::collections::HashMap;
 use std::path::Path;

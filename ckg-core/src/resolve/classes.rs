@@ -53,7 +53,7 @@ pub(super) struct Linearized {
 /// A method that runs on attribute access (`@property`, `@cached_property`).
 pub(super) fn is_getter(sym: &SymbolRow) -> bool {
     sym.kind == SymbolKind::Method
-        && sym.decorators.iter().any(|d| {
+        && sym.decorators().iter().any(|d| {
             let last = d.rsplit('.').next().unwrap_or(d);
             matches!(last, "property" | "cached_property" | "getter")
         })
@@ -68,7 +68,7 @@ impl Resolver<'_> {
         // file's, when a subclass is looked at from its base's file).
         record("imports:", self.file_path(file));
         class
-            .bases
+            .bases()
             .iter()
             .filter_map(|b| match self.path_target(file, module, b, &LocalBinding::Free, depth + 1) {
                 Some((Target::Sym(id), e)) if e != UNRESOLVED && self.sym(id).is_some_and(|s| s.kind.is_class_like()) => Some(id),
@@ -189,7 +189,7 @@ impl Resolver<'_> {
         let closed = self
             .linearization(class)
             .iter()
-            .all(|&c| self.sym(c).is_some_and(|s| s.bases.iter().filter(|b| b.as_str() != "object").count() == self.bases(s, 1).len()));
+            .all(|&c| self.sym(c).is_some_and(|s| s.bases().iter().filter(|b| b.as_str() != "object").count() == self.bases(s, 1).len()));
         closed.then_some(getattr)
     }
 

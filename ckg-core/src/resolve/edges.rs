@@ -144,7 +144,7 @@ impl<'a> Resolver<'a> {
                     let root = r.path.split('.').next().unwrap_or("");
                     let sep = if lang.is_script() { '#' } else { '.' };
                     let value = self.module_qname(file).and_then(|m| self.joined_qname(m, sep, root));
-                    match value.filter(|s| s.kind.is_value()).and_then(|s| s.ty.as_ref()) {
+                    match value.filter(|s| s.kind.is_value()).and_then(|s| s.ty()) {
                         Some(ValueSource::Each(inner)) => Some(inner.as_ref()),
                         _ => None,
                     }
@@ -500,11 +500,11 @@ impl<'a> Resolver<'a> {
         let sym = self.sym(f).filter(|s| matches!(s.kind, SymbolKind::Function | SymbolKind::Method))?;
         let file = sym.file?;
         let module = *self.module_sym.get(&file)?;
-        sym.decorators.iter().find_map(|d| {
+        sym.decorators().iter().find_map(|d| {
             let Some((Target::Sym(dec), e)) = self.path_target(file, module, d, &LocalBinding::Free, 1) else { return None };
             let decorator = self.sym(dec).filter(|s| e != UNRESOLVED && s.kind == SymbolKind::Function)?;
-            let Some(ValueSource::Def(q)) = &decorator.ty else { return None };
-            let calls_the_original = decorator.param_uses.iter().any(|u| u.index == Some(0) && u.caller == *q);
+            let Some(ValueSource::Def(q)) = decorator.ty() else { return None };
+            let calls_the_original = decorator.param_uses().iter().any(|u| u.index == Some(0) && u.caller == *q);
             self.qname(q).filter(|w| calls_the_original && matches!(w.kind, SymbolKind::Function) && w.id != f).map(|w| w.id)
         })
     }
@@ -558,7 +558,7 @@ impl<'a> Resolver<'a> {
     /// callee does with it, a few calls deep.
     pub(super) fn param_flow(&self, out: &mut Vec<EdgeRow>, file: i64, r: &RefRow, callee: &Target) {
         let Some(func) = self.called_function(callee) else { return };
-        for u in &func.param_uses {
+        for u in func.param_uses() {
             let passed = r
                 .args
                 .iter()
@@ -629,7 +629,7 @@ impl<'a> Resolver<'a> {
             return;
         }
         let Some(next) = self.called_function(&callee) else { return };
-        for v in &next.param_uses {
+        for v in next.param_uses() {
             if v.name != fw.key && v.index.is_none_or(|i| fw.key.parse::<u32>().ok() != Some(i)) {
                 continue;
             }

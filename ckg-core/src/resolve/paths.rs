@@ -224,7 +224,7 @@ impl Resolver<'_> {
                     let (t, _) = self.value_of(sym, depth + 1)?;
                     return self.member(&t, name, depth + 1).map(|(t, _)| (t, true));
                 }
-                if is_getter(sym) && sym.ty.is_some() {
+                if is_getter(sym) && sym.ty().is_some() {
                     // A property getter's value: its return type.
                     let t = self.type_of(sym, depth + 1)?;
                     return self.member(&t, name, depth + 1).map(|(t, _)| (t, true));

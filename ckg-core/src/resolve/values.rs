@@ -44,7 +44,7 @@ impl Resolver<'_> {
                 // A value with members of its own and no value written is that name itself
                 // (`const o = proto`, an object literal of methods: `o.greet()`).
                 return match target {
-                    Target::Sym(id) if self.sym(id).is_some_and(|s| s.kind.is_value() && (s.ty.is_some() || !self.script_object(s))) => {
+                    Target::Sym(id) if self.sym(id).is_some_and(|s| s.kind.is_value() && (s.ty().is_some() || !self.script_object(s))) => {
                         self.deref(id, evidence, depth + 1)
                     }
                     t => (t, evidence),
@@ -90,7 +90,7 @@ impl Resolver<'_> {
         let (t, e) = self.path_target(file, src, p, &self.self_binding(src, p), 1)?;
         let Target::Sym(id) = t else { return None };
         let sym = self.sym(id).filter(|_| e != UNRESOLVED)?;
-        let Some(ValueSource::Each(element)) = &sym.ty else { return None };
+        let Some(ValueSource::Each(element)) = sym.ty() else { return None };
         let ValueSource::Annotation(ty) = element.as_ref() else { return None };
         let owner_file = sym.file?;
         let module = *self.module_sym.get(&owner_file)?;
@@ -112,7 +112,7 @@ impl Resolver<'_> {
     /// What a value symbol holds (its last assignment's value, or its declared type),
     /// resolved in its own file.
     pub(super) fn value_of(&self, sym: &SymbolRow, depth: usize) -> Option<(Target, &'static str)> {
-        let value = sym.ty.as_ref()?;
+        let value = sym.ty()?;
         let file = sym.file?;
         let module = *self.module_sym.get(&file)?;
         // A namespace member's value is written in the namespace (its names are visible).
@@ -153,7 +153,7 @@ impl Resolver<'_> {
 
     /// What a symbol's declared or obvious type denotes, resolved in its own file.
     pub(super) fn type_of(&self, sym: &SymbolRow, depth: usize) -> Option<Target> {
-        let ty = sym.ty.as_ref()?;
+        let ty = sym.ty()?;
         let file = sym.file?;
         let module = *self.module_sym.get(&file)?;
         if depth > 8 {
@@ -188,7 +188,7 @@ impl Resolver<'_> {
         if sym.kind == SymbolKind::Class {
             sym = self.sym(self.class_member(id, "constructor", false)?.0)?;
         }
-        let ty = sym.param_types.get(index as usize).filter(|t| !t.is_empty())?;
+        let ty = sym.param_types().get(index as usize).filter(|t| !t.is_empty())?;
         let file = sym.file?;
         let module = *self.module_sym.get(&file)?;
         let (t, e) = self.path_target(file, module, ty, &LocalBinding::Free, depth + 1)?;

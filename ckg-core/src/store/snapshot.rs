@@ -31,7 +31,7 @@ use std::path::{Path, PathBuf};
 
 use rusqlite::{Connection, OptionalExtension};
 
-use super::load::{ExportRow, FileRow, ImportRow, ResolveInput, SymbolRow};
+use super::load::{ExportRow, FileRow, ImportRow, ResolveInput, SymbolMore, SymbolRow};
 use super::schema::SCHEMA_VERSION;
 use crate::facts::{Forward, ImportKind, ParamUse, SymbolKind, ValueSource};
 use crate::lang::Lang;
@@ -237,11 +237,11 @@ pub fn encode(input: &ResolveInput) -> Vec<u8> {
         put(&mut out, s.file.unwrap_or(0) as u64);
         put(&mut out, s.parent.map_or(0, |p| p as u64 + 1));
         out.push(u8::from(s.exported));
-        put_list(&mut out, &s.bases);
-        put_opt(&mut out, s.ty.as_ref().map(ValueSource::encode).as_deref());
-        put_list(&mut out, &s.decorators);
-        put_param_uses(&mut out, &s.qname, &s.param_uses);
-        put_list(&mut out, &s.param_types);
+        put_list(&mut out, s.bases());
+        put_opt(&mut out, s.ty().map(ValueSource::encode).as_deref());
+        put_list(&mut out, s.decorators());
+        put_param_uses(&mut out, &s.qname, s.param_uses());
+        put_list(&mut out, s.param_types());
         put(&mut out, u64::from(s.line));
     }
     put(&mut out, imports.len() as u64);
@@ -412,11 +412,7 @@ fn rows(r: &mut Reader) -> Option<ResolveInput> {
             file: Some(file),
             parent,
             exported,
-            bases,
-            ty,
-            decorators,
-            param_uses,
-            param_types,
+            more: SymbolMore::boxed(SymbolMore { bases, ty, decorators, param_uses, param_types }),
             line,
         })
     })?;
@@ -462,21 +458,30 @@ mod tests {
         full.kind = SymbolKind::Method;
         full.parent = Some(2);
         full.exported = true;
-        full.bases = vec!["Base".into(), String::new()];
-        full.ty = Some(ValueSource::Call("pkg.make".into()));
-        full.decorators = vec!["staticmethod".into()];
-        full.param_uses = vec![
-            ParamUse { index: Some(1), name: "cb".into(), caller: "pkg.mod.C.method".into(), rest: "run".into(), each: true, via: None },
-            ParamUse {
-                index: None,
-                name: "key".into(),
-                caller: "pkg.mod.C.method.<locals>.inner".into(),
-                rest: String::new(),
-                each: false,
-                via: Some(Forward { callee: "self.f".into(), key: "1".into() }),
-            },
-        ];
-        full.param_types = vec!["int".into(), String::new()];
+        full.more = SymbolMore::boxed(SymbolMore {
+            bases: vec!["Base".into(), String::new()],
+            ty: Some(ValueSource::Call("pkg.make".into())),
+            decorators: vec!["staticmethod".into()],
+            param_uses: vec![
+                ParamUse {
+                    index: Some(1),
+                    name: "cb".into(),
+                    caller: "pkg.mod.C.method".into(),
+                    rest: "run".into(),
+                    each: true,
+                    via: None,
+                },
+                ParamUse {
+                    index: None,
+                    name: "key".into(),
+                    caller: "pkg.mod.C.method.<locals>.inner".into(),
+                    rest: String::new(),
+                    each: false,
+                    via: Some(Forward { callee: "self.f".into(), key: "1".into() }),
+                },
+            ],
+            param_types: vec!["int".into(), String::new()],
+        });
         full.line = 40_000;
         ResolveInput {
             files: vec![

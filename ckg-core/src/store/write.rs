@@ -232,22 +232,7 @@ impl WriteTx<'_> {
 
     /// Replaces what a file's resolution looked up, unless it is what is stored.
     pub fn put_lookups(&self, file_id: i64, keys: &[i64]) -> Result<()> {
-        let blob = lookup_blob(keys);
-        if !self.fresh {
-            let stored: Option<Vec<u8>> = self
-                .tx
-                .prepare_cached("SELECT keys FROM lookups WHERE file_id = ?1")
-                .and_then(|mut s| s.query_row([file_id], |r| r.get(0)).optional())
-                .map_err(|e| self.err(e))?;
-            if stored.as_ref() == Some(&blob) {
-                return Ok(());
-            }
-        }
-        self.tx
-            .prepare_cached("INSERT OR REPLACE INTO lookups(file_id, keys) VALUES (?1, ?2)")
-            .and_then(|mut s| s.execute(params![file_id, blob]))
-            .map_err(|e| self.err(e))?;
-        Ok(())
+        self.put_blob("lookups", "keys", file_id, Some(lookup_blob(keys)))
     }
 
     /// Records new metadata for a file whose content hash did not change.
@@ -297,7 +282,7 @@ impl WriteTx<'_> {
             self.tx.prepare_cached("DELETE FROM shadowed WHERE file_id = ?1").and_then(|mut s| s.execute([file_id])).map_err(e)?;
         }
         let ids = self.put_symbols(file_id, &rec.path, facts)?;
-        self.put_refs(file_id, (!facts.refs.is_empty()).then(|| refblob::encode(&facts.refs, &ids)))?;
+        self.put_blob("refs", "data", file_id, (!facts.refs.is_empty()).then(|| refblob::encode(&facts.refs, &ids)))?;
         let imports = || {
             facts.imports.iter().map(|i| {
                 [
@@ -449,26 +434,30 @@ impl WriteTx<'_> {
         Ok(ids)
     }
 
-    /// Replaces a file's reference blob, unless it is the stored one.
-    fn put_refs(&self, file_id: i64, blob: Option<Vec<u8>>) -> Result<()> {
+    /// Makes a file's row of a one-blob-per-file table (`lookups`, `refs`) hold `blob` (no row
+    /// for `None`); not written when it already does.
+    fn put_blob(&self, table: &str, column: &str, file_id: i64, blob: Option<Vec<u8>>) -> Result<()> {
         let e = |e| self.err(e);
-        if !self.fresh {
-            let stored: Option<Vec<u8>> = self
+        // A fresh build stores none before.
+        let stored: Option<Vec<u8>> = match self.fresh {
+            true => None,
+            false => self
                 .tx
-                .prepare_cached("SELECT data FROM refs WHERE file_id = ?1")
+                .prepare_cached(&format!("SELECT {column} FROM {table} WHERE file_id = ?1"))
                 .and_then(|mut s| s.query_row([file_id], |r| r.get(0)).optional())
-                .map_err(e)?;
-            if stored == blob {
-                return Ok(());
-            }
-            self.tx.prepare_cached("DELETE FROM refs WHERE file_id = ?1").and_then(|mut s| s.execute([file_id])).map_err(e)?;
+                .map_err(e)?,
+        };
+        if stored == blob {
+            return Ok(());
         }
-        if let Some(blob) = blob {
-            self.tx
-                .prepare_cached("INSERT INTO refs(file_id, data) VALUES (?1, ?2)")
-                .and_then(|mut s| s.execute(params![file_id, blob]))
-                .map_err(e)?;
+        match blob {
+            Some(blob) => self
+                .tx
+                .prepare_cached(&format!("INSERT OR REPLACE INTO {table}(file_id, {column}) VALUES (?1, ?2)"))
+                .and_then(|mut s| s.execute(params![file_id, blob])),
+            None => self.tx.prepare_cached(&format!("DELETE FROM {table} WHERE file_id = ?1")).and_then(|mut s| s.execute([file_id])),
         }
+        .map_err(e)?;
         Ok(())
     }
 

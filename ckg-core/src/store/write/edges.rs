@@ -39,9 +39,6 @@ impl WriteTx<'_> {
     /// file, each file's edges in the order of their ids. In an update, what each file had
     /// is replaced; a file in `files` without edges in `edges` loses those it had.
     pub fn write_edges(&mut self, files: &[i64], edges: &[EdgeRow]) -> Result<()> {
-        if self.fresh {
-            return self.insert_edges(edges);
-        }
         let mut at = 0;
         for &file in files {
             let n = edges[at..].iter().take_while(|e| e.file == file).count();
@@ -54,33 +51,15 @@ impl WriteTx<'_> {
         Ok(())
     }
 
-    /// Appends edges (a fresh build: nothing is stored yet): each file's edges take the ids of
-    /// its range, in order (edges sorted by file are appended to the table's B-tree, which
-    /// keeps its pages full).
-    fn insert_edges(&mut self, edges: &[EdgeRow]) -> Result<()> {
-        let mut next: std::collections::HashMap<i64, i64> = std::collections::HashMap::new();
-        for edge in edges {
-            let (lo, hi) = edge_ids(edge.file);
-            let id = next.entry(edge.file).or_insert(lo);
-            if *id > hi {
-                return Err(too_many(edge.file, hi - lo + 1));
-            }
-            let edge_id = *id;
-            *id += 1;
-            let row = self.stored(edge)?;
-            self.put_edge(edge_id, edge.file, &row, false)?;
-        }
-        Ok(())
-    }
-
     /// Makes the stored edges of `file` be `edges`: the edge at position `i` has the id
-    /// `lo + i`, as a fresh build would give it.
+    /// `lo + i` (in a fresh build, which stores none before, each file's edges are appended to
+    /// the table's B-tree in order, which keeps its pages full).
     fn replace_file_edges(&mut self, file: i64, edges: &[EdgeRow]) -> Result<()> {
         let (lo, hi) = edge_ids(file);
         if edges.len() as i64 > hi - lo + 1 {
             return Err(too_many(file, hi - lo + 1));
         }
-        let old = self.stored_edges(lo, hi)?;
+        let old = if self.fresh { Vec::new() } else { self.stored_edges(lo, hi)? };
         for (i, edge) in edges.iter().enumerate() {
             let id = lo + i as i64;
             let row = self.stored(edge)?;

@@ -10,7 +10,7 @@
 //! then each reference as `kind, src, path, text+1, binding+1, line, col, computed, args+1`
 //! (string fields are indexes into the table; `+1` fields are 0 when absent).
 
-use std::collections::HashMap;
+use std::borrow::Cow;
 
 use crate::facts::{LocalBinding, RefFact, RefKind, decode_list, encode_list};
 use crate::store::RefRow;
@@ -19,17 +19,18 @@ const VERSION: u8 = 1;
 
 /// Encodes the references of one file; `ids` maps a fact's `src` (a symbol index in the
 /// file) to the symbol's id in the store.
-pub fn encode(refs: &[RefFact], ids: &[i64]) -> Vec<u8> {
-    let mut strings: Vec<String> = Vec::new();
-    let mut index: HashMap<String, u64> = HashMap::new();
-    // Strings repeat within a file: only a new one is copied.
-    let mut intern = |s: &str| -> u64 {
-        if let Some(&i) = index.get(s) {
+pub fn encode<'r>(refs: &'r [RefFact], ids: &[i64]) -> Vec<u8> {
+    // The string table is written as strings are first seen; a string seen again is only
+    // looked up (borrowed from the facts where it can be, so most lookups allocate nothing).
+    let mut table: Vec<u8> = Vec::new();
+    let mut index: crate::resolve::Map<Cow<'r, str>, u64> = Default::default();
+    let mut intern = |s: Cow<'r, str>| -> u64 {
+        if let Some(&i) = index.get(s.as_ref()) {
             return i;
         }
-        let i = strings.len() as u64;
-        strings.push(s.to_string());
-        index.insert(s.to_string(), i);
+        let i = index.len() as u64;
+        put_str(&mut table, &s);
+        index.insert(s, i);
         i
     };
     let mut records = Vec::with_capacity(refs.len() * 12);
@@ -37,20 +38,18 @@ pub fn encode(refs: &[RefFact], ids: &[i64]) -> Vec<u8> {
         let kind = RefKind::ALL.iter().position(|k| *k == r.kind).unwrap_or(0) as u8;
         records.push(kind);
         put(&mut records, ids[r.src as usize] as u64);
-        put(&mut records, intern(&r.path));
-        put(&mut records, if r.text.is_empty() { 0 } else { intern(&r.text) + 1 });
-        put(&mut records, r.binding.encode().map(|b| intern(&b) + 1).unwrap_or(0));
+        put(&mut records, intern(Cow::Borrowed(&r.path)));
+        put(&mut records, if r.text.is_empty() { 0 } else { intern(Cow::Borrowed(&r.text)) + 1 });
+        put(&mut records, r.binding.encode().map(|b| intern(Cow::Owned(b)) + 1).unwrap_or(0));
         put(&mut records, u64::from(r.line));
         put(&mut records, u64::from(r.col));
         records.push(u8::from(r.computed));
-        put(&mut records, encode_list(&r.args).map(|a| intern(&a) + 1).unwrap_or(0));
+        put(&mut records, encode_list(&r.args).map(|a| intern(Cow::Owned(a)) + 1).unwrap_or(0));
     }
-    let mut out = Vec::with_capacity(records.len() + strings.iter().map(|s| s.len() + 2).sum::<usize>() + 8);
+    let mut out = Vec::with_capacity(records.len() + table.len() + 16);
     out.push(VERSION);
-    put(&mut out, strings.len() as u64);
-    for s in &strings {
-        put_str(&mut out, s);
-    }
+    put(&mut out, index.len() as u64);
+    out.extend_from_slice(&table);
     put(&mut out, refs.len() as u64);
     out.extend_from_slice(&records);
     out

@@ -382,7 +382,7 @@ impl WriteTx<'_> {
                 "INSERT INTO symbols(qname, name, kind, file_id, parent_id, line, col, end_line, exported, bases, ty, decorators, params,
                    param_types)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)
-                 ON CONFLICT(qname) DO NOTHING RETURNING id",
+                 ON CONFLICT(qname) DO NOTHING",
             )
             .map_err(e)?;
         for sym in &facts.symbols {
@@ -418,9 +418,11 @@ impl WriteTx<'_> {
                 ids.push(id);
                 continue;
             }
-            let id = match insert.query_row(row, |r| r.get(0)).optional().map_err(e)? {
-                Some(id) => id,
-                None => self.claim_symbol(file_id, path, row)?,
+            // Without `RETURNING` (its rows cost more than the insert): one row changed is
+            // an insert, none a qname another file holds.
+            let id = match insert.execute(row).map_err(e)? {
+                1 => self.tx.last_insert_rowid(),
+                _ => self.claim_symbol(file_id, path, row)?,
             };
             ids.push(id);
         }

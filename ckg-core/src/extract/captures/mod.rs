@@ -23,7 +23,7 @@ pub(super) struct Captures<'t> {
     pub(super) refs: Vec<(RefKind, Node<'t>, Node<'t>)>,
     /// Attribute nodes that are not reads: callees, assignment targets, decorators, objects
     /// of a longer chain (captured by `@skip.read`, so no parent lookups are needed).
-    pub(super) skip_read: std::collections::HashSet<usize>,
+    pub(super) skip_read: crate::resolve::Set<usize>,
     pub(super) scopes: Vec<Node<'t>>,
     pub(super) local_defs: Vec<Node<'t>>,
     /// `global x` / `nonlocal x` names.
@@ -75,11 +75,32 @@ pub(super) fn collect<'t>(cursor: &mut QueryCursor, config: &LanguageConfig, roo
 type Match<'t> = ((u32, u32, u16), Capture, Node<'t>, Option<Node<'t>>);
 
 /// A walk's matches folded into [`Captures`] in the order a query cursor reports them.
+/// Room for a walk's matches, from the size of the source: about one name in 20 bytes of
+/// code is matched (django, effect), so the list rarely grows, and then once.
+fn expected_matches(src: &[u8]) -> usize {
+    src.len() / 24
+}
+
+/// A walk reports its matches in the order of the point completing them (`found` is sorted by
+/// the key's first part), so only the matches completed at one point are sorted among
+/// themselves.
 fn in_cursor_order<'t>(root: Node<'t>, mut found: Vec<Match<'t>>) -> Captures<'t> {
-    found.sort_unstable_by_key(|m| m.0);
+    debug_assert!(found.is_sorted_by_key(|m| m.0.0));
     let mut fold = Fold::new(root);
-    for (_, role, node, name) in found {
-        fold.push(role, node, name);
+    // Most matches are references: room for all of them at once.
+    fold.out.refs.reserve(found.len());
+    let mut rest = &mut found[..];
+    while let Some(first) = rest.first() {
+        let point = first.0.0;
+        let n = rest.iter().position(|m| m.0.0 != point).unwrap_or(rest.len());
+        let (group, tail) = rest.split_at_mut(n);
+        if n > 1 {
+            group.sort_unstable_by_key(|m| m.0);
+        }
+        for &mut (_, role, node, name) in group {
+            fold.push(role, node, name);
+        }
+        rest = tail;
     }
     fold.out
 }
@@ -106,7 +127,7 @@ impl<'t> Fold<'t> {
             imports: Vec::new(),
             exports: Vec::new(),
             returns: Vec::new(),
-            skip_read: std::collections::HashSet::new(),
+            skip_read: Default::default(),
             root,
         };
         Fold { out, def_at: HashMap::new() }

@@ -131,8 +131,8 @@ struct Frame<'t> {
 
 pub(super) fn walk<'t>(root: Node<'t>, src: &[u8]) -> Captures<'t> {
     let (k, f) = ids();
-    let mut found: Vec<Match<'t>> = Vec::new();
-    let mut path: Vec<Frame<'t>> = Vec::new();
+    let mut found: Vec<Match<'t>> = Vec::with_capacity(super::expected_matches(src));
+    let mut path: Vec<Frame<'t>> = Vec::with_capacity(32);
     let mut cursor = root.walk();
     let mut order = 0u32;
     'walk: loop {

@@ -359,8 +359,8 @@ impl ObjectValue<'_> {
 
 pub(super) fn walk<'t>(root: Node<'t>, src: &[u8], tsx: bool) -> Captures<'t> {
     let ids = ids(tsx);
-    let mut found: Vec<Match<'t>> = Vec::new();
-    let mut path: Vec<Frame<'t>> = Vec::new();
+    let mut found: Vec<Match<'t>> = Vec::with_capacity(super::expected_matches(src));
+    let mut path: Vec<Frame<'t>> = Vec::with_capacity(32);
     let mut objects: Vec<ObjectValue<'t>> = Vec::new();
     let mut cursor = root.walk();
     // Entering and leaving a node are events of the cursor's walk, numbered in turn.

@@ -337,7 +337,7 @@ impl File<'_, '_> {
         let mut decorated: Vec<(u32, String)> = Vec::new();
         for (d, (_, node, _)) in caps.defs.iter().enumerate() {
             let holder = match node.kind() {
-                "function_definition" | "class_definition" => match node.parent() {
+                "function_definition" | "class_definition" => match self.parents.of(*node) {
                     Some(p) if p.kind() == "decorated_definition" => p,
                     _ => continue,
                 },

@@ -193,14 +193,14 @@ pub(super) fn container_writes(root: Node, src: &[u8]) -> Vec<(usize, String, Op
 
 /// Whether the `with` item or the iterable of a `for` is in an `async with` / `async for`
 /// (the statement, or the comprehension's `for` clause, starts with `async`).
-pub(super) fn is_async(node: Node) -> bool {
-    let mut cur = node.parent();
+pub(super) fn is_async<'t>(parents: &Parents<'t>, node: Node<'t>) -> bool {
+    let mut cur = parents.of(node);
     for _ in 0..4 {
         let Some(n) = cur else { return false };
         if matches!(n.kind(), "with_statement" | "for_statement" | "for_in_clause") {
             return n.child(0).is_some_and(|c| c.kind() == "async");
         }
-        cur = n.parent();
+        cur = parents.of(n);
     }
     false
 }
@@ -292,7 +292,7 @@ pub(super) fn value_source<'t>(parents: &Parents<'t>, ident: Node<'t>, src: &[u8
                     return Some(v);
                 }
             }
-            assigned_value(ident).and_then(|v| expression_value(v, src, 0))
+            assigned_value(parents, ident).and_then(|v| expression_value(v, src, 0))
         }
         // `for f in [a, b]`, `for f in handlers`: each element.
         "for_statement" | "for_in_clause" if parent.field("left") == Some(ident) => {
@@ -319,9 +319,9 @@ pub(super) fn value_source<'t>(parents: &Parents<'t>, ident: Node<'t>, src: &[u8
         }
         // `a, (b, c) = f, (g, h)`, `first, *rest = f, g, h`: element-wise; `for name, fn in
         // [("a", f), ("b", g)]`: the element at the name's place of each item.
-        "pattern_list" | "tuple_pattern" | "list_pattern" => match assigned_value(ident) {
+        "pattern_list" | "tuple_pattern" | "list_pattern" => match assigned_value(parents, ident) {
             Some(v) => expression_value(v, src, 0),
-            None => loop_element(ident, parent, src),
+            None => loop_element(parents, ident, parent, src),
         },
         // `if (h := lookup()):`
         "named_expression" if parent.field("name") == Some(ident) => expression_value(parent.field("value")?, src, 0),
@@ -340,12 +340,12 @@ pub(super) fn value_source<'t>(parents: &Parents<'t>, ident: Node<'t>, src: &[u8
 /// The expression a name of an assignment's target is given: the right-hand side (past chained
 /// targets: `a = b = f`), or its element at the name's place in a (nested, starred) tuple
 /// target (`a, (b, c) = f, (g, h)`, `first, *rest, last = …`).
-fn assigned_value(ident: Node) -> Option<Node> {
+fn assigned_value<'t>(parents: &Parents<'t>, ident: Node<'t>) -> Option<Node<'t>> {
     // From the name up to the assignment: (index, elements, index of a starred element).
     let mut places: Vec<(usize, usize, Option<usize>)> = Vec::new();
     let mut cur = ident;
     let assign = loop {
-        let parent = cur.parent()?;
+        let parent = parents.of(cur)?;
         match parent.kind() {
             "pattern_list" | "tuple_pattern" | "list_pattern" => {
                 let mut c = parent.walk();
@@ -387,8 +387,8 @@ fn assigned_value(ident: Node) -> Option<Node> {
 
 /// A name of a loop's tuple target over a literal list of tuples (`for name, fn in [("a", f),
 /// ("b", g)]`): any of the items' elements at its place.
-fn loop_element(ident: Node, pattern: Node, src: &[u8]) -> Option<ValueSource> {
-    let parent = pattern.parent()?;
+fn loop_element<'t>(parents: &Parents<'t>, ident: Node<'t>, pattern: Node<'t>, src: &[u8]) -> Option<ValueSource> {
+    let parent = parents.of(pattern)?;
     if !matches!(parent.kind(), "for_statement" | "for_in_clause") || parent.field("left") != Some(pattern) {
         return None;
     }
@@ -579,13 +579,13 @@ pub(super) fn parameter_of(func: Node, ident: Node) -> Option<(Option<u32>, u8)>
 }
 
 /// A `@staticmethod` (its first parameter is passed by the call).
-pub(super) fn is_static(func: Node, src: &[u8]) -> bool {
-    has_decorator(func, src, "@staticmethod")
+pub(super) fn is_static<'t>(parents: &Parents<'t>, func: Node<'t>, src: &[u8]) -> bool {
+    has_decorator(parents, func, src, "@staticmethod")
 }
 
 /// Whether a `def` is decorated with exactly `decorator` (`@classmethod`).
-pub(super) fn has_decorator(func: Node, src: &[u8], decorator: &str) -> bool {
-    let Some(decorated) = func.parent().filter(|p| p.kind() == "decorated_definition") else { return false };
+pub(super) fn has_decorator<'t>(parents: &Parents<'t>, func: Node<'t>, src: &[u8], decorator: &str) -> bool {
+    let Some(decorated) = parents.of(func).filter(|p| p.kind() == "decorated_definition") else { return false };
     let mut c = decorated.walk();
     decorated.named_children(&mut c).any(|d| d.kind() == "decorator" && text(d, src).trim() == decorator)
 }

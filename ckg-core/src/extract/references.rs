@@ -38,7 +38,7 @@ impl File<'_, '_> {
         let binding_nodes: HashSet<usize> = caps.local_defs.iter().chain(&caps.globals).map(|n| n.id()).collect();
         for ((kind, name_node, role_node), point) in caps.refs.iter().zip(&self.points.refs) {
             let (mut kind, mut name_node, role_node) = (*kind, *name_node, *role_node);
-            if matches!(kind, RefKind::With | RefKind::Iter) && is_py && python::is_async(name_node) {
+            if matches!(kind, RefKind::With | RefKind::Iter) && is_py && python::is_async(&self.parents, name_node) {
                 kind = if kind == RefKind::With { RefKind::AsyncWith } else { RefKind::AsyncIter };
             }
             if matches!(kind, RefKind::With | RefKind::AsyncWith) {

@@ -707,7 +707,7 @@ impl<'t> File<'t, '_> {
                     let func = def_by_node[&func_node.id()];
                     // `self` / `cls` of a method is not passed by the call.
                     let bound = facts.symbols[func as usize].kind == SymbolKind::Method
-                        && !*static_def.entry(func).or_insert_with(|| python::is_static(func_node, src));
+                        && !*static_def.entry(func).or_insert_with(|| python::is_static(&self.parents, func_node, src));
                     let first = bound && index == Some(0);
                     let index = match (index, bound) {
                         (Some(0), true) => None,
@@ -721,7 +721,7 @@ impl<'t> File<'t, '_> {
                         Some(class)
                             if first
                                 && facts.symbols[class as usize].kind == SymbolKind::Class
-                                && !python::has_decorator(func_node, src, "@classmethod") =>
+                                && !python::has_decorator(&self.parents, func_node, src, "@classmethod") =>
                         {
                             Some(ValueSource::SelfOf(facts.symbols[class as usize].qname.clone()))
                         }

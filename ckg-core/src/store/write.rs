@@ -68,7 +68,7 @@ pub struct WriteTx<'a> {
     externals: HashMap<String, i64>,
     /// Edges written minus edges deleted in this run, by (kind, evidence) code, not yet added
     /// to `edge_counts`.
-    edge_delta: std::cell::RefCell<HashMap<(i64, i64), i64>>,
+    edge_delta: std::cell::RefCell<crate::resolve::Map<(i64, i64), i64>>,
     /// A fresh build: nothing is stored yet, so there is nothing to delete or look up (and
     /// no secondary index to do it with).
     fresh: bool,

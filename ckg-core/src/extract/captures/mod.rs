@@ -74,16 +74,15 @@ pub(super) fn collect<'t>(cursor: &mut QueryCursor, config: &LanguageConfig, roo
 /// its role, the node the role is captured on and the `@name` node.
 type Match<'t> = ((u32, u32, u16), Capture, Node<'t>, Option<Node<'t>>);
 
-/// A walk's matches folded into [`Captures`] in the order a query cursor reports them.
 /// Room for a walk's matches, from the size of the source: about one name in 20 bytes of
 /// code is matched (django, effect), so the list rarely grows, and then once.
 fn expected_matches(src: &[u8]) -> usize {
     src.len() / 24
 }
 
-/// A walk reports its matches in the order of the point completing them (`found` is sorted by
-/// the key's first part), so only the matches completed at one point are sorted among
-/// themselves.
+/// A walk's matches folded into [`Captures`] in the order a query cursor reports them. A walk
+/// reports its matches in the order of the point completing them (`found` is sorted by the
+/// key's first part), so only the matches completed at one point are sorted among themselves.
 fn in_cursor_order<'t>(root: Node<'t>, mut found: Vec<Match<'t>>) -> Captures<'t> {
     debug_assert!(found.is_sorted_by_key(|m| m.0.0));
     let mut fold = Fold::new(root);

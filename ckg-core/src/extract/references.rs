@@ -7,7 +7,7 @@ use std::collections::{HashMap, HashSet};
 use super::probe::{Probe, probe_use};
 use super::scopes::{Local, Locals, bind, lookup_local, lookup_reaching};
 use super::syntax::{is_computed, path_of, path_of_any_entry, position, short_text, text};
-use super::values::{AttrParams, arguments, call_args};
+use super::values::{ArgKey, AttrParams, call_args, passed_arguments};
 use super::{File, python, typescript};
 use crate::facts::{ANY_ENTRY, CALLBACK_KEY, FileFacts, Forward, LocalBinding, ParamUse, RefFact, RefKind, ValueSource};
 use crate::field::Field;
@@ -175,6 +175,8 @@ impl File<'_, '_> {
                 }
             }
             let mut args = Vec::new();
+            // A call's arguments, read once for its argument values and its forwarded parameters.
+            let mut passed: Vec<(ArgKey, tree_sitter::Node)> = Vec::new();
             // Calls through parameters and the values a call passes (Python; TS/JS calls too).
             if !path.is_empty() && (is_py && kind == RefKind::Decorator || kind == RefKind::Call) {
                 let root = path.split('.').next().unwrap_or(&path);
@@ -245,7 +247,8 @@ impl File<'_, '_> {
                 if !path.is_empty() {
                     args = match kind {
                         RefKind::Call if matches!(role_node.kind(), "call" | "call_expression") => {
-                            call_args(lang, role_node, src, inner, src_sym, nesting, locals, def_by_node, facts)
+                            passed = passed_arguments(role_node, src);
+                            call_args(lang, &passed, src, inner, src_sym, nesting, locals, def_by_node, facts)
                         }
                         // `@logged` above `def add`: `add` is the decorator's argument; with
                         // decorators stacked, what the one below returns (`@a @b def f` is
@@ -341,7 +344,7 @@ impl File<'_, '_> {
                 }
             }
             if kind == RefKind::Call && !path.is_empty() && matches!(role_node.kind(), "call" | "call_expression") {
-                self.forwards(role_node, &path, &binding, inner, src_sym, locals, facts, &mut param_uses);
+                self.forwards(&passed, &path, &binding, inner, src_sym, locals, facts, &mut param_uses);
             }
             facts.refs.push(RefFact { kind, src: src_sym, path, text, binding, line, col, computed, args });
         }
@@ -354,7 +357,7 @@ impl File<'_, '_> {
     #[allow(clippy::too_many_arguments)]
     fn forwards(
         &self,
-        call: tree_sitter::Node,
+        passed: &[(ArgKey, tree_sitter::Node)],
         callee: &str,
         binding: &LocalBinding,
         inner: Option<usize>,
@@ -369,10 +372,7 @@ impl File<'_, '_> {
         if !(self_member || *binding == LocalBinding::Free) || callee.ends_with(".bind") {
             return;
         }
-        let Some(list) = call.field("arguments").filter(|a| matches!(a.kind(), "argument_list" | "arguments")) else {
-            return;
-        };
-        for (key, arg) in arguments(list, self.src) {
+        for &(ref key, arg) in passed {
             if arg.kind() != "identifier" {
                 continue;
             }
@@ -387,7 +387,7 @@ impl File<'_, '_> {
                     return;
                 }
                 let caller = facts.symbols[src_sym as usize].qname.clone();
-                let via = Some(Forward { callee: callee.to_string(), key: key.into_string() });
+                let via = Some(Forward { callee: callee.to_string(), key: key.to_string() });
                 param_uses.push((func, ParamUse { index, name: name.into_owned(), caller, rest: String::new(), each: false, via }));
             }
         }

@@ -95,7 +95,7 @@ pub(super) type AttrParams = HashMap<String, (u32, Option<u32>, String)>;
 #[allow(clippy::too_many_arguments)]
 pub(super) fn call_args(
     lang: Lang,
-    call: Node,
+    passed: &[(ArgKey, Node)],
     src: &[u8],
     inner: Option<usize>,
     src_sym: u32,
@@ -104,9 +104,6 @@ pub(super) fn call_args(
     def_by_node: &HashMap<usize, u32>,
     facts: &FileFacts,
 ) -> Vec<(String, ValueSource)> {
-    let Some(list) = call.field("arguments").filter(|a| matches!(a.kind(), "argument_list" | "arguments")) else {
-        return Vec::new();
-    };
     let value = |n: Node| -> Option<ValueSource> {
         match n.kind() {
             "identifier" | "attribute" | "member_expression" => {
@@ -135,14 +132,22 @@ pub(super) fn call_args(
         }
     };
     let mut out = Vec::new();
-    for (key, a) in arguments(list, src) {
+    for (key, a) in passed {
         if key.is_splat() {
-            out.push((key.into_string(), ValueSource::Alias(short_text(a, src))));
-        } else if let Some(v) = value(a) {
-            out.push((key.into_string(), v));
+            out.push((key.to_string(), ValueSource::Alias(short_text(*a, src))));
+        } else if let Some(v) = value(*a) {
+            out.push((key.to_string(), v));
         }
     }
     out
+}
+
+/// The arguments a call passes ([`arguments`] of its argument list; none without one).
+pub(super) fn passed_arguments<'t, 's>(call: Node<'t>, src: &'s [u8]) -> Vec<(ArgKey<'s>, Node<'t>)> {
+    match call.field("arguments").filter(|a| matches!(a.kind(), "argument_list" | "arguments")) {
+        Some(list) => arguments(list, src),
+        None => Vec::new(),
+    }
 }
 
 /// The arguments of a call's argument list with their keys: `"0"`, `"1"` … by position, the
@@ -183,10 +188,10 @@ impl ArgKey<'_> {
         matches!(self, ArgKey::Splat | ArgKey::DoubleSplat)
     }
 
-    pub(super) fn into_string(self) -> String {
+    pub(super) fn to_string(&self) -> String {
         match self {
             ArgKey::Position(i) => i.to_string(),
-            ArgKey::Keyword(name) => name.into_owned(),
+            ArgKey::Keyword(name) => name.to_string(),
             ArgKey::Splat => "*".to_string(),
             ArgKey::DoubleSplat => "**".to_string(),
         }

@@ -61,9 +61,12 @@ impl WriteTx<'_> {
         }
         let old = if self.fresh { Vec::new() } else { self.stored_edges(lo, hi)? };
         let rows: Vec<Stored> = edges.iter().map(|edge| self.stored(edge)).collect::<Result<_>>()?;
+        if old.is_empty() {
+            return self.append_edges(lo, file, &rows);
+        }
         // One statement for the file's new rows (a cached statement looked up per edge cost
         // a fifth of the insert).
-        let mut insert = self.tx.prepare_cached(EDGE_INSERT).map_err(|e| self.err(e))?;
+        let mut insert = self.tx.prepare_cached(&EDGE_INSERT).map_err(|e| self.err(e))?;
         for (i, row) in rows.iter().enumerate() {
             let id = lo + i as i64;
             match old.binary_search_by_key(&id, |(id, _)| *id).ok().map(|k| &old[k].1) {
@@ -77,7 +80,7 @@ impl WriteTx<'_> {
                 Some(was) => {
                     // Another edge at this position: its row replaced, index entries and all.
                     self.count_out(was);
-                    let mut replace = self.tx.prepare_cached(EDGE_REPLACE).map_err(|e| self.err(e))?;
+                    let mut replace = self.tx.prepare_cached(&EDGE_REPLACE).map_err(|e| self.err(e))?;
                     self.put_edge(&mut replace, id, file, row)?;
                 }
                 None => self.put_edge(&mut insert, id, file, row)?,
@@ -145,25 +148,34 @@ impl WriteTx<'_> {
         })
     }
 
+    /// Writes the edges of a file that has none stored (every file of a fresh build), ids from
+    /// `lo` up: [`EDGES_PER_INSERT`] rows per statement, the rest one by one (SQLite runs one
+    /// statement of many rows faster than as many statements of one).
+    fn append_edges(&self, lo: i64, file: i64, rows: &[Stored]) -> Result<()> {
+        let e = |e| self.err(e);
+        let mut id = lo;
+        let mut many = self.tx.prepare_cached(&EDGE_INSERT_MANY).map_err(e)?;
+        for chunk in rows.chunks_exact(EDGES_PER_INSERT) {
+            for (at, row) in chunk.iter().enumerate() {
+                self.count_in(row);
+                bind_edge(&mut many, at, id + at as i64, file, row).map_err(e)?;
+            }
+            many.raw_execute().map_err(e)?;
+            id += chunk.len() as i64;
+        }
+        let mut one = self.tx.prepare_cached(&EDGE_INSERT).map_err(e)?;
+        for row in rows.chunks_exact(EDGES_PER_INSERT).remainder() {
+            self.put_edge(&mut one, id, file, row)?;
+            id += 1;
+        }
+        Ok(())
+    }
+
     /// Writes an edge at `id` (counted in) with `statement`: a new row ([`EDGE_INSERT`]), or
     /// the row in place of the one there ([`EDGE_REPLACE`]).
     fn put_edge(&self, statement: &mut rusqlite::Statement<'_>, id: i64, file: i64, row: &Stored) -> Result<()> {
         self.count_in(row);
-        statement
-            .execute(params![
-                id,
-                row.kind,
-                row.src,
-                row.dst_id,
-                row.dst_name,
-                file,
-                row.line,
-                row.col,
-                row.evidence,
-                row.dynamic,
-                row.dst_name.as_deref().map(last_name)
-            ])
-            .map_err(|e| self.err(e))?;
+        bind_edge(statement, 0, id, file, row).and_then(|()| statement.raw_execute()).map_err(|e| self.err(e))?;
         Ok(())
     }
 
@@ -272,15 +284,42 @@ fn too_many(file: i64, max: i64) -> Error {
     Error::Invalid(format!("more than {max} edges in one file (file id {file})"))
 }
 
-/// The statement writing one edge row, `INSERT` or `INSERT OR REPLACE`.
-macro_rules! edge_insert {
-    ($verb:literal) => {
-        concat!(
-            $verb,
-            " INTO edge_rows(id, kind, src_id, dst_id, dst_name, file_id, line, col, evidence, dynamic, dst_last)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)"
-        )
-    };
+/// The columns of an edge row a statement writes, in the order [`bind_edge`] binds them.
+const EDGE_COLUMNS: usize = 11;
+
+/// Edge rows per statement of a file's appended edges ([`WriteTx::append_edges`]).
+const EDGES_PER_INSERT: usize = 32;
+
+/// The statement writing `rows` edge rows (`verb`: `INSERT` or `INSERT OR REPLACE`).
+fn edge_insert(verb: &str, rows: usize) -> String {
+    let row = |r: usize| format!("({})", (1..=EDGE_COLUMNS).map(|c| format!("?{}", r * EDGE_COLUMNS + c)).collect::<Vec<_>>().join(", "));
+    format!(
+        "{verb} INTO edge_rows(id, kind, src_id, dst_id, dst_name, file_id, line, col, evidence, dynamic, dst_last) VALUES {}",
+        (0..rows).map(row).collect::<Vec<_>>().join(", ")
+    )
 }
-const EDGE_INSERT: &str = edge_insert!("INSERT");
-const EDGE_REPLACE: &str = edge_insert!("INSERT OR REPLACE");
+
+static EDGE_INSERT: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| edge_insert("INSERT", 1));
+static EDGE_REPLACE: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| edge_insert("INSERT OR REPLACE", 1));
+static EDGE_INSERT_MANY: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| edge_insert("INSERT", EDGES_PER_INSERT));
+
+/// Binds the row of the edge at `id` as row `at` of an [`edge_insert`] statement.
+fn bind_edge(statement: &mut rusqlite::Statement<'_>, at: usize, id: i64, file: i64, row: &Stored) -> rusqlite::Result<()> {
+    let values: [&dyn rusqlite::ToSql; EDGE_COLUMNS] = [
+        &id,
+        &row.kind,
+        &row.src,
+        &row.dst_id,
+        &row.dst_name,
+        &file,
+        &row.line,
+        &row.col,
+        &row.evidence,
+        &row.dynamic,
+        &row.dst_name.as_deref().map(last_name),
+    ];
+    for (c, value) in values.into_iter().enumerate() {
+        statement.raw_bind_parameter(at * EDGE_COLUMNS + c + 1, value)?;
+    }
+    Ok(())
+}

@@ -277,6 +277,11 @@ def put_peer_rows(text, peer, rows, note):
     end = first
     while end < len(lines) and lines[end].startswith("|"):
         end += 1
+    # An earlier run's note on this peer is replaced, not stacked.
+    earlier = f"{peer} measured again on "
+    lines = lines[:end] + [line for line in lines[end:] if not line.startswith(earlier)]
+    while end + 2 < len(lines) and lines[end] == "" and lines[end + 1] == "":
+        del lines[end]
     lines[end:end] = ["", note]
     return "\n".join(lines).replace(f"\nNot measured in this run (not installed): {peer}.\n", "\n")
 

@@ -387,7 +387,7 @@ impl File<'_, '_> {
                     return;
                 }
                 let caller = facts.symbols[src_sym as usize].qname.clone();
-                let via = Some(Forward { callee: callee.to_string(), key: key.to_string() });
+                let via = Some(Forward { callee: callee.to_string(), key: key.spelled() });
                 param_uses.push((func, ParamUse { index, name: name.into_owned(), caller, rest: String::new(), each: false, via }));
             }
         }

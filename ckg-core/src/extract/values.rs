@@ -134,9 +134,9 @@ pub(super) fn call_args(
     let mut out = Vec::new();
     for (key, a) in passed {
         if key.is_splat() {
-            out.push((key.to_string(), ValueSource::Alias(short_text(*a, src))));
+            out.push((key.spelled(), ValueSource::Alias(short_text(*a, src))));
         } else if let Some(v) = value(*a) {
-            out.push((key.to_string(), v));
+            out.push((key.spelled(), v));
         }
     }
     out
@@ -188,7 +188,8 @@ impl ArgKey<'_> {
         matches!(self, ArgKey::Splat | ArgKey::DoubleSplat)
     }
 
-    pub(super) fn to_string(&self) -> String {
+    /// The key as facts spell it.
+    pub(super) fn spelled(&self) -> String {
         match self {
             ArgKey::Position(i) => i.to_string(),
             ArgKey::Keyword(name) => name.to_string(),

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use rusqlite::{Connection, OpenFlags};
 
-use super::schema::{APPLICATION_ID, FRESH_BUILD_PRAGMAS, INDEXES, SCHEMA, SCHEMA_VERSION, configure_writer};
+use super::schema::{APPLICATION_ID, FRESH_BUILD_PRAGMAS, INDEXES, RARE_ROW_INDEXES, SCHEMA, SCHEMA_VERSION, configure_writer};
 use super::write::WriteTx;
 use crate::error::{Error, Result};
 
@@ -109,6 +109,7 @@ impl Store {
             let conn = Connection::open(&tmp).map_err(sql)?;
             conn.execute_batch(FRESH_BUILD_PRAGMAS).map_err(sql)?;
             conn.execute_batch(SCHEMA).map_err(sql)?;
+            conn.execute_batch(RARE_ROW_INDEXES).map_err(sql)?;
             conn.pragma_update(None, "application_id", APPLICATION_ID).map_err(sql)?;
             conn.pragma_update(None, "user_version", SCHEMA_VERSION).map_err(sql)?;
             conn.execute("INSERT INTO meta(key, value) VALUES ('generation', '0')", []).map_err(sql)?;

@@ -70,7 +70,7 @@ pub struct WriteTx<'a> {
     /// to `edge_counts`.
     edge_delta: std::cell::RefCell<crate::resolve::Map<(i64, i64), i64>>,
     /// A fresh build: nothing is stored yet, so there is nothing to delete or look up (and
-    /// no secondary index to do it with).
+    /// no secondary index to do it with, but for two partial ones of rare edges).
     fresh: bool,
     /// Two files defined one qname in this run: facts kept in memory may hold both
     /// definitions, the database only the owner's.

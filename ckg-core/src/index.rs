@@ -281,7 +281,7 @@ impl Cached {
         // A full index's references (half a million on django, ~90 ms to free) are freed on
         // another thread, beside the index builds that keep only this one busy.
         if refs.len() > 50_000 {
-            let _ = std::thread::Builder::new().name("ckg-free".into()).spawn(move || drop(refs));
+            free_elsewhere(refs);
         }
         input.configs = Vec::new();
         Cached { db, build, generation: 0, input, snapshot: None }
@@ -294,8 +294,14 @@ pub fn index(config: &IndexConfig, progress: &(dyn Fn(Progress) + Sync)) -> Resu
     let r = index_with(config, progress, &mut session);
     // What the session holds is only freed: on another thread, so that a process that exits
     // now does not wait for it.
-    let _ = std::thread::Builder::new().name("ckg-free".into()).spawn(move || drop(session));
+    free_elsewhere(session);
     r
+}
+
+/// Drops `value` on a thread of its own (`ckg-free`), so that this one goes on meanwhile
+/// (here, when the thread cannot be started).
+fn free_elsewhere<T: Send + 'static>(value: T) {
+    let _ = std::thread::Builder::new().name("ckg-free".into()).spawn(move || drop(value));
 }
 
 /// [`index`], keeping what the next run can reuse in `session`.

@@ -232,7 +232,7 @@ impl WriteTx<'_> {
 
     /// Replaces what a file's resolution looked up, unless it is what is stored.
     pub fn put_lookups(&self, file_id: i64, keys: &[i64]) -> Result<()> {
-        self.put_blob("lookups", "keys", file_id, Some(lookup_blob(keys)))
+        self.put_blob(&LOOKUPS_BLOB, file_id, Some(lookup_blob(keys)))
     }
 
     /// Records new metadata for a file whose content hash did not change.
@@ -282,7 +282,7 @@ impl WriteTx<'_> {
             self.tx.prepare_cached("DELETE FROM shadowed WHERE file_id = ?1").and_then(|mut s| s.execute([file_id])).map_err(e)?;
         }
         let ids = self.put_symbols(file_id, &rec.path, facts)?;
-        self.put_blob("refs", "data", file_id, (!facts.refs.is_empty()).then(|| refblob::encode(&facts.refs, &ids)))?;
+        self.put_blob(&REFS_BLOB, file_id, (!facts.refs.is_empty()).then(|| refblob::encode(&facts.refs, &ids)))?;
         let imports = || {
             facts.imports.iter().map(|i| {
                 [
@@ -436,28 +436,21 @@ impl WriteTx<'_> {
         Ok(ids)
     }
 
-    /// Makes a file's row of a one-blob-per-file table (`lookups`, `refs`) hold `blob` (no row
-    /// for `None`); not written when it already does.
-    fn put_blob(&self, table: &str, column: &str, file_id: i64, blob: Option<Vec<u8>>) -> Result<()> {
+    /// Makes a file's row of a one-blob-per-file table ([`LOOKUPS_BLOB`], [`REFS_BLOB`]) hold
+    /// `blob` (no row for `None`); not written when it already does.
+    fn put_blob(&self, table: &BlobTable, file_id: i64, blob: Option<Vec<u8>>) -> Result<()> {
         let e = |e| self.err(e);
         // A fresh build stores none before.
         let stored: Option<Vec<u8>> = match self.fresh {
             true => None,
-            false => self
-                .tx
-                .prepare_cached(&format!("SELECT {column} FROM {table} WHERE file_id = ?1"))
-                .and_then(|mut s| s.query_row([file_id], |r| r.get(0)).optional())
-                .map_err(e)?,
+            false => self.tx.prepare_cached(table.select).and_then(|mut s| s.query_row([file_id], |r| r.get(0)).optional()).map_err(e)?,
         };
         if stored == blob {
             return Ok(());
         }
         match blob {
-            Some(blob) => self
-                .tx
-                .prepare_cached(&format!("INSERT OR REPLACE INTO {table}(file_id, {column}) VALUES (?1, ?2)"))
-                .and_then(|mut s| s.execute(params![file_id, blob])),
-            None => self.tx.prepare_cached(&format!("DELETE FROM {table} WHERE file_id = ?1")).and_then(|mut s| s.execute([file_id])),
+            Some(blob) => self.tx.prepare_cached(table.put).and_then(|mut s| s.execute(params![file_id, blob])),
+            None => self.tx.prepare_cached(table.delete).and_then(|mut s| s.execute([file_id])),
         }
         .map_err(e)?;
         Ok(())
@@ -689,11 +682,33 @@ impl WriteTx<'_> {
     }
 }
 
+/// The statements of a table holding one blob per file (`file_id`, then the blob).
+struct BlobTable {
+    select: &'static str,
+    put: &'static str,
+    delete: &'static str,
+}
+
+/// What each file's resolution looked up.
+const LOOKUPS_BLOB: BlobTable = BlobTable {
+    select: "SELECT keys FROM lookups WHERE file_id = ?1",
+    put: "INSERT OR REPLACE INTO lookups(file_id, keys) VALUES (?1, ?2)",
+    delete: "DELETE FROM lookups WHERE file_id = ?1",
+};
+
+/// Each file's references ([`refblob`]).
+const REFS_BLOB: BlobTable = BlobTable {
+    select: "SELECT data FROM refs WHERE file_id = ?1",
+    put: "INSERT OR REPLACE INTO refs(file_id, data) VALUES (?1, ?2)",
+    delete: "DELETE FROM refs WHERE file_id = ?1",
+};
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::lang::Lang;
     use crate::store::Store;
+    use crate::store::schema::{EDGE_KINDS, EVIDENCE, code, edge_ids};
 
     const SOURCE: &str = "import os\n\nclass A:\n    def f(self):\n        return os.path.join('a')\n\ndef g():\n    A().f()\n";
 
@@ -738,5 +753,86 @@ mod tests {
         assert_eq!(run(&db, &record(SOURCE, 2)), 1);
         // A change is written: the lines move, so symbols, references and imports do.
         assert!(run(&db, &record(&format!("\n{SOURCE}"), 3)) > 1);
+    }
+
+    /// A file's edges appended in a fresh build (many rows per statement, the rest one by one)
+    /// are stored as written, each at its position's id; stored again in an update, where
+    /// each is compared with the stored row, none is written again.
+    #[test]
+    fn appended_edges_are_stored_at_their_positions() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("index.db");
+        let rec = record(SOURCE, 1);
+        // Two statements' worth and a rest, every kind of target.
+        let all = |file: i64, ids: &[i64]| -> Vec<EdgeRow> {
+            (0..75u32)
+                .map(|i| EdgeRow {
+                    kind: if i % 3 == 0 { "references" } else { "calls" },
+                    src: ids[(i as usize) % ids.len()],
+                    dst: match i % 3 {
+                        0 => Dst::Symbol(ids[1]),
+                        1 => Dst::External(format!("os.f{}", i % 7)),
+                        _ => Dst::Unresolved(format!("x.run{i}")),
+                    },
+                    file,
+                    line: 10 + i,
+                    col: i % 5,
+                    evidence: if i % 2 == 0 { "exact" } else { "heuristic" },
+                    dynamic: (i % 4) as u8,
+                })
+                .collect()
+        };
+        let write = |mtime| {
+            let (mut store, _) = Store::open(&db, false).unwrap();
+            let mut tx = store.begin().unwrap();
+            let (file, ids) = tx.put_file(&record(SOURCE, mtime)).unwrap();
+            let before = tx.tx.total_changes();
+            let edges = all(file, &ids);
+            tx.write_edges(&[file], &edges).unwrap();
+            let changed = tx.tx.total_changes() - before;
+            tx.flush_edge_counts().unwrap();
+            let stored: Vec<(i64, i64, i64, Option<String>, Option<String>, u32, u32, i64, u8, Option<String>)> = tx
+                .tx
+                .prepare(
+                    "SELECT e.id, e.kind, e.src_id, s.qname, e.dst_name, e.line, e.col, e.evidence, e.dynamic, e.dst_last
+                     FROM edge_rows e LEFT JOIN symbols s ON s.id = e.dst_id WHERE e.file_id = ?1 ORDER BY e.id",
+                )
+                .unwrap()
+                .query_map([file], |r| {
+                    Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?, r.get(6)?, r.get(7)?, r.get(8)?, r.get(9)?))
+                })
+                .unwrap()
+                .collect::<rusqlite::Result<_>>()
+                .unwrap();
+            let (lo, _) = edge_ids(file);
+            assert_eq!(stored.len(), edges.len());
+            for (i, (edge, row)) in edges.iter().zip(&stored).enumerate() {
+                let (dst_q, dst_name) = match &edge.dst {
+                    Dst::Symbol(id) => (rec.facts.symbols.iter().zip(&ids).find(|(_, s)| *s == id).map(|(f, _)| f.qname.clone()), None),
+                    Dst::External(q) => (Some(q.clone()), None),
+                    Dst::Unresolved(n) => (None, Some(n.clone())),
+                };
+                let last = dst_name.as_deref().map(|n: &str| last_name(n).to_string());
+                let want = (
+                    lo + i as i64,
+                    code(&EDGE_KINDS, edge.kind),
+                    edge.src,
+                    dst_q,
+                    dst_name,
+                    edge.line,
+                    edge.col,
+                    code(&EVIDENCE, edge.evidence),
+                    edge.dynamic,
+                    last,
+                );
+                assert_eq!(row, &want, "edge {i}");
+            }
+            tx.commit("{}", &db).unwrap();
+            store.finish().unwrap();
+            changed
+        };
+        // Written: 2 statements of 32 rows and 11 of one, and the external nodes interned.
+        assert!(write(1) >= 75);
+        assert_eq!(write(2), 0);
     }
 }

@@ -9,7 +9,6 @@ use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::discover::{self, DiscoverConfig, Discovery, SourceFile};
@@ -706,11 +705,9 @@ fn parse_and_store(
     let (sender, receiver) = mpsc::sync_channel::<Outcome>(256);
     let write_result: Result<()> = std::thread::scope(|scope| {
         scope.spawn(move || {
-            pool.install(|| {
-                to_parse.par_iter().for_each_init(Extractor::new, |ex, f| {
-                    let outcome = process(ex, f, old_state(f), minified_line_len);
-                    let _ = sender.send(outcome);
-                });
+            largest_first(&pool, to_parse, |ex, f| {
+                let outcome = process(ex, f, old_state(f), minified_line_len);
+                let _ = sender.send(outcome);
             });
             drop(sender);
         });
@@ -1001,23 +998,38 @@ fn parse_pool(jobs: usize, files: usize) -> Result<rayon::ThreadPool> {
         .map_err(|e| Error::Invalid(format!("cannot start {jobs} worker threads: {e}")))
 }
 
+/// Runs `each` on every file on the pool's threads, each thread with its own extractor and
+/// taking the next file when it is done with one, the largest files first. A rayon
+/// `par_iter` hands each thread long runs of files in their listed order, so a run of large
+/// files at the end (django's tests) kept one thread busy ~0.5 s after the other had finished;
+/// taken largest first, what is left at the end is small files, shared out one by one.
+fn largest_first<'f>(pool: &rayon::ThreadPool, files: &[&'f SourceFile], each: impl Fn(&mut Extractor, &'f SourceFile) + Sync) {
+    let mut order: Vec<&'f SourceFile> = files.to_vec();
+    order.sort_by_key(|f| std::cmp::Reverse(f.size));
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    pool.broadcast(|_| {
+        let mut ex = Extractor::new();
+        while let Some(f) = order.get(next.fetch_add(1, std::sync::atomic::Ordering::Relaxed)) {
+            each(&mut ex, f);
+        }
+    });
+}
+
 /// Parses every file under a root without extracting or storing anything: the baseline
 /// that full indexing is compared with. Returns (files, bytes).
 pub fn parse_only(root: &std::path::Path, config: &DiscoverConfig, jobs: usize) -> Result<(usize, u64)> {
     let discovery = discover::discover(root, config)?;
     let pool = parse_pool(parse_jobs(jobs), discovery.files.len())?;
-    let bytes: u64 = pool.install(|| {
-        discovery
-            .files
-            .par_iter()
-            .map_init(Extractor::new, |ex, f| {
-                let Ok(src) = std::fs::read(&f.abs) else { return 0 };
-                let _ = xxhash_rust::xxh3::xxh3_64(&src);
-                ex.parse(f.lang, &src).map(|_| src.len() as u64).unwrap_or(0)
-            })
-            .sum()
+    let files: Vec<&SourceFile> = discovery.files.iter().collect();
+    let bytes = std::sync::atomic::AtomicU64::new(0);
+    largest_first(&pool, &files, |ex, f| {
+        let Ok(src) = std::fs::read(&f.abs) else { return };
+        let _ = xxhash_rust::xxh3::xxh3_64(&src);
+        if ex.parse(f.lang, &src).is_some() {
+            bytes.fetch_add(src.len() as u64, std::sync::atomic::Ordering::Relaxed);
+        }
     });
-    Ok((discovery.files.len(), bytes))
+    Ok((discovery.files.len(), bytes.into_inner()))
 }
 
 #[cfg(test)]
@@ -1052,6 +1064,22 @@ mod tests {
         let hash = xxhash_rust::xxh3::xxh3_64(b"def f(): pass\n");
         let old = FileState { id: 7, hash, size: 1, mtime_ns: 1, module: "m".into() };
         assert!(matches!(process(&mut Extractor::new(), &file, Some(&old), 2000), Outcome::Touched { id: 7, .. }));
+    }
+
+    #[test]
+    fn files_are_taken_largest_first_and_each_once() {
+        let sized = |name: &str, size: u64| SourceFile { size, ..source(std::path::Path::new("/"), name) };
+        let files: Vec<SourceFile> = [("a", 3), ("b", 10), ("c", 1), ("d", 10), ("e", 7)].iter().map(|&(n, s)| sized(n, s)).collect();
+        let refs: Vec<&SourceFile> = files.iter().collect();
+        let seen = std::sync::Mutex::new(Vec::new());
+        largest_first(&parse_pool(1, refs.len()).unwrap(), &refs, |_, f| seen.lock().unwrap().push(f.path.clone()));
+        // One thread: by size, largest first, ties in their listed order.
+        assert_eq!(seen.lock().unwrap().join(" "), "b d e a c");
+        seen.lock().unwrap().clear();
+        largest_first(&parse_pool(2, refs.len()).unwrap(), &refs, |_, f| seen.lock().unwrap().push(f.path.clone()));
+        let mut all = seen.into_inner().unwrap();
+        all.sort();
+        assert_eq!(all.join(" "), "a b c d e");
     }
 
     #[test]

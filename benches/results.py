@@ -6,7 +6,8 @@
 
 For each corpus (pinned real ones from corpora/fetch.sh, and generated ones from ckg-gen):
 ckg full index (cold, --rebuild), warm re-index (nothing changed), the parse-only baseline,
-peak RSS, database size; the peers on the same corpus in the same run (universal-ctags,
+peak RSS, database size (each measured on a copy in /dev/shm where the machine has one, as are
+the peers' copies); the peers on the same corpus in the same run (universal-ctags,
 scip-typescript / scip-python, codanna when installed), with ratios ckg/peer; and a scaling
 curve over generated repositories with the fitted exponent. Writes benches/results.md and
 the block between the results markers in README.md.
@@ -114,8 +115,13 @@ def ensure_tools(peers):
     return found
 
 
-def copy_corpus(src):
-    dst = tempfile.mkdtemp(prefix="ckg-peer-")
+# Scratch space in memory when the machine has /dev/shm: a shared VM drops its page cache
+# within a minute, so runs that read a corpus from disk waited for I/O at random.
+SCRATCH = "/dev/shm" if os.path.isdir("/dev/shm") else None
+
+
+def copy_corpus(src, prefix="ckg-peer-"):
+    dst = tempfile.mkdtemp(prefix=prefix, dir=SCRATCH)
     shutil.copytree(src, dst, dirs_exist_ok=True, ignore=shutil.ignore_patterns(".ckg", ".codanna"))
     return dst
 
@@ -169,10 +175,10 @@ def run_peer(tool, path, lang, corpus_dir):
 
 
 def measure_ckg(path, runs):
-    db_dir = tempfile.mkdtemp(prefix="ckg-db-")
+    db_dir = tempfile.mkdtemp(prefix="ckg-db-", dir=SCRATCH)
     db = os.path.join(db_dir, "index.db")
+    path = copy_corpus(path, prefix="ckg-corpus-")
     try:
-        subprocess.run([CKG, "parse-only", path], check=True, capture_output=True)  # warm the page cache
         cold, rss, warm, parse = [], [], [], []
         for _ in range(runs):
             t, m = timed([CKG, "index", path, "--db", db, "--rebuild", "--quiet"])
@@ -191,6 +197,7 @@ def measure_ckg(path, runs):
         return {"cold": cold, "warm": warm, "parse": parse, "rss": rss, "db": size, "summary": summary, "tiers": dict(tiers)}
     finally:
         shutil.rmtree(db_dir, ignore_errors=True)
+        shutil.rmtree(path, ignore_errors=True)
 
 
 def generated(lang, lines):

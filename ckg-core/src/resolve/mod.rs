@@ -389,13 +389,8 @@ pub fn files_to_resolve(input: &ResolveInput, only: Option<&HashSet<i64>>) -> Ve
     files
 }
 
-/// How many files one batch of [`resolve_into`] resolves. Small, so that the sink (a full
-/// index writes the edges on one thread, slower than two threads resolve them) starts soon:
-/// with 256, django's sink waited ~0.4 s for its first batch and then was the stage's
-/// bottleneck to its end.
-const BATCH: usize = 64;
-/// How many resolved batches may wait for the sink.
-const WAITING: usize = 8;
+/// How many files one batch of [`resolve_into`] resolves.
+const BATCH: usize = 256;
 
 /// Resolves `files` (ascending) in parallel, one batch after another, and hands each batch's
 /// resolution to `sink` on the calling thread while the next batch is resolved (a full index
@@ -408,7 +403,7 @@ pub fn resolve_into<E>(input: &ResolveInput, files: &[i64], mut sink: impl FnMut
     for r in &input.refs {
         refs_by_file.entry(r.file).or_default().push(r);
     }
-    let (sender, receiver) = std::sync::mpsc::sync_channel::<Resolution>(WAITING);
+    let (sender, receiver) = std::sync::mpsc::sync_channel::<Resolution>(2);
     std::thread::scope(|scope| {
         let (resolver, refs_by_file) = (&resolver, &refs_by_file);
         scope.spawn(move || {

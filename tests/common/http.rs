@@ -63,9 +63,10 @@ pub fn parse_response(raw: &[u8]) -> Option<Response> {
 }
 
 /// Sends raw bytes and reads until the server closes the connection (or the timeout).
-/// `None` when the server closed without a response.
+/// `None` when the server closed without a response, or refused the connection (a server
+/// that has just stopped: callers that expect an answer unwrap it).
 pub fn send_raw(port: u16, request: &[u8], timeout: Duration) -> Option<Response> {
-    let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    let mut s = TcpStream::connect(("127.0.0.1", port)).ok()?;
     s.set_read_timeout(Some(timeout)).unwrap();
     s.set_write_timeout(Some(timeout)).unwrap();
     // The server may answer (and close) before it has read everything; that is fine.

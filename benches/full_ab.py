@@ -6,8 +6,8 @@
 CORPUS is an id of corpora/cache (py-m, ts-m, py-l, ts-l, py-xl: `corpora/fetch.sh`) or a
 directory (e.g. a generated repository, target/results-gen-python-1000000). It is copied once
 (to /dev/shm where there is one, with the index beside it); each round indexes it with every
-binary in turn (alternating, so a slow
-phase of a shared machine hits all alike), then runs the last binary's `ckg parse-only` on it.
+binary in turn (alternating, so a slow phase of a shared machine hits all alike), then runs
+the last binary's `ckg parse-only` on it.
 Prints per binary the median wall time, its ratio to the median parse-only time (budget: 2x),
 the median peak RSS, CPU time (user + system) and minor page faults (`/usr/bin/time`), and the
 fastest run of each binary and of parse-only (on a shared machine the minimum is the figure

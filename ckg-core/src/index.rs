@@ -6,6 +6,7 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
@@ -1006,10 +1007,10 @@ fn parse_pool(jobs: usize, files: usize) -> Result<rayon::ThreadPool> {
 /// the end, but it also stores the largest files first, with the lowest ids, so the first
 /// batches of resolution hold the most edges: salt's peak RSS 430 -> 448-470 MiB.)
 fn file_by_file<'f>(pool: &rayon::ThreadPool, files: &[&'f SourceFile], each: impl Fn(&mut Extractor, &'f SourceFile) + Sync) {
-    let next = std::sync::atomic::AtomicUsize::new(0);
+    let next = AtomicUsize::new(0);
     pool.broadcast(|_| {
         let mut ex = Extractor::new();
-        while let Some(f) = files.get(next.fetch_add(1, std::sync::atomic::Ordering::Relaxed)) {
+        while let Some(f) = files.get(next.fetch_add(1, Ordering::Relaxed)) {
             each(&mut ex, f);
         }
     });
@@ -1021,12 +1022,12 @@ pub fn parse_only(root: &std::path::Path, config: &DiscoverConfig, jobs: usize) 
     let discovery = discover::discover(root, config)?;
     let pool = parse_pool(parse_jobs(jobs), discovery.files.len())?;
     let files: Vec<&SourceFile> = discovery.files.iter().collect();
-    let bytes = std::sync::atomic::AtomicU64::new(0);
+    let bytes = AtomicU64::new(0);
     file_by_file(&pool, &files, |ex, f| {
         let Ok(src) = std::fs::read(&f.abs) else { return };
         let _ = xxhash_rust::xxh3::xxh3_64(&src);
         if ex.parse(f.lang, &src).is_some() {
-            bytes.fetch_add(src.len() as u64, std::sync::atomic::Ordering::Relaxed);
+            bytes.fetch_add(src.len() as u64, Ordering::Relaxed);
         }
     });
     Ok((discovery.files.len(), bytes.into_inner()))

@@ -367,9 +367,16 @@ pub(super) fn walk<'t>(root: Node<'t>, src: &[u8], tsx: bool) -> Captures<'t> {
     let mut event = 0u32;
     'walk: loop {
         let node = cursor.node();
-        let field = ids.field(cursor.field_id().map_or(0, |f| f.get()));
-        let frame = Frame { node, kind: ids.kind(node), field };
-        visit(ids, src, frame, &path, event, &mut found);
+        let kind = ids.kind(node);
+        // Anonymous leaves the query does not name (punctuation, most keywords: a third of the
+        // nodes) complete no pattern: no field id and no visit (an object value's state steps
+        // over them, so not while one is waiting).
+        let quiet = kind == K::Other && objects.is_empty() && !node.is_named() && node.child_count() == 0;
+        let field = if quiet { F::Other } else { ids.field(cursor.field_id().map_or(0, |f| f.get())) };
+        let frame = Frame { node, kind, field };
+        if !quiet {
+            visit(ids, src, frame, &path, event, &mut found);
+        }
         if !objects.is_empty() {
             enter_object_value(&mut objects, frame, path.len() as u32, event, &mut found);
         }

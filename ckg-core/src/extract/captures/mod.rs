@@ -74,10 +74,11 @@ pub(super) fn collect<'t>(cursor: &mut QueryCursor, config: &LanguageConfig, roo
 /// its role, the node the role is captured on and the `@name` node.
 type Match<'t> = ((u32, u32, u16), Capture, Node<'t>, Option<Node<'t>>);
 
-/// Room for a walk's matches, from the size of the source: about one name in 20 bytes of
-/// code is matched (django, effect), so the list rarely grows, and then once.
+/// Room for a walk's matches, from the size of the source: one match in 9.5 bytes of Python
+/// and in 16 bytes of TypeScript (the corpora), so the list rarely grows: it grew in 96 % of
+/// the Python files with room for one in 24 bytes.
 fn expected_matches(src: &[u8]) -> usize {
-    src.len() / 24
+    src.len() / 8
 }
 
 /// A walk's matches folded into [`Captures`] in the order a query cursor reports them. A walk

@@ -1,7 +1,7 @@
 //! Naming the definitions: each definition capture becomes a symbol with a qname, a kind, a
 //! parent and a position, in source order so that parents come first.
 
-use std::collections::{HashMap, HashSet};
+use crate::resolve::{Map, Set};
 
 use super::captures::Captures;
 use super::probe::{PositionFact, Probe};
@@ -15,8 +15,8 @@ use crate::lang::{DefKind, Lang};
 /// What naming the definitions tells the later stages (see [`super::File`]).
 pub(super) struct Named {
     pub(super) sym_of_def: Vec<u32>,
-    pub(super) sym_of_interval: HashMap<usize, u32>,
-    pub(super) name_nodes: HashSet<usize>,
+    pub(super) sym_of_interval: Map<usize, u32>,
+    pub(super) name_nodes: Set<usize>,
 }
 
 /// Adds the module's symbol and one symbol per definition (redefinitions share the first);
@@ -30,24 +30,24 @@ pub(super) fn name_definitions<'t>(
     parents: &super::syntax::Parents<'t>,
     facts: &mut FileFacts,
     probe: &mut Option<Probe>,
-) -> (Named, HashMap<String, u32>) {
+) -> (Named, Map<String, u32>) {
     let is_py = lang == Lang::Python;
     let iv = &nesting.intervals;
     facts.symbols.push(module_symbol(lang, module, facts));
     let sep = if lang.is_script() { '#' } else { '.' };
     let mut sym_of_def: Vec<u32> = vec![0; caps.defs.len()];
-    let mut qindex: HashMap<String, u32> = HashMap::new();
+    let mut qindex: Map<String, u32> = Map::default();
     qindex.insert(module.to_string(), 0);
-    let mut lambda_counter: HashMap<u32, u32> = HashMap::new();
-    let mut name_nodes: HashSet<usize> = HashSet::new();
+    let mut lambda_counter: Map<u32, u32> = Map::default();
+    let mut name_nodes: Set<usize> = Set::default();
     let mut order: Vec<usize> = (0..iv.len()).filter(|&i| iv[i].def.is_some()).collect();
     order.sort_by(|&a, &b| iv[a].start.cmp(&iv[b].start).then(iv[b].end.cmp(&iv[a].end)));
     // TS/JS constructor functions: a function with `F.prototype.m = …` members, or whose body
     // assigns `this.x`, is a class (as the compiler reads JavaScript).
     // The owner each such member is assigned to (`F`, `this`), by interval.
-    let mut owners: HashMap<usize, (String, bool)> = HashMap::new();
-    let mut constructors: HashSet<usize> = HashSet::new();
-    let mut prototype_owners: HashSet<String> = HashSet::new();
+    let mut owners: Map<usize, (String, bool)> = Map::default();
+    let mut constructors: Set<usize> = Set::default();
+    let mut prototype_owners: Set<String> = Set::default();
     if lang.is_script() {
         for &i in &order {
             let node = caps.defs[iv[i].def.expect("filtered")].1;
@@ -62,7 +62,7 @@ pub(super) fn name_definitions<'t>(
         }
     }
     // interval index -> symbol index, filled as we go.
-    let mut sym_of_interval: HashMap<usize, u32> = HashMap::new();
+    let mut sym_of_interval: Map<usize, u32> = Map::default();
     for i in order {
         let d = iv[i].def.expect("filtered");
         let (kind, node, name_node) = caps.defs[d];

@@ -35,7 +35,7 @@ pub(crate) mod syntax;
 mod typescript;
 mod values;
 
-use std::collections::{HashMap, HashSet};
+use crate::resolve::{Map, Set};
 
 use tree_sitter::{Parser, Tree};
 
@@ -58,7 +58,7 @@ const MAX_TEXT: usize = 60;
 /// Per-thread extraction context: one parser per grammar (a parser is mutable, the grammars
 /// are shared).
 pub struct Extractor {
-    parsers: HashMap<Grammar, Parser>,
+    parsers: Map<Grammar, Parser>,
 }
 
 impl Default for Extractor {
@@ -69,7 +69,7 @@ impl Default for Extractor {
 
 impl Extractor {
     pub fn new() -> Extractor {
-        Extractor { parsers: HashMap::new() }
+        Extractor { parsers: Map::default() }
     }
 
     /// Parses only (the baseline that benchmarks compare full indexing with).
@@ -200,13 +200,13 @@ struct File<'t, 's> {
     /// The symbol each definition capture became.
     sym_of_def: Vec<u32>,
     /// Interval index -> symbol index.
-    sym_of_interval: HashMap<usize, u32>,
+    sym_of_interval: Map<usize, u32>,
     /// The name nodes of definitions (not references).
-    name_nodes: HashSet<usize>,
+    name_nodes: Set<usize>,
     /// Parents of nodes, looked up once each.
     parents: syntax::Parents<'t>,
     /// Definitions by node, so `f = lambda: ...` binds `f` to the lambda.
-    def_by_node: HashMap<usize, u32>,
+    def_by_node: Map<usize, u32>,
     /// The kinds of the definitions' symbols, as named (before value symbols are added).
     kinds: Vec<SymbolKind>,
 }
@@ -225,7 +225,7 @@ impl<'t, 's> File<'t, 's> {
     ) -> Self {
         let Named { sym_of_def, sym_of_interval, name_nodes } = named;
         let kinds: Vec<SymbolKind> = facts.symbols.iter().map(|s| s.kind).collect();
-        let def_by_node: HashMap<usize, u32> = caps.defs.iter().enumerate().map(|(d, (_, node, _))| (node.id(), sym_of_def[d])).collect();
+        let def_by_node: Map<usize, u32> = caps.defs.iter().enumerate().map(|(d, (_, node, _))| (node.id(), sym_of_def[d])).collect();
         File {
             lang,
             is_py: lang == Lang::Python,
@@ -372,7 +372,7 @@ impl File<'_, '_> {
         &self,
         param_uses: Vec<(u32, ParamUse)>,
         attr_types: Vec<(u32, ValueSource)>,
-        mut returned: HashMap<u32, Vec<ValueSource>>,
+        mut returned: Map<u32, Vec<ValueSource>>,
         facts: &mut FileFacts,
     ) {
         let (src, caps, sym_of_def, def_by_node) = (self.src, &self.caps, &self.sym_of_def, &self.def_by_node);

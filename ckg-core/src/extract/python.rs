@@ -273,7 +273,7 @@ pub(super) fn exports(node: Node, src: &[u8], facts: &mut FileFacts) {
         facts.exports.push(ExportFact { name: content, target: None, specifier: None, line, col });
     }
     // With `__all__`, only the listed names are exported.
-    let listed: std::collections::HashSet<&str> = facts.exports.iter().map(|e| e.name.as_str()).collect();
+    let listed: crate::resolve::Set<&str> = facts.exports.iter().map(|e| e.name.as_str()).collect();
     for s in facts.symbols.iter_mut().skip(1) {
         if s.parent == Some(0) {
             s.exported = listed.contains(s.name.as_str());

@@ -2,7 +2,7 @@
 //! code it is in, its path is written out, and its first name is bound in the file's scopes
 //! ([`LocalBinding`]); calls through parameters are noted, to be bound at each call site.
 
-use std::collections::{HashMap, HashSet};
+use crate::resolve::{Map, Set};
 
 use super::probe::{Probe, probe_use};
 use super::scopes::{Local, Locals, bind, lookup_local, lookup_reaching};
@@ -18,8 +18,8 @@ impl File<'_, '_> {
     pub(super) fn references(
         &self,
         locals: &Locals,
-        qindex: &HashMap<String, u32>,
-        module_values: &HashSet<String>,
+        qindex: &Map<String, u32>,
+        module_values: &Set<String>,
         attr_params: &AttrParams,
         facts: &mut FileFacts,
         probe: &mut Option<Probe>,
@@ -28,14 +28,14 @@ impl File<'_, '_> {
         let (iv, sym_of_interval, def_by_node, name_nodes) =
             (&nesting.intervals, &self.sym_of_interval, &self.def_by_node, &self.name_nodes);
         let mut param_uses: Vec<(u32, ParamUse)> = Vec::new();
-        let claimed: HashSet<usize> = caps
+        let claimed: Set<usize> = caps
             .refs
             .iter()
             .filter(|(k, _, _)| !matches!(k, RefKind::Type | RefKind::Read | RefKind::With | RefKind::Key | RefKind::Iter | RefKind::Await))
             .map(|(_, n, _)| n.id())
             .collect();
         // Binding sites are not reads.
-        let binding_nodes: HashSet<usize> = caps.local_defs.iter().chain(&caps.globals).map(|n| n.id()).collect();
+        let binding_nodes: Set<usize> = caps.local_defs.iter().chain(&caps.globals).map(|n| n.id()).collect();
         for ((kind, name_node, role_node), point) in caps.refs.iter().zip(&self.points.refs) {
             let (mut kind, mut name_node, role_node) = (*kind, *name_node, *role_node);
             if matches!(kind, RefKind::With | RefKind::Iter) && is_py && python::is_async(&self.parents, name_node) {

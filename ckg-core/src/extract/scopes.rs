@@ -2,7 +2,7 @@
 //! and scope ([`Nesting`]), the names each scope binds and where each binding takes effect
 //! ([`Locals`]), and how the first name of a path is bound where it is used ([`bind`]).
 
-use std::collections::HashMap;
+use crate::resolve::Map;
 
 use tree_sitter::Node;
 
@@ -48,7 +48,7 @@ impl Nesting {
     /// The nesting of a file's definitions and scopes, and the innermost interval of every
     /// other capture.
     pub(super) fn of(caps: &Captures) -> (Nesting, Points) {
-        let mut by_node: HashMap<usize, usize> = HashMap::new();
+        let mut by_node: Map<usize, usize> = Map::default();
         let mut intervals: Vec<Interval> = Vec::new();
         let mut interval_of = |node: Node, intervals: &mut Vec<Interval>| -> usize {
             *by_node.entry(node.id()).or_insert_with(|| {
@@ -223,7 +223,7 @@ pub(super) type Bindings = Vec<Binding>;
 /// The bindings of each name per scope. Keyed by name first, so a lookup walking the
 /// enclosing scopes hashes the name once and borrows it (no key is allocated).
 #[derive(Default)]
-pub(super) struct Locals(HashMap<String, HashMap<usize, Bindings>>);
+pub(super) struct Locals(Map<String, Map<usize, Bindings>>);
 
 impl Locals {
     pub(super) fn get(&self, scope: usize, name: &str) -> Option<&Bindings> {
@@ -236,7 +236,7 @@ impl Locals {
 
     pub(super) fn entry(&mut self, scope: usize, name: &str) -> &mut Bindings {
         if !self.0.contains_key(name) {
-            self.0.insert(name.to_owned(), HashMap::new());
+            self.0.insert(name.to_owned(), Map::default());
         }
         self.0.get_mut(name).expect("inserted above").entry(scope).or_default()
     }
@@ -256,7 +256,7 @@ fn with_lambda_entries(
     value: Option<ValueSource>,
     parent: Option<Node>,
     src: &[u8],
-    def_by_node: &HashMap<usize, u32>,
+    def_by_node: &Map<usize, u32>,
     facts: &FileFacts,
 ) -> Option<ValueSource> {
     let Some(right) = parent.filter(|p| p.kind() == "assignment").and_then(|p| p.field("right")) else { return value };
@@ -586,7 +586,7 @@ impl<'t> File<'t, '_> {
             def_by_node.get(&right.id()).copied()
         };
         // Names declared `global` / `nonlocal` in a scope are not its locals.
-        let globals: std::collections::HashSet<(usize, String)> = caps
+        let globals: crate::resolve::Set<(usize, String)> = caps
             .globals
             .iter()
             .zip(&self.points.globals)
@@ -594,10 +594,10 @@ impl<'t> File<'t, '_> {
             .collect();
         // Bindings that are value symbols: module level, a Python class body, a TS namespace body.
         let mut value_bindings: Vec<ValueBinding> = Vec::new();
-        let mut module_declared: std::collections::HashSet<String> = std::collections::HashSet::new();
-        let mut value_named: std::collections::HashSet<(u32, String)> = std::collections::HashSet::new();
+        let mut module_declared: crate::resolve::Set<String> = crate::resolve::Set::default();
+        let mut value_named: crate::resolve::Set<(u32, String)> = crate::resolve::Set::default();
         // Whether each `def` with parameters is a `@staticmethod` (one parent lookup per `def`).
-        let mut static_def: HashMap<u32, bool> = HashMap::new();
+        let mut static_def: Map<u32, bool> = Map::default();
         for (node, point) in caps.local_defs.iter().zip(&self.points.local_defs) {
             let name = text(*node, src).into_owned();
             // `Node::parent` walks down from the root: look it up once per binding.

@@ -3,7 +3,7 @@
 //! parameters take their type, or make calls through them calls through the parameter; a
 //! Python call's arguments are followed; functions and lambdas get their obvious return values.
 
-use std::collections::{HashMap, HashSet};
+use crate::resolve::{Map, Set};
 
 use tree_sitter::Node;
 
@@ -38,7 +38,7 @@ pub(super) struct ValueBinding<'t> {
 fn add_container_writes(
     writes: Vec<(usize, String, Option<String>, ValueSource)>,
     module_q: &str,
-    qindex: &HashMap<String, u32>,
+    qindex: &Map<String, u32>,
     facts: &mut FileFacts,
 ) {
     for (_, name, key, value) in writes {
@@ -86,7 +86,7 @@ pub(super) fn declared_type(lang: Lang, node: Node, src: &[u8]) -> Option<ValueS
 /// `self.on_click = on_click` with a parameter: the attribute's qname -> (the function, the
 /// parameter's position, its name), so `self.on_click()` elsewhere in the class is a call
 /// through that parameter.
-pub(super) type AttrParams = HashMap<String, (u32, Option<u32>, String)>;
+pub(super) type AttrParams = Map<String, (u32, Option<u32>, String)>;
 
 /// The values a call passes, by position or (Python) keyword, as far as they can be followed:
 /// names (bound in the file's scopes where local), lambdas and function expressions that are
@@ -101,7 +101,7 @@ pub(super) fn call_args(
     src_sym: u32,
     nesting: &Nesting,
     locals: &Locals,
-    def_by_node: &HashMap<usize, u32>,
+    def_by_node: &Map<usize, u32>,
     facts: &FileFacts,
 ) -> Vec<(String, ValueSource)> {
     let value = |n: Node| -> Option<ValueSource> {
@@ -206,14 +206,14 @@ impl<'t> File<'t, '_> {
     pub(super) fn value_symbols(
         &self,
         value_bindings: &[ValueBinding<'t>],
-        qindex: &mut HashMap<String, u32>,
+        qindex: &mut Map<String, u32>,
         locals: &mut Locals,
         facts: &mut FileFacts,
         probe: &mut Option<Probe>,
-    ) -> HashSet<String> {
+    ) -> Set<String> {
         let (lang, is_py, sep) = (self.lang, self.is_py, self.sep());
         let module_q = facts.symbols[0].qname.clone();
-        let mut module_values: HashSet<String> = HashSet::new();
+        let mut module_values: Set<String> = Set::default();
         for b in value_bindings {
             let parent_q = &facts.symbols[b.container as usize].qname;
             let qname = if b.container == 0 { format!("{module_q}{sep}{}", b.name) } else { format!("{parent_q}.{}", b.name) };
@@ -304,7 +304,7 @@ impl<'t> File<'t, '_> {
             }
         }
         let mut attr_types: Vec<(u32, ValueSource)> = Vec::new();
-        let mut attr_params: AttrParams = HashMap::new();
+        let mut attr_params: AttrParams = Map::default();
         for (d, (kind, node, _)) in caps.defs.iter().enumerate() {
             if *kind != DefKind::Property || node.kind() != "assignment" {
                 continue;
@@ -327,9 +327,9 @@ impl<'t> File<'t, '_> {
     }
 
     /// The values each function returns where obvious: a returned lambda, name or call.
-    pub(super) fn returned_values(&self, locals: &Locals, facts: &FileFacts) -> HashMap<u32, Vec<ValueSource>> {
+    pub(super) fn returned_values(&self, locals: &Locals, facts: &FileFacts) -> Map<u32, Vec<ValueSource>> {
         let (lang, src, caps, nesting, def_by_node) = (self.lang, self.src, &self.caps, &self.nesting, &self.def_by_node);
-        let mut returned: HashMap<u32, Vec<ValueSource>> = HashMap::new();
+        let mut returned: Map<u32, Vec<ValueSource>> = Map::default();
         for ((_, callee), point) in caps.returns.iter().zip(&self.points.returns) {
             let owner = self.sym_at(point.2);
             // `return lambda x: ...`

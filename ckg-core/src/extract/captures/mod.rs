@@ -4,7 +4,7 @@
 mod python;
 mod typescript;
 
-use std::collections::HashMap;
+use crate::resolve::Map;
 
 use tree_sitter::Node;
 #[cfg(test)]
@@ -113,7 +113,7 @@ fn text<'s>(src: &'s [u8], node: Node) -> &'s [u8] {
 /// Sorts matches, in the order the query reports them, into [`Captures`].
 struct Fold<'t> {
     out: Captures<'t>,
-    def_at: HashMap<usize, usize>,
+    def_at: Map<usize, usize>,
 }
 
 impl<'t> Fold<'t> {
@@ -130,7 +130,7 @@ impl<'t> Fold<'t> {
             skip_read: Default::default(),
             root,
         };
-        Fold { out, def_at: HashMap::new() }
+        Fold { out, def_at: Map::default() }
     }
 
     /// One match: its role, the node the role was captured on and its `@name` node.

@@ -63,6 +63,9 @@ enum Command {
         root: PathBuf,
         #[arg(long, short = 'j', default_value_t = 0)]
         jobs: usize,
+        /// Also extract each file's facts, storing nothing: what extraction adds to the parse.
+        #[arg(long)]
+        extract: bool,
     },
 }
 
@@ -158,10 +161,11 @@ pub fn run() -> Result<ExitCode> {
         Command::Plan(args) => crate::agent::plan(args),
         Command::Mcp(args) => crate::mcp::run(args),
         Command::Status { db, json } => status(db, json),
-        Command::ParseOnly { root, jobs } => {
+        Command::ParseOnly { root, jobs, extract } => {
             let t = std::time::Instant::now();
-            let (files, bytes) = ckg_core::index::parse_only(&root, &DiscoverConfig::default(), jobs)?;
-            println!("parsed {files} files, {bytes} bytes in {:.3}s", t.elapsed().as_secs_f64());
+            let (files, bytes) = ckg_core::index::parse_only(&root, &DiscoverConfig::default(), jobs, extract)?;
+            let done = if extract { "parsed and extracted" } else { "parsed" };
+            println!("{done} {files} files, {bytes} bytes in {:.3}s", t.elapsed().as_secs_f64());
             Ok(ExitCode::SUCCESS)
         }
     }

@@ -1017,8 +1017,9 @@ fn file_by_file<'f>(pool: &rayon::ThreadPool, files: &[&'f SourceFile], each: im
 }
 
 /// Parses every file under a root without extracting or storing anything: the baseline
-/// that full indexing is compared with. Returns (files, bytes).
-pub fn parse_only(root: &std::path::Path, config: &DiscoverConfig, jobs: usize) -> Result<(usize, u64)> {
+/// that full indexing is compared with. With `extract`, also extracts each file's facts and
+/// drops them: the share of extraction in a full index. Returns (files, bytes).
+pub fn parse_only(root: &std::path::Path, config: &DiscoverConfig, jobs: usize, extract: bool) -> Result<(usize, u64)> {
     let discovery = discover::discover(root, config)?;
     let pool = parse_pool(parse_jobs(jobs), discovery.files.len())?;
     let files: Vec<&SourceFile> = discovery.files.iter().collect();
@@ -1026,7 +1027,13 @@ pub fn parse_only(root: &std::path::Path, config: &DiscoverConfig, jobs: usize) 
     file_by_file(&pool, &files, |ex, f| {
         let Ok(src) = std::fs::read(&f.abs) else { return };
         let _ = xxhash_rust::xxh3::xxh3_64(&src);
-        if ex.parse(f.lang, &src).is_some() {
+        let parsed = if extract {
+            std::hint::black_box(ex.extract(f.lang, &f.module, &src));
+            true
+        } else {
+            ex.parse(f.lang, &src).is_some()
+        };
+        if parsed {
             bytes.fetch_add(src.len() as u64, Ordering::Relaxed);
         }
     });

@@ -435,3 +435,19 @@ fn totals_read_back_after_a_run_without_them_are_those_of_a_fresh_index() {
     assert_eq!(totals(&after), totals(&fresh));
     assert_ne!(totals(&after), totals(&first));
 }
+
+/// The benchmark baseline `parse-only` reads every file, and with `--extract` extracts each
+/// (storing nothing: no index appears).
+#[test]
+fn parse_only_parses_and_with_extract_extracts_every_file_storing_nothing() {
+    let repo = Repo::new();
+    repo.write("a.py", "def f():\n    return g(1)\n");
+    repo.write("b.ts", "export const x = (y: number) => y + 1;\n");
+    repo.write("c.py", "class C(B:\n");
+    let bytes: usize = ["a.py", "b.ts", "c.py"].iter().map(|f| std::fs::metadata(repo.path().join(f)).unwrap().len() as usize).sum();
+    let parsed = repo.ok(&["parse-only", "."]);
+    assert!(parsed.starts_with(&format!("parsed 3 files, {bytes} bytes in ")), "{parsed}");
+    let extracted = repo.ok(&["parse-only", ".", "--extract", "--jobs", "1"]);
+    assert!(extracted.starts_with(&format!("parsed and extracted 3 files, {bytes} bytes in ")), "{extracted}");
+    assert!(!repo.db().exists());
+}

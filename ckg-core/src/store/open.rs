@@ -140,7 +140,7 @@ impl Store {
         // temporary files are not in memory, and hands them runs the size of the page cache
         // (sorted and written out while the table is still being read): so the builds sort on
         // files (unlinked, mostly in the OS's cache) in runs of 1 MiB. django's index builds
-        // 0.89-0.93 -> 0.49-0.51 s (`finish` of `ckg index --json`, three runs each).
+        // 816-886 -> 557-607 ms (`finish` of `ckg index --json`, 4 alternating runs).
         let threads = std::thread::available_parallelism().map(|n| n.get().min(4)).unwrap_or(1);
         self.conn.pragma_update(None, "threads", threads as i64).map_err(sql)?;
         self.conn.execute_batch("PRAGMA temp_store = FILE; PRAGMA cache_size = -1024;").map_err(sql)?;

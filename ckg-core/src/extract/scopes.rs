@@ -74,7 +74,8 @@ impl Nesting {
             intervals[k].class_like = matches!(node.kind(), "class_definition");
         }
         // Query points: references, local definitions, imports and exports.
-        let mut points: Vec<(usize, usize, Option<usize>)> = Vec::new();
+        let count = caps.refs.len() + caps.local_defs.len() + caps.imports.len() + caps.returns.len() + caps.globals.len();
+        let mut points: Vec<(usize, usize, Option<usize>)> = Vec::with_capacity(count);
         for (_, node, _) in &caps.refs {
             points.push((node.start_byte(), 0, None));
         }

@@ -387,7 +387,10 @@ pub(super) fn walk<'t>(root: Node<'t>, src: &[u8], tsx: bool) -> Captures<'t> {
             objects.push(o);
         }
         event += 1;
-        if cursor.goto_first_child() {
+        // A string's parts (quotes, `string_fragment`, escapes: 12 % of effect's nodes) complete
+        // no pattern; template strings, which hold expressions, are another kind.
+        let plain_string = kind == K::String && !node.has_error();
+        if !plain_string && cursor.goto_first_child() {
             path.push(frame);
             continue;
         }

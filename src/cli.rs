@@ -163,9 +163,13 @@ pub fn run() -> Result<ExitCode> {
         Command::Status { db, json } => status(db, json),
         Command::ParseOnly { root, jobs, extract } => {
             let t = std::time::Instant::now();
-            let (files, bytes) = ckg_core::index::parse_only(&root, &DiscoverConfig::default(), jobs, extract)?;
-            let done = if extract { "parsed and extracted" } else { "parsed" };
-            println!("{done} {files} files, {bytes} bytes in {:.3}s", t.elapsed().as_secs_f64());
+            let (files, bytes, symbols) = ckg_core::index::parse_only(&root, &DiscoverConfig::default(), jobs, extract)?;
+            let secs = t.elapsed().as_secs_f64();
+            if extract {
+                println!("parsed and extracted {files} files, {bytes} bytes, {symbols} symbols in {secs:.3}s");
+            } else {
+                println!("parsed {files} files, {bytes} bytes in {secs:.3}s");
+            }
             Ok(ExitCode::SUCCESS)
         }
     }

@@ -436,8 +436,8 @@ fn totals_read_back_after_a_run_without_them_are_those_of_a_fresh_index() {
     assert_ne!(totals(&after), totals(&first));
 }
 
-/// The benchmark baseline `parse-only` reads every file, and with `--extract` extracts each
-/// (storing nothing: no index appears).
+/// The benchmark baseline `parse-only` reads every file, and with `--extract` extracts each:
+/// as many symbols as an index of the same files stores, and nothing stored (no index appears).
 #[test]
 fn parse_only_parses_and_with_extract_extracts_every_file_storing_nothing() {
     let repo = Repo::new();
@@ -448,6 +448,9 @@ fn parse_only_parses_and_with_extract_extracts_every_file_storing_nothing() {
     let parsed = repo.ok(&["parse-only", "."]);
     assert!(parsed.starts_with(&format!("parsed 3 files, {bytes} bytes in ")), "{parsed}");
     let extracted = repo.ok(&["parse-only", ".", "--extract", "--jobs", "1"]);
-    assert!(extracted.starts_with(&format!("parsed and extracted 3 files, {bytes} bytes in ")), "{extracted}");
     assert!(!repo.db().exists());
+    repo.ok(&["index", ".", "--quiet"]);
+    let symbols = repo.export().lines().filter(|l| l.starts_with(r#"{"type":"symbol""#)).count();
+    assert!(symbols >= 6, "{symbols}");
+    assert!(extracted.starts_with(&format!("parsed and extracted 3 files, {bytes} bytes, {symbols} symbols in ")), "{extracted}");
 }

@@ -1018,18 +1018,20 @@ fn file_by_file<'f>(pool: &rayon::ThreadPool, files: &[&'f SourceFile], each: im
 
 /// Parses every file under a root without extracting or storing anything: the baseline
 /// that full indexing is compared with. With `extract`, also extracts each file's facts and
-/// drops them: the share of extraction in a full index. Returns (files, bytes).
-pub fn parse_only(root: &std::path::Path, config: &DiscoverConfig, jobs: usize, extract: bool) -> Result<(usize, u64)> {
+/// drops them: the share of extraction in a full index. Returns (files, bytes parsed, symbols
+/// extracted).
+pub fn parse_only(root: &std::path::Path, config: &DiscoverConfig, jobs: usize, extract: bool) -> Result<(usize, u64, u64)> {
     let discovery = discover::discover(root, config)?;
     let pool = parse_pool(parse_jobs(jobs), discovery.files.len())?;
     let files: Vec<&SourceFile> = discovery.files.iter().collect();
-    let bytes = AtomicU64::new(0);
+    let (bytes, symbols) = (AtomicU64::new(0), AtomicU64::new(0));
     file_by_file(&pool, &files, |ex, f| {
         let Ok(src) = std::fs::read(&f.abs) else { return };
         let _ = xxhash_rust::xxh3::xxh3_64(&src);
         let parsed = if extract {
-            std::hint::black_box(ex.extract(f.lang, &f.module, &src));
-            true
+            let facts = ex.extract(f.lang, &f.module, &src);
+            symbols.fetch_add(facts.symbols.len() as u64, Ordering::Relaxed);
+            !facts.diagnostics.iter().any(|d| d.kind == DiagnosticKind::Timeout)
         } else {
             ex.parse(f.lang, &src).is_some()
         };
@@ -1037,7 +1039,7 @@ pub fn parse_only(root: &std::path::Path, config: &DiscoverConfig, jobs: usize, 
             bytes.fetch_add(src.len() as u64, Ordering::Relaxed);
         }
     });
-    Ok((discovery.files.len(), bytes.into_inner()))
+    Ok((discovery.files.len(), bytes.into_inner(), symbols.into_inner()))
 }
 
 #[cfg(test)]

@@ -126,6 +126,9 @@ fn catches_import_error(clause: Node, src: &[u8]) -> bool {
 /// `d["k"] = f`, `d.update({"k": f})` / `d.update(k=f)`, `d.setdefault("k", f)`,
 /// `xs.append(f)`, `xs.extend([f, g])`, `xs.insert(0, f)`, `xs += [f]`. Each is (where its
 /// statement starts, container, key — `None`: the next position of a list —, value).
+/// The methods [`container_writes`] reads entries from.
+const CONTAINER_METHODS: [&str; 5] = ["append", "insert", "setdefault", "extend", "update"];
+
 pub(super) fn container_writes(root: Node, src: &[u8]) -> Vec<(usize, String, Option<String>, ValueSource)> {
     let mut out = Vec::new();
     let mut c = root.walk();
@@ -135,9 +138,10 @@ pub(super) fn container_writes(root: Node, src: &[u8]) -> Vec<(usize, String, Op
         match e.kind() {
             "assignment" => {
                 let (Some(left), Some(right)) = (e.field("left"), e.field("right")) else { continue };
-                let Some(container) = left.field("value").filter(|v| left.kind() == "subscript" && v.kind() == "identifier") else {
+                if left.kind() != "subscript" {
                     continue;
-                };
+                }
+                let Some(container) = left.field("value").filter(|v| v.kind() == "identifier") else { continue };
                 let (Some(key), Some(value)) = (left.field("subscript").and_then(|k| literal_key(k, src)), expression_value(right, src, 0))
                 else {
                     continue;
@@ -157,11 +161,17 @@ pub(super) fn container_writes(root: Node, src: &[u8]) -> Vec<(usize, String, Op
             "call" => {
                 let Some(f) = e.field("function").filter(|f| f.kind() == "attribute") else { continue };
                 let (Some(object), Some(method)) = (f.field("object"), f.field("attribute")) else { continue };
-                let Some(args) = e.field("arguments").filter(|_| object.kind() == "identifier") else { continue };
+                let method = text(method, src);
+                // Most calls made as statements are not a container's (`log.info(...)`): their
+                // arguments are not read.
+                if object.kind() != "identifier" || !CONTAINER_METHODS.contains(&method.as_ref()) {
+                    continue;
+                }
+                let Some(args) = e.field("arguments") else { continue };
                 let name = text(object, src).into_owned();
                 let mut ac = args.walk();
                 let args: Vec<Node> = args.named_children(&mut ac).filter(|a| a.kind() != "comment").collect();
-                match (text(method, src).as_ref(), args.as_slice()) {
+                match (method.as_ref(), args.as_slice()) {
                     ("append", [v]) | ("insert", [_, v]) => out.extend(expression_value(*v, src, 0).map(|v| (at, name.clone(), None, v))),
                     ("setdefault", [k, v]) => {
                         if let (Some(k), Some(v)) = (literal_key(*k, src), expression_value(*v, src, 0)) {

@@ -28,6 +28,8 @@ impl File<'_, '_> {
         let (iv, sym_of_interval, def_by_node, name_nodes) =
             (&nesting.intervals, &self.sym_of_interval, &self.def_by_node, &self.name_nodes);
         let mut param_uses: Vec<(u32, ParamUse)> = Vec::new();
+        // At most one fact per capture (growing the list was ~1 % of extraction).
+        facts.refs.reserve(caps.refs.len());
         let claimed: Set<usize> = caps
             .refs
             .iter()

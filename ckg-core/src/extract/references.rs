@@ -30,14 +30,7 @@ impl File<'_, '_> {
         let mut param_uses: Vec<(u32, ParamUse)> = Vec::new();
         // At most one fact per capture (growing the list was ~1 % of extraction).
         facts.refs.reserve(caps.refs.len());
-        let claimed: Set<usize> = caps
-            .refs
-            .iter()
-            .filter(|(k, _, _)| !matches!(k, RefKind::Type | RefKind::Read | RefKind::With | RefKind::Key | RefKind::Iter | RefKind::Await))
-            .map(|(_, n, _)| n.id())
-            .collect();
-        // Binding sites are not reads.
-        let binding_nodes: Set<usize> = caps.local_defs.iter().chain(&caps.globals).map(|n| n.id()).collect();
+        let claimed = &caps.claimed;
         for ((kind, name_node, role_node), point) in caps.refs.iter().zip(&self.points.refs) {
             let (mut kind, mut name_node, role_node) = (*kind, *name_node, *role_node);
             if matches!(kind, RefKind::With | RefKind::Iter) && is_py && python::is_async(&self.parents, name_node) {
@@ -82,14 +75,10 @@ impl File<'_, '_> {
                 },
                 _ => None,
             };
-            if kind == RefKind::Read
-                && (caps.skip_read.contains(&name_node.id())
-                    || claimed.contains(&name_node.id())
-                    || binding_nodes.contains(&name_node.id())
-                    || name_nodes.contains(&name_node.id()))
-            {
+            if kind == RefKind::Read && name_nodes.contains(&name_node.id()) {
                 // Only outermost reads that are not calls, assignment targets, decorators, binding
-                // sites or sites another reference already names.
+                // sites or sites another reference already names (the others were dropped with
+                // the captures), nor a definition's name.
                 continue;
             }
             if kind == RefKind::Member {

@@ -122,13 +122,13 @@ fn catches_import_error(clause: Node, src: &[u8]) -> bool {
     })
 }
 
+/// The methods [`container_writes`] reads entries from.
+const CONTAINER_METHODS: [&str; 5] = ["append", "insert", "setdefault", "extend", "update"];
+
 /// Entries the statements of a block (a module or a function body) add to containers, in order:
 /// `d["k"] = f`, `d.update({"k": f})` / `d.update(k=f)`, `d.setdefault("k", f)`,
 /// `xs.append(f)`, `xs.extend([f, g])`, `xs.insert(0, f)`, `xs += [f]`. Each is (where its
 /// statement starts, container, key — `None`: the next position of a list —, value).
-/// The methods [`container_writes`] reads entries from.
-const CONTAINER_METHODS: [&str; 5] = ["append", "insert", "setdefault", "extend", "update"];
-
 pub(super) fn container_writes(root: Node, src: &[u8]) -> Vec<(usize, String, Option<String>, ValueSource)> {
     let mut out = Vec::new();
     let mut c = root.walk();

@@ -1,9 +1,15 @@
-//! A node's child by field name, without tree-sitter's search of the grammar's field names.
+//! A node's child by field name, without tree-sitter's search of the grammar's field names;
+//! and a node's kind without measuring and checking its name each time.
 //!
 //! `Node::child_by_field_name` compares the name with each of the grammar's field names in
 //! turn (`strncmp`; TypeScript has 40, Python 32) before it looks for the child: ~4 % of a full
 //! index's CPU on django. [`Field::field`] looks each (grammar, name) pair up once per thread
 //! and keeps its id in a small table.
+//!
+//! `Node::kind` makes a `&str` of the grammar's C string each time it is called: a `strlen`
+//! and a UTF-8 check (6–7 % of extraction's instructions on pytest and ra-core).
+//! [`Kind::kind_name`] reads the same name from a per-thread table of each grammar's kind
+//! names, made once.
 
 use std::cell::Cell;
 
@@ -56,13 +62,54 @@ fn field_id(node: Node, name: &'static str) -> u16 {
     })
 }
 
+pub(crate) trait Kind {
+    /// The node's kind, as `Node::kind` answers.
+    fn kind_name(&self) -> &'static str;
+}
+
+thread_local! {
+    /// Each grammar's kind names by kind id, by the grammar's address.
+    static KIND_NAMES: std::cell::RefCell<Vec<(usize, Vec<Option<&'static str>>)>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+impl Kind for Node<'_> {
+    fn kind_name(&self) -> &'static str {
+        kind_name(*self)
+    }
+}
+
+/// Not inlined: called from a few hundred places, inlined copies of it cost more in
+/// instruction-cache misses (simulated) than the calls.
+#[inline(never)]
+fn kind_name(node: Node) -> &'static str {
+    // SAFETY: as in `field_id`.
+    let grammar = unsafe { tree_sitter::ffi::ts_node_language(node.into_raw()) } as usize;
+    let id = usize::from(node.kind_id());
+    let known = KIND_NAMES.with(|names| {
+        let mut names = names.borrow_mut();
+        let table = match names.iter().position(|(g, _)| *g == grammar) {
+            Some(i) => &names[i].1,
+            None => {
+                let language = node.language();
+                let count = language.node_kind_count() as u16;
+                names.push((grammar, (0..count).map(|id| language.node_kind_for_id(id)).collect()));
+                &names.last().expect("pushed").1
+            }
+        };
+        table.get(id).copied().flatten()
+    });
+    // Kinds past the table (`ERROR`'s id is the largest) are asked of tree-sitter.
+    known.unwrap_or_else(|| node.kind())
+}
+
 #[cfg(test)]
 mod tests {
-    use super::Field;
+    use super::{Field, Kind};
     use crate::lang::Grammar;
 
     /// Every node's every field answers as `child_by_field_name` does, across grammars sharing
-    /// the table, and for names a grammar does not have.
+    /// the table, and for names a grammar does not have; every node's kind name is `kind`'s
+    /// (aliased kinds, `ERROR` and MISSING nodes among them).
     #[test]
     fn fields_answer_as_tree_sitter_does() {
         let sources = [
@@ -70,6 +117,8 @@ mod tests {
             (Grammar::TypeScript, "export function f(a: number): string { return g(a).h[0]; }\nclass C extends B { x = 1 }\n"),
             (Grammar::Tsx, "const A = () => <div id={f(1)}>{x.y}</div>;\n"),
             (Grammar::TypeScript, "import x from 'y'; function f(a) { return a.b(c); }\n"),
+            (Grammar::Python, "def f(:\n    x = (1,\nclass\n"),
+            (Grammar::TypeScript, "function broken( { if (x { return }\nconst = 3;\nlet y = f(\n"),
         ];
         let names: [&'static str; 16] = [
             "name",
@@ -104,6 +153,7 @@ mod tests {
                 for name in names.iter().chain(&neighbours).chain(&neighbours) {
                     assert_eq!(node.field(name), node.child_by_field_name(name), "{grammar:?} {} .{name}", node.kind());
                 }
+                assert_eq!(node.kind_name(), node.kind(), "{grammar:?} at {:?}", node.start_position());
                 let mut cursor = node.walk();
                 stack.extend(node.children(&mut cursor));
             }

@@ -10,6 +10,7 @@ use super::syntax::{position, text};
 use super::values::declared_type;
 use super::{module_symbol, typescript};
 use crate::facts::{FileFacts, SymbolFact, SymbolKind};
+use crate::field::Kind;
 use crate::lang::{DefKind, Lang};
 
 /// What naming the definitions tells the later stages (see [`super::File`]).
@@ -70,8 +71,9 @@ pub(super) fn name_definitions<'t>(
         // A constructor parameter property (`constructor(private svc: S)`) and a Python
         // `self.x = ...` attribute belong to the class, not to the method.
         let owner = owners.get(&i);
-        if node.kind() == "required_parameter"
-            || ((matches!(node.kind(), "assignment" | "assignment_expression" | "attribute") || owner.is_some_and(|(o, _)| o == "this"))
+        if node.kind_name() == "required_parameter"
+            || ((matches!(node.kind_name(), "assignment" | "assignment_expression" | "attribute")
+                || owner.is_some_and(|(o, _)| o == "this"))
                 && facts.symbols[parent as usize].kind != SymbolKind::Class)
         {
             parent = facts.symbols[parent as usize].parent.unwrap_or(parent);

@@ -40,7 +40,7 @@ use crate::resolve::{Map, Set};
 use tree_sitter::{Parser, Tree};
 
 use crate::facts::{Diagnostic, DiagnosticKind, FileFacts, ParamUse, RefKind, SymbolFact, SymbolKind, ValueSource};
-use crate::field::Field;
+use crate::field::{Field, Kind};
 use crate::lang::{Capture, DefKind, Grammar, Lang};
 use captures::Captures;
 use definitions::Named;
@@ -308,7 +308,7 @@ impl File<'_, '_> {
             }
             // `const { a } = require('m')`: the names are in the declarator around the call.
             let statement = match role {
-                Capture::ImportRequire => node.parent().filter(|p| p.kind() == "variable_declarator").unwrap_or(*node),
+                Capture::ImportRequire => node.parent().filter(|p| p.kind_name() == "variable_declarator").unwrap_or(*node),
                 _ => *node,
             };
             if Probe::covers(probe, statement) {
@@ -340,9 +340,9 @@ impl File<'_, '_> {
         // Looked up from each definition (one parent step for Python), not from each call.
         let mut decorated: Vec<(u32, String)> = Vec::new();
         for (d, (_, node, _)) in caps.defs.iter().enumerate() {
-            let holder = match node.kind() {
+            let holder = match node.kind_name() {
                 "function_definition" | "class_definition" => match self.parents.of(*node) {
-                    Some(p) if p.kind() == "decorated_definition" => p,
+                    Some(p) if p.kind_name() == "decorated_definition" => p,
                     _ => continue,
                 },
                 // TS: decorators are children of the class or member.
@@ -350,10 +350,10 @@ impl File<'_, '_> {
                 _ => continue,
             };
             let mut c = holder.walk();
-            for dec in holder.named_children(&mut c).filter(|n| n.kind() == "decorator") {
+            for dec in holder.named_children(&mut c).filter(|n| n.kind_name() == "decorator") {
                 // `@dec` or `@dec(...)` (the callee).
                 let Some(expr) = dec.named_child(0) else { continue };
-                let callee = match expr.kind() {
+                let callee = match expr.kind_name() {
                     "call" | "call_expression" => expr.field("function"),
                     _ => Some(expr),
                 };
@@ -404,17 +404,19 @@ impl File<'_, '_> {
         }
         // A lambda returns its body: another lambda (`lambda n: (lambda: greet(n))`) or a call.
         for (d, (kind, node, _)) in caps.defs.iter().enumerate() {
-            if *kind != DefKind::Lambda || node.kind() != "lambda" {
+            if *kind != DefKind::Lambda || node.kind_name() != "lambda" {
                 continue;
             }
             let mut body = node.field("body");
-            while let Some(b) = body.filter(|b| b.kind() == "parenthesized_expression") {
+            while let Some(b) = body.filter(|b| b.kind_name() == "parenthesized_expression") {
                 body = b.named_child(0);
             }
             let Some(body) = body else { continue };
             let value = match def_by_node.get(&body.id()) {
                 Some(&inner) => Some(ValueSource::Def(facts.symbols[inner as usize].qname.clone())),
-                None if body.kind() == "call" => body.field("function").and_then(|f| path_of(f, src)).map(|(p, _)| ValueSource::Call(p)),
+                None if body.kind_name() == "call" => {
+                    body.field("function").and_then(|f| path_of(f, src)).map(|(p, _)| ValueSource::Call(p))
+                }
                 None => None,
             };
             if let Some(v) = value {

@@ -8,7 +8,7 @@ use super::scopes::{Local, Locals, Nesting, bind, lookup_binding};
 use super::syntax::{path_of, text};
 use super::{Extractor, File, build, count_lines};
 use crate::facts::{FileFacts, LocalBinding};
-use crate::field::Field;
+use crate::field::{Field, Kind};
 use crate::lang::Lang;
 
 /// What is at one position of a file, as extraction sees it from the file alone: what `def`
@@ -69,7 +69,7 @@ impl Extractor {
 fn jsx_opening_position(root: Node, at: usize) -> Option<usize> {
     let mut node = root.descendant_for_byte_range(at, at)?;
     for _ in 0..4 {
-        if node.kind() == "jsx_closing_element" {
+        if node.kind_name() == "jsx_closing_element" {
             let name = node.field("name")?;
             let open = node.parent()?.field("open_tag")?.field("name")?;
             return Some(open.start_byte() + (at.checked_sub(name.start_byte())?).min(open.byte_range().len().saturating_sub(1)));
@@ -98,7 +98,7 @@ fn byte_offset(src: &[u8], line: u32, col: u32) -> Option<usize> {
 fn segment_at<'t>(top: Node<'t>, at: usize) -> Option<Node<'t>> {
     let leaf = top.descendant_for_byte_range(at, at)?;
     if !matches!(
-        leaf.kind(),
+        leaf.kind_name(),
         "identifier" | "property_identifier" | "type_identifier" | "private_property_identifier" | "shorthand_property_identifier"
     ) {
         return None;
@@ -106,7 +106,7 @@ fn segment_at<'t>(top: Node<'t>, at: usize) -> Option<Node<'t>> {
     let mut node = leaf;
     while node.id() != top.id() {
         let Some(parent) = node.parent() else { break };
-        let member_name = match parent.kind() {
+        let member_name = match parent.kind_name() {
             "member_expression" => parent.field("property") == Some(node),
             "attribute" => parent.field("attribute") == Some(node),
             "nested_type_identifier" | "nested_identifier" => {
@@ -139,7 +139,7 @@ pub(super) fn probe_use(
     let prefix = segment_at(top, at)?;
     // `ns.Type` in a type is one node: cut it at the segment under the position.
     let (path, _) = path_of(prefix, src)?;
-    let path = match prefix.kind() {
+    let path = match prefix.kind_name() {
         "nested_type_identifier" | "nested_identifier" => {
             let upto = &text(prefix, src)[..(at - prefix.start_byte() + 1).min(prefix.byte_range().len())];
             let end = text(prefix, src)[upto.len()..].find('.').map_or(path.len(), |i| upto.len() + i);
@@ -172,14 +172,14 @@ pub(super) fn probe_import(lang: Lang, statement: Node, at: usize, src: &[u8], f
     // Python: inside the module of `from pkg.mod import x` (or `import pkg.mod`), a segment is
     // a module, whatever the names imported are called.
     let in_module = statement.field("module_name").is_some_and(|m| m.byte_range().contains(&at))
-        || (statement.kind() == "import_statement" && leaf.parent().is_some_and(|p| p.kind() == "dotted_name") && {
+        || (statement.kind_name() == "import_statement" && leaf.parent().is_some_and(|p| p.kind_name() == "dotted_name") && {
             let dotted = leaf.parent().unwrap();
             // `import a.b.c` (or `import a.b.c as m`, off the alias): each segment is a module.
-            dotted.parent().is_some_and(|d| d.kind() == "import_statement" || d.kind() == "aliased_import")
+            dotted.parent().is_some_and(|d| d.kind_name() == "import_statement" || d.kind_name() == "aliased_import")
                 && dotted.parent().and_then(|d| d.field("alias")).is_none_or(|a| !a.byte_range().contains(&at))
         });
     if !in_module {
-        if leaf.parent().is_some_and(|p| p.kind() == "namespace_export") {
+        if leaf.parent().is_some_and(|p| p.kind_name() == "namespace_export") {
             // `export * as ns from './m'`: `ns` is the module.
             if let Some(i) = (first..facts.imports.len()).find(|&i| facts.imports[i].kind == crate::facts::ImportKind::Namespace) {
                 return Some(PositionFact::Import(i));
@@ -193,12 +193,12 @@ pub(super) fn probe_import(lang: Lang, statement: Node, at: usize, src: &[u8], f
         })
         .flatten();
     if let Some(i) =
-        by_name.filter(|_| matches!(leaf.kind(), "identifier" | "property_identifier" | "shorthand_property_identifier_pattern"))
+        by_name.filter(|_| matches!(leaf.kind_name(), "identifier" | "property_identifier" | "shorthand_property_identifier_pattern"))
     {
         return Some(PositionFact::Import(i));
     }
     // `export { a as b } from './m'`: the alias stands for the name it re-exports.
-    if let Some(spec) = leaf.parent().filter(|p| p.kind() == "export_specifier") {
+    if let Some(spec) = leaf.parent().filter(|p| p.kind_name() == "export_specifier") {
         let target = spec.field("name").map(|n| text(n, src).into_owned()).unwrap_or_default();
         if let Some(i) = (first..facts.imports.len()).find(|&i| facts.imports[i].imported.as_deref() == Some(&target)) {
             return Some(PositionFact::Import(i));
@@ -208,16 +208,16 @@ pub(super) fn probe_import(lang: Lang, statement: Node, at: usize, src: &[u8], f
     }
     if lang.is_script() {
         // The module specifier string.
-        let string = if leaf.kind() == "string" { Some(leaf) } else { leaf.parent().filter(|p| p.kind() == "string") };
+        let string = if leaf.kind_name() == "string" { Some(leaf) } else { leaf.parent().filter(|p| p.kind_name() == "string") };
         return string.map(|s| PositionFact::Module(text(s, src).trim_matches(|c| c == '"' || c == '\'' || c == '`').to_string()));
     }
     // Python: `pkg.mod` in `import pkg.mod` / `from pkg.mod import x`, `..util` in
     // `from ..util import x`: the module written up to the segment under the position.
     let mut dotted = leaf;
-    while !matches!(dotted.kind(), "dotted_name" | "relative_import") {
+    while !matches!(dotted.kind_name(), "dotted_name" | "relative_import") {
         dotted = dotted.parent().filter(|p| p.id() != statement.id())?;
     }
-    let outer = dotted.parent().filter(|p| p.kind() == "relative_import").unwrap_or(dotted);
+    let outer = dotted.parent().filter(|p| p.kind_name() == "relative_import").unwrap_or(dotted);
     let upto = &src[outer.start_byte()..leaf.end_byte().max(outer.start_byte())];
     let module: String = String::from_utf8_lossy(upto).chars().filter(|c| !c.is_whitespace()).collect();
     Some(PositionFact::Module(module))

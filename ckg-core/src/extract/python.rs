@@ -5,7 +5,7 @@ use tree_sitter::Node;
 
 use super::syntax::{Parents, path_of, position, text};
 use crate::facts::{ExportFact, FileFacts, ImportFact, ImportKind, ValueSource};
-use crate::field::Field;
+use crate::field::{Field, Kind};
 
 /// Turns an `import` / `from … import …` statement into one fact per bound name.
 pub(super) fn imports(node: Node, src: &[u8], scope: u32, out: &mut Vec<ImportFact>) {
@@ -17,10 +17,10 @@ pub(super) fn imports(node: Node, src: &[u8], scope: u32, out: &mut Vec<ImportFa
         ImportFact { kind, specifier, imported, local, scope, type_only, alternative, line, col }
     };
     let mut cursor = node.walk();
-    match node.kind() {
+    match node.kind_name() {
         "import_statement" => {
             for name in node.children_by_field_name("name", &mut cursor) {
-                match name.kind() {
+                match name.kind_name() {
                     // `import a.b.c` binds `a`.
                     "dotted_name" => {
                         let spec = text(name, src).into_owned();
@@ -43,7 +43,7 @@ pub(super) fn imports(node: Node, src: &[u8], scope: u32, out: &mut Vec<ImportFa
             let mut any = false;
             for name in node.children_by_field_name("name", &mut cursor) {
                 any = true;
-                match name.kind() {
+                match name.kind_name() {
                     "dotted_name" => {
                         let n = text(name, src).into_owned();
                         out.push(fact(ImportKind::Named, spec.clone(), Some(n.clone()), Some(n), name));
@@ -64,7 +64,7 @@ pub(super) fn imports(node: Node, src: &[u8], scope: u32, out: &mut Vec<ImportFa
                 }
             }
             let mut c2 = node.walk();
-            if node.named_children(&mut c2).any(|c| c.kind() == "wildcard_import") {
+            if node.named_children(&mut c2).any(|c| c.kind_name() == "wildcard_import") {
                 out.push(fact(ImportKind::Star, spec, None, None, node));
             } else if !any {
                 out.push(fact(ImportKind::SideEffect, spec, None, None, node));
@@ -85,13 +85,13 @@ fn import_context(node: Node, src: &[u8]) -> (bool, bool) {
     let mut cur = node.parent();
     let mut steps = 0;
     while let Some(n) = cur {
-        match n.kind() {
+        match n.kind_name() {
             "if_statement" if n.field("condition").is_some_and(|c| text(c, src).contains("TYPE_CHECKING")) => {
                 type_only = true;
             }
             "try_statement" if !try_decided && steps < 6 => {
                 let mut c = n.walk();
-                alternative = n.named_children(&mut c).any(|h| h.kind() == "except_clause" && catches_import_error(h, src));
+                alternative = n.named_children(&mut c).any(|h| h.kind_name() == "except_clause" && catches_import_error(h, src));
                 try_decided = true;
             }
             "except_clause" if !try_decided && steps < 6 => {
@@ -101,7 +101,7 @@ fn import_context(node: Node, src: &[u8]) -> (bool, bool) {
             "class_definition" => try_decided = true,
             _ => {}
         }
-        if type_only && try_decided || n.kind() == "function_definition" || steps > 16 {
+        if type_only && try_decided || n.kind_name() == "function_definition" || steps > 16 {
             break;
         }
         cur = n.parent();
@@ -112,7 +112,7 @@ fn import_context(node: Node, src: &[u8]) -> (bool, bool) {
 
 fn catches_import_error(clause: Node, src: &[u8]) -> bool {
     let mut c = clause.walk();
-    let mut caught = clause.named_children(&mut c).filter(|n| n.kind() != "block" && n.kind() != "comment").peekable();
+    let mut caught = clause.named_children(&mut c).filter(|n| n.kind_name() != "block" && n.kind_name() != "comment").peekable();
     if caught.peek().is_none() {
         return true; // a bare `except:`
     }
@@ -132,16 +132,16 @@ const CONTAINER_METHODS: [&str; 5] = ["append", "insert", "setdefault", "extend"
 pub(super) fn container_writes(root: Node, src: &[u8]) -> Vec<(usize, String, Option<String>, ValueSource)> {
     let mut out = Vec::new();
     let mut c = root.walk();
-    for stmt in root.named_children(&mut c).filter(|n| n.kind() == "expression_statement") {
+    for stmt in root.named_children(&mut c).filter(|n| n.kind_name() == "expression_statement") {
         let at = stmt.start_byte();
         let Some(e) = stmt.named_child(0) else { continue };
-        match e.kind() {
+        match e.kind_name() {
             "assignment" => {
                 let (Some(left), Some(right)) = (e.field("left"), e.field("right")) else { continue };
-                if left.kind() != "subscript" {
+                if left.kind_name() != "subscript" {
                     continue;
                 }
-                let Some(container) = left.field("value").filter(|v| v.kind() == "identifier") else { continue };
+                let Some(container) = left.field("value").filter(|v| v.kind_name() == "identifier") else { continue };
                 let (Some(key), Some(value)) = (left.field("subscript").and_then(|k| literal_key(k, src)), expression_value(right, src, 0))
                 else {
                     continue;
@@ -150,7 +150,7 @@ pub(super) fn container_writes(root: Node, src: &[u8]) -> Vec<(usize, String, Op
             }
             "augmented_assignment" => {
                 let (Some(left), Some(right)) = (e.field("left"), e.field("right")) else { continue };
-                if left.kind() == "identifier" && right.kind() == "list" {
+                if left.kind_name() == "identifier" && right.kind_name() == "list" {
                     let name = text(left, src).into_owned();
                     let mut rc = right.walk();
                     out.extend(
@@ -159,18 +159,18 @@ pub(super) fn container_writes(root: Node, src: &[u8]) -> Vec<(usize, String, Op
                 }
             }
             "call" => {
-                let Some(f) = e.field("function").filter(|f| f.kind() == "attribute") else { continue };
+                let Some(f) = e.field("function").filter(|f| f.kind_name() == "attribute") else { continue };
                 let (Some(object), Some(method)) = (f.field("object"), f.field("attribute")) else { continue };
                 let method = text(method, src);
                 // Most calls made as statements are not a container's (`log.info(...)`): their
                 // arguments are not read.
-                if object.kind() != "identifier" || !CONTAINER_METHODS.contains(&method.as_ref()) {
+                if object.kind_name() != "identifier" || !CONTAINER_METHODS.contains(&method.as_ref()) {
                     continue;
                 }
                 let Some(args) = e.field("arguments") else { continue };
                 let name = text(object, src).into_owned();
                 let mut ac = args.walk();
-                let args: Vec<Node> = args.named_children(&mut ac).filter(|a| a.kind() != "comment").collect();
+                let args: Vec<Node> = args.named_children(&mut ac).filter(|a| a.kind_name() != "comment").collect();
                 match (method.as_ref(), args.as_slice()) {
                     ("append", [v]) | ("insert", [_, v]) => out.extend(expression_value(*v, src, 0).map(|v| (at, name.clone(), None, v))),
                     ("setdefault", [k, v]) => {
@@ -178,14 +178,14 @@ pub(super) fn container_writes(root: Node, src: &[u8]) -> Vec<(usize, String, Op
                             out.push((at, name.clone(), Some(k), v));
                         }
                     }
-                    ("extend" | "update", [v]) if matches!(v.kind(), "list" | "tuple" | "dictionary") => {
+                    ("extend" | "update", [v]) if matches!(v.kind_name(), "list" | "tuple" | "dictionary") => {
                         if let Some(ValueSource::Items(items)) = items(*v, src, 0) {
-                            let list = v.kind() != "dictionary";
+                            let list = v.kind_name() != "dictionary";
                             out.extend(items.into_iter().map(|(k, v)| (at, name.clone(), (!list).then_some(k), v)));
                         }
                     }
                     ("update", kwargs) => {
-                        for a in kwargs.iter().filter(|a| a.kind() == "keyword_argument") {
+                        for a in kwargs.iter().filter(|a| a.kind_name() == "keyword_argument") {
                             let (Some(k), Some(v)) = (a.field("name"), a.field("value")) else { continue };
                             if let Some(v) = expression_value(v, src, 0) {
                                 out.push((at, name.clone(), Some(text(k, src).into_owned()), v));
@@ -207,8 +207,8 @@ pub(super) fn is_async<'t>(parents: &Parents<'t>, node: Node<'t>) -> bool {
     let mut cur = parents.of(node);
     for _ in 0..4 {
         let Some(n) = cur else { return false };
-        if matches!(n.kind(), "with_statement" | "for_statement" | "for_in_clause") {
-            return n.child(0).is_some_and(|c| c.kind() == "async");
+        if matches!(n.kind_name(), "with_statement" | "for_statement" | "for_in_clause") {
+            return n.child(0).is_some_and(|c| c.kind_name() == "async");
         }
         cur = parents.of(n);
     }
@@ -221,7 +221,7 @@ pub(super) fn items(node: Node, src: &[u8], depth: usize) -> Option<ValueSource>
         return None;
     }
     let value = |v: Node| -> Option<ValueSource> {
-        match v.kind() {
+        match v.kind_name() {
             "call" => path_of(v.field("function")?, src).map(|(p, _)| ValueSource::Call(p)),
             "identifier" | "attribute" => path_of(v, src).map(|(p, _)| ValueSource::Alias(p)),
             "dictionary" | "list" | "tuple" => items(v, src, depth + 1),
@@ -231,8 +231,8 @@ pub(super) fn items(node: Node, src: &[u8], depth: usize) -> Option<ValueSource>
     let mut out = Vec::new();
     let mut c = node.walk();
     for (i, child) in node.named_children(&mut c).enumerate() {
-        if node.kind() == "dictionary" {
-            if child.kind() != "pair" {
+        if node.kind_name() == "dictionary" {
+            if child.kind_name() != "pair" {
                 continue;
             }
             let (Some(k), Some(v)) = (child.field("key"), child.field("value")) else { continue };
@@ -250,7 +250,7 @@ pub(super) fn items(node: Node, src: &[u8], depth: usize) -> Option<ValueSource>
 /// A literal dict key or list index usable as a path segment: `"create"`, `0`.
 pub(super) fn literal_key(k: Node, src: &[u8]) -> Option<String> {
     let t = text(k, src);
-    let key = match k.kind() {
+    let key = match k.kind_name() {
         "string" => t.trim_matches(|c| c == '"' || c == '\''),
         "integer" => &t,
         _ => return None,
@@ -263,19 +263,19 @@ pub(super) fn literal_key(k: Node, src: &[u8]) -> Option<String> {
 /// `__all__ = ["a", "b"]` makes exactly those names the module's star-export list.
 pub(super) fn exports(node: Node, src: &[u8], facts: &mut FileFacts) {
     // The capture is the assignment (or a statement holding it).
-    let Some(assign) = (if node.kind() == "assignment" { Some(node) } else { node.named_child(0) }) else { return };
+    let Some(assign) = (if node.kind_name() == "assignment" { Some(node) } else { node.named_child(0) }) else { return };
     let Some(right) = assign.field("right") else { return };
-    if !matches!(right.kind(), "list" | "tuple") {
+    if !matches!(right.kind_name(), "list" | "tuple") {
         return;
     }
     let mut cursor = right.walk();
     for item in right.named_children(&mut cursor) {
-        if item.kind() != "string" {
+        if item.kind_name() != "string" {
             continue;
         }
         let mut c = item.walk();
         let content: String =
-            item.named_children(&mut c).filter(|n| n.kind() == "string_content").map(|n| text(n, src).into_owned()).collect();
+            item.named_children(&mut c).filter(|n| n.kind_name() == "string_content").map(|n| text(n, src).into_owned()).collect();
         if content.is_empty() {
             continue;
         }
@@ -295,7 +295,7 @@ pub(super) fn exports(node: Node, src: &[u8], facts: &mut FileFacts) {
 /// `x: Foo = …`, or a parameter annotation `def f(x: Foo)`.
 pub(super) fn value_source<'t>(parents: &Parents<'t>, ident: Node<'t>, src: &[u8]) -> Option<ValueSource> {
     let parent = parents.of(ident)?;
-    match parent.kind() {
+    match parent.kind_name() {
         "assignment" if parent.field("left") == Some(ident) => {
             if let Some(t) = parent.field("type") {
                 if let Some(v) = annotation_source(t, src) {
@@ -307,7 +307,7 @@ pub(super) fn value_source<'t>(parents: &Parents<'t>, ident: Node<'t>, src: &[u8
         // `for f in [a, b]`, `for f in handlers`: each element.
         "for_statement" | "for_in_clause" if parent.field("left") == Some(ident) => {
             let right = parent.field("right")?;
-            let inner = match right.kind() {
+            let inner = match right.kind_name() {
                 "list" | "tuple" => items(right, src, 0)?,
                 "identifier" | "attribute" => ValueSource::Alias(path_of(right, src)?.0),
                 // `for p in self.get_params()`: the elements of what the call returns.
@@ -320,8 +320,8 @@ pub(super) fn value_source<'t>(parents: &Parents<'t>, ident: Node<'t>, src: &[u8
         "as_pattern_target" => {
             let pattern = parents.of(parent)?;
             let value = pattern.named_child(0)?;
-            let inside_except = parents.of(pattern).is_some_and(|p| p.kind() == "except_clause");
-            match value.kind() {
+            let inside_except = parents.of(pattern).is_some_and(|p| p.kind_name() == "except_clause");
+            match value.kind_name() {
                 "identifier" | "attribute" if inside_except => path_of(value, src).map(|(p, _)| ValueSource::New(p)),
                 "call" => path_of(value.field("function")?, src).map(|(p, _)| ValueSource::Call(p)),
                 _ => None,
@@ -356,12 +356,12 @@ fn assigned_value<'t>(parents: &Parents<'t>, ident: Node<'t>) -> Option<Node<'t>
     let mut cur = ident;
     let assign = loop {
         let parent = parents.of(cur)?;
-        match parent.kind() {
+        match parent.kind_name() {
             "pattern_list" | "tuple_pattern" | "list_pattern" => {
                 let mut c = parent.walk();
-                let elements: Vec<Node> = parent.named_children(&mut c).filter(|n| n.kind() != "comment").collect();
+                let elements: Vec<Node> = parent.named_children(&mut c).filter(|n| n.kind_name() != "comment").collect();
                 let index = elements.iter().position(|n| n.id() == cur.id())?;
-                let star = elements.iter().position(|n| n.kind() == "list_splat_pattern");
+                let star = elements.iter().position(|n| n.kind_name() == "list_splat_pattern");
                 places.push((index, elements.len(), star));
                 cur = parent;
             }
@@ -373,16 +373,16 @@ fn assigned_value<'t>(parents: &Parents<'t>, ident: Node<'t>) -> Option<Node<'t>
         }
     };
     let mut value = assign.field("right")?;
-    while value.kind() == "assignment" {
+    while value.kind_name() == "assignment" {
         value = value.field("right")?;
     }
     for &(index, len, star) in places.iter().rev() {
-        if !matches!(value.kind(), "expression_list" | "tuple" | "list") {
+        if !matches!(value.kind_name(), "expression_list" | "tuple" | "list") {
             return None;
         }
         let mut c = value.walk();
-        let elements: Vec<Node> = value.named_children(&mut c).filter(|n| n.kind() != "comment").collect();
-        if elements.iter().any(|n| n.kind() == "list_splat") {
+        let elements: Vec<Node> = value.named_children(&mut c).filter(|n| n.kind_name() != "comment").collect();
+        if elements.iter().any(|n| n.kind_name() == "list_splat") {
             return None;
         }
         let at = match star {
@@ -399,19 +399,19 @@ fn assigned_value<'t>(parents: &Parents<'t>, ident: Node<'t>) -> Option<Node<'t>
 /// ("b", g)]`): any of the items' elements at its place.
 fn loop_element<'t>(parents: &Parents<'t>, ident: Node<'t>, pattern: Node<'t>, src: &[u8]) -> Option<ValueSource> {
     let parent = parents.of(pattern)?;
-    if !matches!(parent.kind(), "for_statement" | "for_in_clause") || parent.field("left") != Some(pattern) {
+    if !matches!(parent.kind_name(), "for_statement" | "for_in_clause") || parent.field("left") != Some(pattern) {
         return None;
     }
     let mut c = pattern.walk();
     let index = pattern.named_children(&mut c).position(|n| n.id() == ident.id())?;
-    let right = parent.field("right").filter(|r| matches!(r.kind(), "list" | "tuple"))?;
+    let right = parent.field("right").filter(|r| matches!(r.kind_name(), "list" | "tuple"))?;
     let mut c = right.walk();
     let values: Vec<ValueSource> = right
         .named_children(&mut c)
-        .filter(|item| matches!(item.kind(), "tuple" | "list"))
+        .filter(|item| matches!(item.kind_name(), "tuple" | "list"))
         .filter_map(|item| {
             let mut ic = item.walk();
-            let element = item.named_children(&mut ic).filter(|n| n.kind() != "comment").nth(index)?;
+            let element = item.named_children(&mut ic).filter(|n| n.kind_name() != "comment").nth(index)?;
             expression_value(element, src, 0)
         })
         .collect();
@@ -421,13 +421,13 @@ fn loop_element<'t>(parents: &Parents<'t>, ident: Node<'t>, pattern: Node<'t>, s
 /// The value an expression gives, as far as written: a call, a name or attribute, a literal
 /// container, or either branch of `a if c else b` / `a or b` (a value that is one of several).
 fn expression_value(value: Node, src: &[u8], depth: usize) -> Option<ValueSource> {
-    match value.kind() {
+    match value.kind_name() {
         "call" => path_of(value.field("function")?, src).map(|(p, _)| ValueSource::Call(p)),
         "identifier" | "attribute" => path_of(value, src).map(|(p, _)| ValueSource::Alias(p)),
         "dictionary" | "list" | "tuple" => items(value, src, 0),
         "parenthesized_expression" if depth < 4 => expression_value(value.named_child(0)?, src, depth + 1),
         "conditional_expression" | "boolean_operator" if depth < 4 => {
-            let branches: Vec<Node> = if value.kind() == "boolean_operator" {
+            let branches: Vec<Node> = if value.kind_name() == "boolean_operator" {
                 vec![value.field("left")?, value.field("right")?]
             } else {
                 // `body if condition else alternative`
@@ -441,7 +441,7 @@ fn expression_value(value: Node, src: &[u8], depth: usize) -> Option<ValueSource
 
 /// A function's return annotation (`-> User`).
 pub(super) fn declared_type(node: Node, src: &[u8]) -> Option<ValueSource> {
-    match node.kind() {
+    match node.kind_name() {
         "function_definition" => node.field("return_type").and_then(|t| annotation_source(t, src)),
         // An attribute: `self.x: Foo = ...`, `self.x = Foo()`, `x: Foo` in a class body.
         "assignment" => {
@@ -449,7 +449,7 @@ pub(super) fn declared_type(node: Node, src: &[u8]) -> Option<ValueSource> {
                 return annotation_source(t, src);
             }
             let right = node.field("right")?;
-            match right.kind() {
+            match right.kind_name() {
                 "call" => path_of(right.field("function")?, src).map(|(p, _)| ValueSource::Call(p)),
                 _ => None,
             }
@@ -493,8 +493,8 @@ fn container_element(t: Node, src: &[u8]) -> Option<String> {
         "Tuple",
         "tuple",
     ];
-    let inner = if t.kind() == "type" { t.named_child(0)? } else { t };
-    if !matches!(inner.kind(), "generic_type" | "subscript") {
+    let inner = if t.kind_name() == "type" { t.named_child(0)? } else { t };
+    if !matches!(inner.kind_name(), "generic_type" | "subscript") {
         return None;
     }
     let head = text(inner.named_child(0)?, src);
@@ -505,7 +505,7 @@ fn container_element(t: Node, src: &[u8]) -> Option<String> {
             .named_children(&mut c)
             .skip(1)
             .flat_map(|a| {
-                if a.kind() == "type_parameter" {
+                if a.kind_name() == "type_parameter" {
                     (0..a.named_child_count()).filter_map(|i| a.named_child(i)).collect::<Vec<_>>()
                 } else {
                     vec![a]
@@ -524,8 +524,8 @@ fn container_element(t: Node, src: &[u8]) -> Option<String> {
 }
 
 fn annotation_path(t: Node, src: &[u8]) -> Option<String> {
-    let inner = if t.kind() == "type" { t.named_child(0)? } else { t };
-    match inner.kind() {
+    let inner = if t.kind_name() == "type" { t.named_child(0)? } else { t };
+    match inner.kind_name() {
         "identifier" | "attribute" => path_of(inner, src).map(|(p, _)| p),
         // `Optional[Foo]`, `Union[Foo, None]`: the first argument.
         "generic_type" | "subscript" => {
@@ -535,7 +535,7 @@ fn annotation_path(t: Node, src: &[u8]) -> Option<String> {
                 return None;
             }
             let arg = inner.named_child(1)?;
-            let arg = if arg.kind() == "type_parameter" { arg.named_child(0)? } else { arg };
+            let arg = if arg.kind_name() == "type_parameter" { arg.named_child(0)? } else { arg };
             annotation_path(arg, src)
         }
         "string" => {
@@ -557,8 +557,8 @@ pub(super) fn parameter_of(func: Node, ident: Node) -> Option<(Option<u32>, u8)>
         return None;
     }
     let splat_kind = |n: Node| -> u8 {
-        let inner = if n.kind() == "typed_parameter" { n.named_child(0).unwrap_or(n) } else { n };
-        match inner.kind() {
+        let inner = if n.kind_name() == "typed_parameter" { n.named_child(0).unwrap_or(n) } else { n };
+        match inner.kind_name() {
             "list_splat_pattern" => 1,
             "dictionary_splat_pattern" => 2,
             _ => 0,
@@ -568,7 +568,7 @@ pub(super) fn parameter_of(func: Node, ident: Node) -> Option<(Option<u32>, u8)>
     let mut keyword_only = false;
     let mut c = params.walk();
     for p in params.named_children(&mut c) {
-        let name = match p.kind() {
+        let name = match p.kind_name() {
             "identifier" => Some(p),
             "default_parameter" | "typed_default_parameter" => p.field("name"),
             "typed_parameter" | "list_splat_pattern" | "dictionary_splat_pattern" => p.named_child(0),
@@ -578,7 +578,7 @@ pub(super) fn parameter_of(func: Node, ident: Node) -> Option<(Option<u32>, u8)>
             let splat = splat_kind(p);
             return Some(((!keyword_only && splat == 0).then_some(index), splat));
         }
-        match p.kind() {
+        match p.kind_name() {
             "keyword_separator" => keyword_only = true,
             "positional_separator" | "comment" => {}
             _ if splat_kind(p) == 1 => keyword_only = true,
@@ -595,9 +595,9 @@ pub(super) fn is_static<'t>(parents: &Parents<'t>, func: Node<'t>, src: &[u8]) -
 
 /// Whether a `def` is decorated with exactly `decorator` (`@classmethod`).
 pub(super) fn has_decorator<'t>(parents: &Parents<'t>, func: Node<'t>, src: &[u8], decorator: &str) -> bool {
-    let Some(decorated) = parents.of(func).filter(|p| p.kind() == "decorated_definition") else { return false };
+    let Some(decorated) = parents.of(func).filter(|p| p.kind_name() == "decorated_definition") else { return false };
     let mut c = decorated.walk();
-    decorated.named_children(&mut c).any(|d| d.kind() == "decorator" && text(d, src).trim() == decorator)
+    decorated.named_children(&mut c).any(|d| d.kind_name() == "decorator" && text(d, src).trim() == decorator)
 }
 
 /// Whether a path takes a value out of a container (`kwargs.[cb]`, `kwargs.get()`,

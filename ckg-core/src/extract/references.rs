@@ -10,7 +10,7 @@ use super::syntax::{is_computed, path_of, path_of_any_entry, position, short_tex
 use super::values::{ArgKey, AttrParams, call_args, passed_arguments};
 use super::{File, python, typescript};
 use crate::facts::{ANY_ENTRY, CALLBACK_KEY, FileFacts, Forward, LocalBinding, ParamUse, RefFact, RefKind, ValueSource};
-use crate::field::Field;
+use crate::field::{Field, Kind};
 
 impl File<'_, '_> {
     /// The references worth keeping, in capture order; returns the calls made through
@@ -38,28 +38,27 @@ impl File<'_, '_> {
             }
             if matches!(kind, RefKind::With | RefKind::AsyncWith) {
                 // `with open(p) as f`: the manager is the pattern's first part.
-                if name_node.kind() == "as_pattern" {
+                if name_node.kind_name() == "as_pattern" {
                     match name_node.named_child(0) {
                         Some(n) => name_node = n,
                         None => continue,
                     }
                 }
-                if !matches!(name_node.kind(), "identifier" | "attribute" | "call") {
+                if !matches!(name_node.kind_name(), "identifier" | "attribute" | "call") {
                     continue;
                 }
             }
             if kind == RefKind::Type
                 && (name_nodes.contains(&name_node.id())
                     || claimed.contains(&name_node.id())
-                    || self
-                        .parents
-                        .of(name_node)
-                        .is_some_and(|p| p.kind() == "nested_type_identifier" || p.kind() == "generic_type" && claimed.contains(&p.id())))
+                    || self.parents.of(name_node).is_some_and(|p| {
+                        p.kind_name() == "nested_type_identifier" || p.kind_name() == "generic_type" && claimed.contains(&p.id())
+                    }))
             {
                 continue;
             }
             if kind == RefKind::Jsx
-                && name_node.kind() == "identifier"
+                && name_node.kind_name() == "identifier"
                 && text(name_node, src).starts_with(|c: char| c.is_ascii_lowercase())
             {
                 continue; // intrinsic elements: <div>
@@ -84,12 +83,13 @@ impl File<'_, '_> {
             if kind == RefKind::Member {
                 // Only capitalised objects can be enums; a member access that is called is a call.
                 let capital = text(name_node, src).starts_with(|c: char| c.is_ascii_uppercase());
-                let called = self.parents.of(name_node).and_then(|m| self.parents.of(m)).is_some_and(|c| c.kind() == "call_expression");
+                let called =
+                    self.parents.of(name_node).and_then(|m| self.parents.of(m)).is_some_and(|c| c.kind_name() == "call_expression");
                 if !capital || called {
                     continue;
                 }
             }
-            if kind == RefKind::Call && matches!(name_node.kind(), "import") {
+            if kind == RefKind::Call && matches!(name_node.kind_name(), "import") {
                 continue; // `import('x')` is an import, not a call
             }
             let mut src_sym = self.sym_at(point.2);
@@ -100,7 +100,7 @@ impl File<'_, '_> {
                 if let Some(i) = nesting.def_of(inner) {
                     let node = iv[i].def.map(|d| caps.defs[d].1);
                     let in_params = node.and_then(|n| n.field("parameters")).is_some_and(|p| {
-                        p.byte_range().contains(&name_node.start_byte()) && node.is_some_and(|n| n.kind() == "function_definition")
+                        p.byte_range().contains(&name_node.start_byte()) && node.is_some_and(|n| n.kind_name() == "function_definition")
                     });
                     if in_params {
                         src_sym = iv[i].def_above.and_then(|p| sym_of_interval.get(&p).copied()).unwrap_or(0);
@@ -122,7 +122,7 @@ impl File<'_, '_> {
             };
             let (path, anchor) = match written {
                 // `setattr(obj, "name", value)` rebinds `obj.name`.
-                _ if kind == RefKind::Patch && name_node.kind() == "call" => match python::setattr_path(name_node, src) {
+                _ if kind == RefKind::Patch && name_node.kind_name() == "call" => match python::setattr_path(name_node, src) {
                     Some(p) => (p, name_node),
                     None => continue,
                 },
@@ -132,7 +132,7 @@ impl File<'_, '_> {
             };
             // An immediately invoked function: `(lambda: 1)()`, `(() => 1)()`.
             let mut unwrapped = name_node;
-            while unwrapped.kind() == "parenthesized_expression" {
+            while unwrapped.kind_name() == "parenthesized_expression" {
                 match unwrapped.named_child(0) {
                     Some(n) => unwrapped = n,
                     None => break,
@@ -237,7 +237,7 @@ impl File<'_, '_> {
                 }
                 if !path.is_empty() {
                     args = match kind {
-                        RefKind::Call if matches!(role_node.kind(), "call" | "call_expression") => {
+                        RefKind::Call if matches!(role_node.kind_name(), "call" | "call_expression") => {
                             passed = passed_arguments(role_node, src);
                             call_args(lang, &passed, src, inner, src_sym, nesting, locals, def_by_node, facts)
                         }
@@ -246,11 +246,11 @@ impl File<'_, '_> {
                         // `a(b(f))`).
                         RefKind::Decorator => name_node
                             .parent()
-                            .filter(|dec| dec.kind() == "decorator")
+                            .filter(|dec| dec.kind_name() == "decorator")
                             .and_then(|dec| {
                                 let below = dec.next_named_sibling()?;
-                                if below.kind() == "decorator" {
-                                    let inner = below.named_child(0).filter(|n| matches!(n.kind(), "identifier" | "attribute"))?;
+                                if below.kind_name() == "decorator" {
+                                    let inner = below.named_child(0).filter(|n| matches!(n.kind_name(), "identifier" | "attribute"))?;
                                     return path_of(inner, src).map(|(p, _)| ValueSource::Call(p));
                                 }
                                 let d = def_by_node
@@ -334,7 +334,7 @@ impl File<'_, '_> {
                     }
                 }
             }
-            if kind == RefKind::Call && !path.is_empty() && matches!(role_node.kind(), "call" | "call_expression") {
+            if kind == RefKind::Call && !path.is_empty() && matches!(role_node.kind_name(), "call" | "call_expression") {
                 self.forwards(&passed, &path, &binding, inner, src_sym, locals, facts, &mut param_uses);
             }
             facts.refs.push(RefFact { kind, src: src_sym, path, text, binding, line, col, computed, args });
@@ -364,7 +364,7 @@ impl File<'_, '_> {
             return;
         }
         for &(ref key, arg) in passed {
-            if arg.kind() != "identifier" {
+            if arg.kind_name() != "identifier" {
                 continue;
             }
             let name = text(arg, self.src);

@@ -12,7 +12,7 @@ use super::syntax::{Parents, position, text};
 use super::values::{ValueBinding, value_source};
 use super::{File, MAX_SCOPE_WALK, python, typescript};
 use crate::facts::{FileFacts, LocalBinding, SymbolKind, ValueSource};
-use crate::field::Field;
+use crate::field::{Field, Kind};
 use crate::lang::Lang;
 
 /// A point: (position, unused, its innermost interval).
@@ -71,7 +71,7 @@ impl Nesting {
         for node in &caps.scopes {
             let k = interval_of(*node, &mut intervals);
             intervals[k].scope = true;
-            intervals[k].class_like = matches!(node.kind(), "class_definition");
+            intervals[k].class_like = matches!(node.kind_name(), "class_definition");
         }
         // Query points: references, local definitions, imports and exports.
         let count = caps.refs.len() + caps.local_defs.len() + caps.imports.len() + caps.returns.len() + caps.globals.len();
@@ -160,7 +160,7 @@ fn function_ancestor<'t>(p: &Parents<'t>, node: Node<'t>) -> Option<Node<'t>> {
     let mut cur = p.of(node);
     while let Some(n) = cur {
         if matches!(
-            n.kind(),
+            n.kind_name(),
             "function_definition"
                 | "lambda"
                 | "function_declaration"
@@ -260,8 +260,8 @@ fn with_lambda_entries(
     def_by_node: &Map<usize, u32>,
     facts: &FileFacts,
 ) -> Option<ValueSource> {
-    let Some(right) = parent.filter(|p| p.kind() == "assignment").and_then(|p| p.field("right")) else { return value };
-    if right.kind() != "dictionary" {
+    let Some(right) = parent.filter(|p| p.kind_name() == "assignment").and_then(|p| p.field("right")) else { return value };
+    if right.kind_name() != "dictionary" {
         return value;
     }
     let mut items = match value {
@@ -270,9 +270,9 @@ fn with_lambda_entries(
         other => return other,
     };
     let mut c = right.walk();
-    for pair in right.named_children(&mut c).filter(|n| n.kind() == "pair") {
+    for pair in right.named_children(&mut c).filter(|n| n.kind_name() == "pair") {
         let (Some(k), Some(v)) = (pair.field("key"), pair.field("value")) else { continue };
-        let (Some(key), Some(&def)) = (python::literal_key(k, src), def_by_node.get(&v.id()).filter(|_| v.kind() == "lambda")) else {
+        let (Some(key), Some(&def)) = (python::literal_key(k, src), def_by_node.get(&v.id()).filter(|_| v.kind_name() == "lambda")) else {
             continue;
         };
         items.push((key, ValueSource::Def(facts.symbols[def as usize].qname.clone())));
@@ -308,7 +308,7 @@ fn branch_of<'t>(p: &Parents<'t>, ident: Node<'t>, scope: (usize, usize)) -> Opt
     let mut child = ident;
     for _ in 0..64 {
         let parent = p.of(child)?;
-        match parent.kind() {
+        match parent.kind_name() {
             "function_definition"
             | "class_definition"
             | "lambda"
@@ -333,7 +333,7 @@ fn branch_of<'t>(p: &Parents<'t>, ident: Node<'t>, scope: (usize, usize)) -> Opt
             | "match_statement"
             | "conditional_expression"
             | "ternary_expression"
-                if parent.field("condition").is_none_or(|c| c.id() != child.id()) && !matches!(child.kind(), "finally_clause") =>
+                if parent.field("condition").is_none_or(|c| c.id() != child.id()) && !matches!(child.kind_name(), "finally_clause") =>
             {
                 return Some((child.start_byte(), child.end_byte()));
             }
@@ -350,7 +350,7 @@ fn effective_position<'t>(p: &Parents<'t>, ident: Node<'t>, parent: Option<Node<
         match cur {
             Some(n)
                 if matches!(
-                    n.kind(),
+                    n.kind_name(),
                     "assignment" | "variable_declarator" | "named_expression" | "augmented_assignment" | "assignment_expression"
                 ) =>
             {
@@ -358,10 +358,10 @@ fn effective_position<'t>(p: &Parents<'t>, ident: Node<'t>, parent: Option<Node<
             }
             // A comprehension's variable is bound in the whole comprehension, the element
             // written before its `for` included (`{g.strip() for g in parts}`).
-            Some(n) if n.kind() == "for_in_clause" => return p.of(n).map_or(ident.start_byte(), |c| c.start_byte()),
+            Some(n) if n.kind_name() == "for_in_clause" => return p.of(n).map_or(ident.start_byte(), |c| c.start_byte()),
             Some(n)
                 if matches!(
-                    n.kind(),
+                    n.kind_name(),
                     "pattern_list"
                         | "tuple_pattern"
                         | "list_pattern"
@@ -580,7 +580,7 @@ impl<'t> File<'t, '_> {
         let mut locals = Locals::default();
         let assigned_def = |parent: Option<Node>| -> Option<u32> {
             let parent = parent?;
-            let right = match parent.kind() {
+            let right = match parent.kind_name() {
                 "assignment" => parent.field("right")?,
                 _ => return None,
             };
@@ -606,13 +606,16 @@ impl<'t> File<'t, '_> {
             // `var f = function g() { … g() … }`: inside, `g` is the function itself (the
             // definition named by its declarator or key).
             let own_name = parent
-                .filter(|p| p.kind() == "function_expression")
+                .filter(|p| p.kind_name() == "function_expression")
                 .and_then(|f| def_by_node.get(&f.id()).or_else(|| self.parents.of(f).and_then(|d| def_by_node.get(&d.id()))).copied());
             let def = assigned_def(parent).or(own_name);
             let mut scope = nesting.scope_of(point.2);
             // Python's `:=` in a comprehension and TS's `var` bind in the enclosing function.
-            let hoisted =
-                if is_py { parent.is_some_and(|p| p.kind() == "named_expression") } else { typescript::declared_var(&self.parents, *node) };
+            let hoisted = if is_py {
+                parent.is_some_and(|p| p.kind_name() == "named_expression")
+            } else {
+                typescript::declared_var(&self.parents, *node)
+            };
             if hoisted {
                 // Up to the scope of the function the binding is in (none: the module).
                 let func = function_ancestor(&self.parents, *node);
@@ -652,8 +655,8 @@ impl<'t> File<'t, '_> {
                     && (typescript::bound_by_require(&self.parents, *node, src) || typescript::is_parameter(&self.parents, *node)))
             });
             // `xs += [f]` changes the value, it does not replace it.
-            let augmented_value =
-                parent.is_some_and(|p| p.kind() == "augmented_assignment") && value_named.contains(&(container.unwrap_or(0), name.clone()));
+            let augmented_value = parent.is_some_and(|p| p.kind_name() == "augmented_assignment")
+                && value_named.contains(&(container.unwrap_or(0), name.clone()));
             if let Some(container) = container.filter(|_| !augmented_value) {
                 let value = match def {
                     Some(sym) => Some(ValueSource::Def(facts.symbols[sym as usize].qname.clone())),
@@ -677,7 +680,7 @@ impl<'t> File<'t, '_> {
                 continue;
             }
             // A parameter: its scope is the `def` it belongs to.
-            let func_node = iv[scope].def.map(|d| caps.defs[d].1).filter(|f| is_py && f.kind() == "function_definition");
+            let func_node = iv[scope].def.map(|d| caps.defs[d].1).filter(|f| is_py && f.kind_name() == "function_definition");
             let param = func_node.and_then(|f| python::parameter_of(f, *node).map(|(index, splat)| (f, index, splat)));
             // TS/JS: the function a parameter belongs to is the definition named by it or by its
             // declarator or key (`const apply = (f) => f()`).
@@ -686,7 +689,8 @@ impl<'t> File<'t, '_> {
                 Some((*func, index, splat))
             });
             // A constructor parameter property is the class's property, in the constructor too.
-            let def = def.or_else(|| parent.filter(|p| p.kind() == "required_parameter").and_then(|p| def_by_node.get(&p.id()).copied()));
+            let def =
+                def.or_else(|| parent.filter(|p| p.kind_name() == "required_parameter").and_then(|p| def_by_node.get(&p.id()).copied()));
             let destructured = match lang.is_script() && script_param.is_none() {
                 true => typescript::destructured_parameter_of(&self.parents, *node, src).and_then(|(f, index, member)| {
                     let func = def_by_node.get(&f.id()).or_else(|| self.parents.of(f).and_then(|d| def_by_node.get(&d.id())))?;
@@ -740,7 +744,7 @@ impl<'t> File<'t, '_> {
             let parameter = matches!(local, Local::Param { .. }) || (lang.is_script() && typescript::is_parameter(&self.parents, *node));
             let bindings = locals.entry(scope, &name);
             // `x += 1` uses the binding before it (it only makes `x` local when there is none).
-            let augmented = parent.is_some_and(|p| p.kind() == "augmented_assignment");
+            let augmented = parent.is_some_and(|p| p.kind_name() == "augmented_assignment");
             if !(augmented && !bindings.is_empty()) {
                 // Only a rebinding needs its branch: a use walks back from the last binding.
                 let branch = if bindings.is_empty() { None } else { branch_of(&self.parents, *node, (iv[scope].start, iv[scope].end)) };
@@ -771,7 +775,7 @@ impl<'t> File<'t, '_> {
         for (i, interval) in self.nesting.intervals.iter().enumerate() {
             let Some(d) = interval.def.filter(|_| interval.scope) else { continue };
             let node = self.caps.defs[d].1;
-            let Some(body) = node.field("body").filter(|_| node.kind() == "function_definition") else { continue };
+            let Some(body) = node.field("body").filter(|_| node.kind_name() == "function_definition") else { continue };
             let mut filled: Vec<String> = Vec::new();
             for (at, name, key, value) in python::container_writes(body, self.src) {
                 let Some(bindings) = locals.get_mut(i, &name) else { continue };

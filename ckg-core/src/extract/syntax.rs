@@ -5,7 +5,7 @@
 use tree_sitter::Node;
 
 use super::{MAX_SCOPE_WALK, MAX_TEXT, python};
-use crate::field::Field;
+use crate::field::{Field, Kind};
 
 pub(crate) fn text<'a>(node: Node, src: &'a [u8]) -> std::borrow::Cow<'a, str> {
     String::from_utf8_lossy(&src[node.byte_range()])
@@ -43,7 +43,7 @@ fn written_path<'t>(node: Node<'t>, src: &[u8], any_entry: bool) -> Option<(Stri
     let mut pending_call = false;
     let mut last: Option<Node> = None;
     loop {
-        let kind = cur.kind();
+        let kind = cur.kind_name();
         // The segment, the node the path goes on with, and the node that names the segment.
         let (segment, next, named) = match kind {
             "identifier"
@@ -70,7 +70,7 @@ fn written_path<'t>(node: Node<'t>, src: &[u8], any_entry: bool) -> Option<(Stri
             // TS/JS `handlers["create"]`, `steps[0]`.
             "subscript_expression" => {
                 let index = cur.field("index")?;
-                let key = match index.kind() {
+                let key = match index.kind_name() {
                     "number" => text(index, src).into_owned(),
                     "string" => text(index, src).trim_matches(|c| c == '"' || c == '\'').to_string(),
                     _ => String::new(),
@@ -139,7 +139,7 @@ fn written_path<'t>(node: Node<'t>, src: &[u8], any_entry: bool) -> Option<(Stri
 /// with a non-literal key (`handlers[name]`) rather than only an unnamed receiver.
 pub(super) fn is_computed(mut node: Node) -> bool {
     for _ in 0..MAX_SCOPE_WALK {
-        let next = match node.kind() {
+        let next = match node.kind_name() {
             "subscript" | "subscript_expression" => return true,
             "member_expression" | "attribute" => node.field("object"),
             "call" | "call_expression" => node.field("function"),
@@ -157,12 +157,12 @@ pub(super) fn is_computed(mut node: Node) -> bool {
 /// `getattr(obj, "name")` with a literal name: (obj, name).
 fn is_literal_getattr<'t>(call: Node<'t>, src: &[u8]) -> Option<(Node<'t>, String)> {
     let f = call.field("function")?;
-    if f.kind() != "identifier" || text(f, src) != "getattr" {
+    if f.kind_name() != "identifier" || text(f, src) != "getattr" {
         return None;
     }
     let args = call.field("arguments")?;
     let obj = args.named_child(0)?;
-    let name = args.named_child(1).filter(|n| n.kind() == "string")?;
+    let name = args.named_child(1).filter(|n| n.kind_name() == "string")?;
     let t = text(name, src);
     let t = t.trim_matches(|c| c == '"' || c == '\'');
     (!t.is_empty() && t.chars().all(|c| c.is_alphanumeric() || c == '_')).then(|| (obj, t.to_string()))

@@ -5,11 +5,11 @@ use tree_sitter::Node;
 
 use super::syntax::{Parents, path_of, position, text};
 use crate::facts::{ExportFact, FileFacts, ImportFact, ImportKind, ValueSource};
-use crate::field::Field;
+use crate::field::{Field, Kind};
 use crate::lang::Capture;
 
 fn string_value(node: Node, src: &[u8]) -> Option<String> {
-    if node.kind() != "string" {
+    if node.kind_name() != "string" {
         return None;
     }
     let t = text(node, src);
@@ -18,7 +18,7 @@ fn string_value(node: Node, src: &[u8]) -> Option<String> {
 
 fn has_token(node: Node, token: &str) -> bool {
     let mut cursor = node.walk();
-    node.children(&mut cursor).any(|c| !c.is_named() && c.kind() == token)
+    node.children(&mut cursor).any(|c| !c.is_named() && c.kind_name() == token)
 }
 
 pub(super) fn imports(role: Capture, node: Node, src: &[u8], scope: u32, out: &mut Vec<ImportFact>) {
@@ -34,10 +34,10 @@ pub(super) fn imports(role: Capture, node: Node, src: &[u8], scope: u32, out: &m
                 // `import x = require('y')`
                 let mut cursor = node.walk();
                 for c in node.named_children(&mut cursor) {
-                    if c.kind() == "import_require_clause" {
+                    if c.kind_name() == "import_require_clause" {
                         let spec = c.field("source").and_then(|s| string_value(s, src));
                         let mut c2 = c.walk();
-                        let local = c.named_children(&mut c2).find(|n| n.kind() == "identifier").map(|n| text(n, src).into_owned());
+                        let local = c.named_children(&mut c2).find(|n| n.kind_name() == "identifier").map(|n| text(n, src).into_owned());
                         if let Some(spec) = spec {
                             push(ImportKind::Namespace, &spec, None, local, false, node);
                         }
@@ -47,24 +47,24 @@ pub(super) fn imports(role: Capture, node: Node, src: &[u8], scope: u32, out: &m
             };
             let type_only = has_token(node, "type");
             let mut cursor = node.walk();
-            let clause = node.named_children(&mut cursor).find(|c| c.kind() == "import_clause");
+            let clause = node.named_children(&mut cursor).find(|c| c.kind_name() == "import_clause");
             let Some(clause) = clause else {
                 push(ImportKind::SideEffect, &spec, None, None, type_only, node);
                 return;
             };
             let mut cursor = clause.walk();
             for c in clause.named_children(&mut cursor) {
-                match c.kind() {
+                match c.kind_name() {
                     "identifier" => push(ImportKind::Default, &spec, Some("default".into()), Some(text(c, src).into_owned()), type_only, c),
                     "namespace_import" => {
                         let mut c2 = c.walk();
-                        let ident = c.named_children(&mut c2).find(|n| n.kind() == "identifier");
+                        let ident = c.named_children(&mut c2).find(|n| n.kind_name() == "identifier");
                         let local = ident.map(|n| text(n, src).into_owned());
                         push(ImportKind::Namespace, &spec, None, local, type_only, ident.unwrap_or(c));
                     }
                     "named_imports" => {
                         let mut c2 = c.walk();
-                        for s in c.named_children(&mut c2).filter(|n| n.kind() == "import_specifier") {
+                        for s in c.named_children(&mut c2).filter(|n| n.kind_name() == "import_specifier") {
                             let Some(name_node) = s.field("name") else { continue };
                             let name = string_value(name_node, src).unwrap_or_else(|| text(name_node, src).into_owned());
                             let local = s.field("alias").map(|a| text(a, src).into_owned()).unwrap_or_else(|| name.clone());
@@ -83,19 +83,19 @@ pub(super) fn imports(role: Capture, node: Node, src: &[u8], scope: u32, out: &m
             // Walk up through `await` / parentheses to the declarator, if any.
             let mut up = node.parent();
             while let Some(p) = up {
-                if matches!(p.kind(), "await_expression" | "parenthesized_expression") {
+                if matches!(p.kind_name(), "await_expression" | "parenthesized_expression") {
                     up = p.parent();
                 } else {
                     break;
                 }
             }
-            match up.filter(|p| p.kind() == "variable_declarator") {
+            match up.filter(|p| p.kind_name() == "variable_declarator") {
                 Some(decl) => match decl.field("name") {
-                    Some(n) if n.kind() == "identifier" => push(kind, &spec, None, Some(text(n, src).into_owned()), false, n),
-                    Some(n) if n.kind() == "object_pattern" => {
+                    Some(n) if n.kind_name() == "identifier" => push(kind, &spec, None, Some(text(n, src).into_owned()), false, n),
+                    Some(n) if n.kind_name() == "object_pattern" => {
                         let mut c = n.walk();
                         for p in n.named_children(&mut c) {
-                            match p.kind() {
+                            match p.kind_name() {
                                 "shorthand_property_identifier_pattern" => {
                                     let name = text(p, src).into_owned();
                                     push(ImportKind::Named, &spec, Some(name.clone()), Some(name), false, p);
@@ -122,7 +122,7 @@ pub(super) fn imports(role: Capture, node: Node, src: &[u8], scope: u32, out: &m
                 None if role == Capture::ImportDynamic => push(ImportKind::Dynamic, &spec, None, None, false, node),
                 // `require('./m').a()`, `{ users: require('./users') }`: the module, under the name
                 // uses of the expression are written with ([`require_name`]).
-                None if up.is_some_and(|p| matches!(p.kind(), "member_expression" | "pair")) => {
+                None if up.is_some_and(|p| matches!(p.kind_name(), "member_expression" | "pair")) => {
                     push(ImportKind::Namespace, &spec, None, Some(require_name(&spec)), false, node)
                 }
                 None => push(ImportKind::SideEffect, &spec, None, None, false, node),
@@ -136,7 +136,7 @@ pub(super) fn imports(role: Capture, node: Node, src: &[u8], scope: u32, out: &m
 /// `module.exports = …` / `exports.a = …`.
 pub(super) fn exports(node: Node, src: &[u8], facts: &mut FileFacts) {
     let (line, col) = position(node);
-    if node.kind() == "assignment_expression" {
+    if node.kind_name() == "assignment_expression" {
         commonjs_exports(node, src, facts, line, col);
         return;
     }
@@ -157,9 +157,9 @@ pub(super) fn exports(node: Node, src: &[u8], facts: &mut FileFacts) {
             col,
         });
     };
-    if let Some(clause) = children.iter().find(|c| c.kind() == "export_clause") {
+    if let Some(clause) = children.iter().find(|c| c.kind_name() == "export_clause") {
         let mut c = clause.walk();
-        for s in clause.named_children(&mut c).filter(|n| n.kind() == "export_specifier") {
+        for s in clause.named_children(&mut c).filter(|n| n.kind_name() == "export_specifier") {
             let Some(name_node) = s.field("name") else { continue };
             let name = string_value(name_node, src).unwrap_or_else(|| text(name_node, src).into_owned());
             let alias = s.field("alias").map(|a| string_value(a, src).unwrap_or_else(|| text(a, src).into_owned()));
@@ -172,7 +172,7 @@ pub(super) fn exports(node: Node, src: &[u8], facts: &mut FileFacts) {
         return;
     }
     if let Some(spec) = &source {
-        if let Some(ns) = children.iter().find(|c| c.kind() == "namespace_export") {
+        if let Some(ns) = children.iter().find(|c| c.kind_name() == "namespace_export") {
             let mut c = ns.walk();
             let name = ns.named_children(&mut c).next().map(|n| string_value(n, src).unwrap_or_else(|| text(n, src).into_owned()));
             import(ImportKind::Namespace, None, spec, (line, col));
@@ -189,7 +189,7 @@ pub(super) fn exports(node: Node, src: &[u8], facts: &mut FileFacts) {
         // `export default foo`, `export default function foo() {}`, `export default class A {}`.
         let target = node
             .field("value")
-            .filter(|v| v.kind() == "identifier")
+            .filter(|v| v.kind_name() == "identifier")
             .map(|v| text(v, src).into_owned())
             .or_else(|| node.field("declaration").and_then(|d| d.field("name")).map(|n| text(n, src).into_owned()));
         if let Some(target) = target {
@@ -210,7 +210,7 @@ pub(super) fn through_require(path: &str, callee: Node, src: &[u8]) -> Option<St
     let rest = path.strip_prefix("require().")?;
     let mut cur = callee;
     for _ in 0..16 {
-        match cur.kind() {
+        match cur.kind_name() {
             "member_expression" => cur = cur.field("object")?,
             "call_expression" if cur.field("function").is_some_and(|f| text(f, src) == "require") => {
                 let spec = cur.field("arguments").and_then(|a| a.named_child(0)).and_then(|s| string_value(s, src))?;
@@ -225,17 +225,17 @@ pub(super) fn through_require(path: &str, callee: Node, src: &[u8]) -> Option<St
 fn commonjs_exports(assign: Node, src: &[u8], facts: &mut FileFacts, line: u32, col: u32) {
     let (Some(left), Some(right)) = (assign.field("left"), assign.field("right")) else { return };
     let lhs = text(left, src);
-    let ident = |n: Node| (n.kind() == "identifier").then(|| text(n, src).into_owned());
+    let ident = |n: Node| (n.kind_name() == "identifier").then(|| text(n, src).into_owned());
     let mut push = |name: String, target: Option<String>| facts.exports.push(ExportFact { name, target, specifier: None, line, col });
     if lhs == "module.exports" {
-        match right.kind() {
+        match right.kind_name() {
             "identifier" => push("module.exports".into(), ident(right)),
             // `module.exports = function () {}`: the module's `default` definition.
             "function_expression" | "arrow_function" => push("module.exports".into(), Some("default".into())),
             "object" => {
                 let mut c = right.walk();
                 for p in right.named_children(&mut c) {
-                    match p.kind() {
+                    match p.kind_name() {
                         "shorthand_property_identifier" => {
                             let n = text(p, src).into_owned();
                             push(n.clone(), Some(n));
@@ -243,7 +243,7 @@ fn commonjs_exports(assign: Node, src: &[u8], facts: &mut FileFacts, line: u32, 
                         "pair" => {
                             let (Some(k), Some(v)) = (p.field("key"), p.field("value")) else { continue };
                             // A name, a member (`strings.slugify`), or a required module.
-                            let target = match v.kind() {
+                            let target = match v.kind_name() {
                                 "member_expression" => path_of(v, src).map(|(p, _)| p),
                                 "call_expression" if v.field("function").is_some_and(|f| text(f, src) == "require") => v
                                     .field("arguments")
@@ -275,10 +275,10 @@ fn declaration_of<'t>(p: &Parents<'t>, node: Node<'t>) -> Option<Node<'t>> {
     let mut cur = Some(node);
     for _ in 0..64 {
         let n = cur?;
-        if matches!(n.kind(), "lexical_declaration" | "variable_declaration") {
+        if matches!(n.kind_name(), "lexical_declaration" | "variable_declaration") {
             return Some(n);
         }
-        if matches!(n.kind(), "statement_block" | "program" | "arrow_function" | "function_expression" | "class_body") {
+        if matches!(n.kind_name(), "statement_block" | "program" | "arrow_function" | "function_expression" | "class_body") {
             return None;
         }
         cur = p.of(n);
@@ -288,7 +288,7 @@ fn declaration_of<'t>(p: &Parents<'t>, node: Node<'t>) -> Option<Node<'t>> {
 
 /// True when a binding is declared with `const` (directly or in a destructuring pattern).
 pub(super) fn declared_const<'t>(p: &Parents<'t>, node: Node<'t>) -> bool {
-    declaration_of(p, node).is_some_and(|d| d.kind() == "lexical_declaration" && has_token(d, "const"))
+    declaration_of(p, node).is_some_and(|d| d.kind_name() == "lexical_declaration" && has_token(d, "const"))
 }
 
 /// True when a binding is a parameter (of a function, or of a function type at module level:
@@ -297,8 +297,8 @@ pub(super) fn is_parameter<'t>(p: &Parents<'t>, node: Node<'t>) -> bool {
     let mut cur = p.of(node);
     for _ in 0..8 {
         match cur {
-            Some(n) if matches!(n.kind(), "required_parameter" | "optional_parameter" | "formal_parameters") => return true,
-            Some(n) if matches!(n.kind(), "variable_declarator" | "statement_block" | "program") => return false,
+            Some(n) if matches!(n.kind_name(), "required_parameter" | "optional_parameter" | "formal_parameters") => return true,
+            Some(n) if matches!(n.kind_name(), "variable_declarator" | "statement_block" | "program") => return false,
             Some(n) => cur = p.of(n),
             None => return false,
         }
@@ -311,14 +311,15 @@ pub(super) fn bound_by_require<'t>(p: &Parents<'t>, node: Node<'t>, src: &[u8]) 
     let mut cur = Some(node);
     for _ in 0..64 {
         let Some(n) = cur else { return false };
-        if n.kind() == "variable_declarator" {
+        if n.kind_name() == "variable_declarator" {
             let mut value = n.field("value");
-            while let Some(v) = value.filter(|v| matches!(v.kind(), "member_expression" | "await_expression")) {
+            while let Some(v) = value.filter(|v| matches!(v.kind_name(), "member_expression" | "await_expression")) {
                 value = v.field("object").or_else(|| v.named_child(0));
             }
-            return value.is_some_and(|v| v.kind() == "call_expression" && v.field("function").is_some_and(|f| text(f, src) == "require"));
+            return value
+                .is_some_and(|v| v.kind_name() == "call_expression" && v.field("function").is_some_and(|f| text(f, src) == "require"));
         }
-        if matches!(n.kind(), "lexical_declaration" | "variable_declaration" | "statement_block" | "program") {
+        if matches!(n.kind_name(), "lexical_declaration" | "variable_declaration" | "statement_block" | "program") {
             return false;
         }
         cur = p.of(n);
@@ -328,23 +329,23 @@ pub(super) fn bound_by_require<'t>(p: &Parents<'t>, node: Node<'t>, src: &[u8]) 
 
 /// True when a binding is declared with `var` (function-scoped, hoisted).
 pub(super) fn declared_var<'t>(p: &Parents<'t>, node: Node<'t>) -> bool {
-    declaration_of(p, node).is_some_and(|d| d.kind() == "variable_declaration")
+    declaration_of(p, node).is_some_and(|d| d.kind_name() == "variable_declaration")
 }
 
 /// True when a binding is declared in an exported declaration (`export const { a } = …`).
 pub(super) fn binding_exported<'t>(p: &Parents<'t>, node: Node<'t>) -> bool {
-    declaration_of(p, node).and_then(|d| p.of(d)).is_some_and(|p| p.kind() == "export_statement")
+    declaration_of(p, node).and_then(|d| p.of(d)).is_some_and(|p| p.kind_name() == "export_statement")
 }
 
 /// The namespace (`namespace N { … }`) whose body a declaration is directly in.
 pub(super) fn namespace_of<'t>(p: &Parents<'t>, node: Node<'t>) -> Option<Node<'t>> {
-    let decl = declaration_of(p, node).or_else(|| (node.kind() == "function_declaration").then_some(node))?;
+    let decl = declaration_of(p, node).or_else(|| (node.kind_name() == "function_declaration").then_some(node))?;
     let mut block = p.of(decl)?;
-    if block.kind() == "export_statement" {
+    if block.kind_name() == "export_statement" {
         block = p.of(block)?;
     }
     let ns = p.of(block)?;
-    (block.kind() == "statement_block" && matches!(ns.kind(), "internal_module" | "module")).then_some(ns)
+    (block.kind_name() == "statement_block" && matches!(ns.kind_name(), "internal_module" | "module")).then_some(ns)
 }
 
 /// True when a definition node is declared with `export` (directly, or as a declarator of an
@@ -353,8 +354,8 @@ pub(super) fn is_exported(node: Node) -> bool {
     let mut cur = node.parent();
     for _ in 0..3 {
         match cur {
-            Some(p) if p.kind() == "export_statement" => return true,
-            Some(p) if matches!(p.kind(), "lexical_declaration" | "variable_declaration" | "ambient_declaration") => cur = p.parent(),
+            Some(p) if p.kind_name() == "export_statement" => return true,
+            Some(p) if matches!(p.kind_name(), "lexical_declaration" | "variable_declaration" | "ambient_declaration") => cur = p.parent(),
             _ => return false,
         }
     }
@@ -371,16 +372,16 @@ pub(super) fn expression_value(v: Node, src: &[u8]) -> Option<ValueSource> {
 
 fn expression_value_at(mut v: Node, src: &[u8], depth: usize) -> Option<ValueSource> {
     while matches!(
-        v.kind(),
+        v.kind_name(),
         "await_expression" | "parenthesized_expression" | "as_expression" | "non_null_expression" | "satisfies_expression"
     ) {
         v = v.named_child(0)?;
     }
-    match v.kind() {
+    match v.kind_name() {
         "new_expression" => path_of(v.field("constructor")?, src).map(|(p, _)| ValueSource::New(p)),
         "call_expression" => {
             let f = v.field("function")?;
-            if f.kind() == "import" {
+            if f.kind_name() == "import" {
                 return None;
             }
             let (p, _) = path_of(f, src)?;
@@ -398,11 +399,11 @@ fn expression_value_at(mut v: Node, src: &[u8], depth: usize) -> Option<ValueSou
         "object" | "array" if depth < 4 => {
             let mut items = Vec::new();
             let mut c = v.walk();
-            for (i, entry) in v.named_children(&mut c).filter(|n| n.kind() != "comment").enumerate() {
-                let (key, value) = match (v.kind(), entry.kind()) {
+            for (i, entry) in v.named_children(&mut c).filter(|n| n.kind_name() != "comment").enumerate() {
+                let (key, value) = match (v.kind_name(), entry.kind_name()) {
                     ("array", _) => (i.to_string(), entry),
                     (_, "pair") => {
-                        let k = entry.field("key").filter(|k| matches!(k.kind(), "property_identifier" | "string"))?;
+                        let k = entry.field("key").filter(|k| matches!(k.kind_name(), "property_identifier" | "string"))?;
                         (text(k, src).trim_matches(|c| c == '"' || c == '\'').to_string(), entry.field("value")?)
                     }
                     (_, "shorthand_property_identifier") => (text(entry, src).into_owned(), entry),
@@ -416,11 +417,11 @@ fn expression_value_at(mut v: Node, src: &[u8], depth: usize) -> Option<ValueSou
         }
         // `c ? a : b`, `cb || fallback`, `cb ?? fallback`: either.
         "ternary_expression" | "binary_expression" if depth < 4 => {
-            let branches = if v.kind() == "ternary_expression" {
+            let branches = if v.kind_name() == "ternary_expression" {
                 [v.field("consequence")?, v.field("alternative")?]
             } else {
                 let op = v.field("operator")?;
-                if !matches!(op.kind(), "||" | "??") {
+                if !matches!(op.kind_name(), "||" | "??") {
                     return None;
                 }
                 [v.field("left")?, v.field("right")?]
@@ -464,11 +465,11 @@ pub(super) fn callback_callee<'t>(p: &Parents<'t>, arg: Node<'t>, src: &[u8]) ->
         "Promise",
         "nextTick",
     ];
-    let list = p.of(arg).filter(|p| p.kind() == "arguments")?;
-    let call = p.of(list).filter(|c| matches!(c.kind(), "call_expression" | "new_expression"))?;
+    let list = p.of(arg).filter(|p| p.kind_name() == "arguments")?;
+    let call = p.of(list).filter(|c| matches!(c.kind_name(), "call_expression" | "new_expression"))?;
     let callee = call.field("function").or_else(|| call.field("constructor"))?;
     // `[1, 2].map(f)`, `fetch(u).then(f)`: the member's name, whatever the object.
-    let last = match callee.kind() {
+    let last = match callee.kind_name() {
         "member_expression" => text(callee.field("property")?, src).into_owned(),
         _ => {
             let (path, _) = path_of(callee, src)?;
@@ -480,7 +481,7 @@ pub(super) fn callback_callee<'t>(p: &Parents<'t>, arg: Node<'t>, src: &[u8]) ->
 
 pub(super) fn value_source<'t>(p: &Parents<'t>, ident: Node<'t>, src: &[u8]) -> Option<ValueSource> {
     let parent = p.of(ident)?;
-    match parent.kind() {
+    match parent.kind_name() {
         "variable_declarator" if parent.field("name") == Some(ident) => {
             if let Some(v) = parent.field("value").and_then(|v| expression_value(v, src)) {
                 return Some(v);
@@ -522,12 +523,12 @@ fn destructured_value<'t>(p: &Parents<'t>, ident: Node<'t>, src: &[u8]) -> Optio
     let mut cur = ident;
     let declarator = loop {
         let parent = p.of(cur)?;
-        match parent.kind() {
+        match parent.kind_name() {
             "shorthand_property_identifier_pattern" => {}
-            "object_pattern" if cur.kind() == "shorthand_property_identifier_pattern" => steps.push(text(cur, src).into_owned()),
-            "object_pattern" if cur.kind() == "pair_pattern" => {}
+            "object_pattern" if cur.kind_name() == "shorthand_property_identifier_pattern" => steps.push(text(cur, src).into_owned()),
+            "object_pattern" if cur.kind_name() == "pair_pattern" => {}
             "pair_pattern" => {
-                let key = parent.field("key").filter(|k| matches!(k.kind(), "property_identifier" | "string"))?;
+                let key = parent.field("key").filter(|k| matches!(k.kind_name(), "property_identifier" | "string"))?;
                 steps.push(text(key, src).trim_matches(|c| c == '"' || c == '\'').to_string());
             }
             "array_pattern" => {
@@ -547,10 +548,10 @@ fn destructured_value<'t>(p: &Parents<'t>, ident: Node<'t>, src: &[u8]) -> Optio
     let mut rest: Vec<String> = Vec::new();
     for step in steps.iter().rev() {
         // Into a literal where the value is written out, else along the path.
-        let element = match (value.kind(), step.strip_prefix('[').and_then(|s| s.strip_suffix(']'))) {
+        let element = match (value.kind_name(), step.strip_prefix('[').and_then(|s| s.strip_suffix(']'))) {
             ("array", Some(i)) if rest.is_empty() => {
                 let mut c = value.walk();
-                value.named_children(&mut c).filter(|n| n.kind() != "comment").nth(i.parse().ok()?)
+                value.named_children(&mut c).filter(|n| n.kind_name() != "comment").nth(i.parse().ok()?)
             }
             ("object", None) if rest.is_empty() => object_entry(value, step, src),
             _ => None,
@@ -576,9 +577,9 @@ fn destructured_value<'t>(p: &Parents<'t>, ident: Node<'t>, src: &[u8]) -> Optio
 /// The value written for `key` in an object literal: `{ key: v }`'s `v`, `{ key }`'s name.
 fn object_entry<'t>(object: Node<'t>, key: &str, src: &[u8]) -> Option<Node<'t>> {
     let mut c = object.walk();
-    object.named_children(&mut c).find_map(|entry| match entry.kind() {
+    object.named_children(&mut c).find_map(|entry| match entry.kind_name() {
         "pair" => {
-            let k = entry.field("key").filter(|k| matches!(k.kind(), "property_identifier" | "string"))?;
+            let k = entry.field("key").filter(|k| matches!(k.kind_name(), "property_identifier" | "string"))?;
             (text(k, src).trim_matches(|c| c == '"' || c == '\'') == key).then(|| entry.field("value")).flatten()
         }
         "shorthand_property_identifier" => (text(entry, src) == key).then_some(entry),
@@ -590,17 +591,17 @@ fn object_entry<'t>(object: Node<'t>, key: &str, src: &[u8]) -> Option<Node<'t>>
 /// `F.prototype.m = function () {}`, `F` and `false` for `F.m = …`; `this` for `this.m = …`.
 /// CommonJS's `exports.x` / `module.exports.x` have none (they define module names).
 pub(super) fn assigned_owner<'s>(node: Node, src: &'s [u8]) -> Option<(std::borrow::Cow<'s, str>, bool)> {
-    let assign = if node.kind() == "expression_statement" { node.named_child(0)? } else { node };
-    if assign.kind() != "assignment_expression" {
+    let assign = if node.kind_name() == "expression_statement" { node.named_child(0)? } else { node };
+    if assign.kind_name() != "assignment_expression" {
         return None;
     }
-    let object = assign.field("left").filter(|l| l.kind() == "member_expression")?.field("object")?;
-    match object.kind() {
+    let object = assign.field("left").filter(|l| l.kind_name() == "member_expression")?.field("object")?;
+    match object.kind_name() {
         "this" => Some((text(object, src), false)),
         "identifier" => Some((text(object, src), false)).filter(|(o, _)| !matches!(o.as_ref(), "exports" | "module")),
         "member_expression" => {
             let (owner, property) = (object.field("object")?, object.field("property")?);
-            (owner.kind() == "identifier" && text(property, src) == "prototype").then(|| (text(owner, src), true))
+            (owner.kind_name() == "identifier" && text(property, src) == "prototype").then(|| (text(owner, src), true))
         }
         _ => None,
     }
@@ -609,28 +610,28 @@ pub(super) fn assigned_owner<'s>(node: Node, src: &'s [u8]) -> Option<(std::borr
 /// A `function` (declared, or a function expression a declarator names) whose body may use
 /// `this` as the instance it constructs; not an arrow function, whose `this` is outside it.
 pub(super) fn is_plain_function(node: Node) -> bool {
-    match node.kind() {
+    match node.kind_name() {
         "function_declaration" | "function_expression" | "generator_function_declaration" => true,
-        "variable_declarator" => node.field("value").is_some_and(|v| v.kind() == "function_expression"),
+        "variable_declarator" => node.field("value").is_some_and(|v| v.kind_name() == "function_expression"),
         _ => false,
     }
 }
 
 /// `h = b`: a reassignment of a declared name, not a declaration.
 pub(super) fn is_reassignment(ident: Node, parent: Option<Node>) -> bool {
-    parent.is_some_and(|p| p.kind() == "assignment_expression" && p.field("left") == Some(ident))
+    parent.is_some_and(|p| p.kind_name() == "assignment_expression" && p.field("left") == Some(ident))
 }
 
 /// The declared type of a definition: a function's or method's return annotation, a
 /// property's (or parameter property's) type annotation.
 pub(super) fn declared_type(node: Node, src: &[u8]) -> Option<ValueSource> {
-    let field = match node.kind() {
+    let field = match node.kind_name() {
         "function_declaration" | "method_definition" | "function_signature" | "method_signature" | "generator_function_declaration" => {
             "return_type"
         }
         "public_field_definition" if node.field("type").is_none() => {
             // `private logger = new Logger()`
-            let v = node.field("value").filter(|v| v.kind() == "new_expression")?;
+            let v = node.field("value").filter(|v| v.kind_name() == "new_expression")?;
             let c = v.field("constructor")?;
             return path_of(c, src).map(|(p, _)| ValueSource::New(p));
         }
@@ -641,13 +642,13 @@ pub(super) fn declared_type(node: Node, src: &[u8]) -> Option<ValueSource> {
             return v.field("return_type").and_then(|t| annotation_path(t, src)).map(ValueSource::Annotation);
         }
         // `export default new Service()`: the value exported.
-        _ if node.parent().is_some_and(|p| p.kind() == "export_statement") => return expression_value(node, src),
+        _ if node.parent().is_some_and(|p| p.kind_name() == "export_statement") => return expression_value(node, src),
         _ => return None,
     };
     let t = node.field(field)?;
     // `Promise<Foo>` returned by an async function is still a Foo to its awaiting callers.
-    let inner = if t.kind() == "type_annotation" { t.named_child(0)? } else { t };
-    if inner.kind() == "generic_type" && inner.field("name").is_some_and(|n| text(n, src) == "Promise") {
+    let inner = if t.kind_name() == "type_annotation" { t.named_child(0)? } else { t };
+    if inner.kind_name() == "generic_type" && inner.field("name").is_some_and(|n| text(n, src) == "Promise") {
         let arg = inner.field("type_arguments").and_then(|a| a.named_child(0))?;
         return annotation_path(arg, src).map(ValueSource::Annotation);
     }
@@ -655,8 +656,8 @@ pub(super) fn declared_type(node: Node, src: &[u8]) -> Option<ValueSource> {
 }
 
 fn annotation_path(t: Node, src: &[u8]) -> Option<String> {
-    let inner = if t.kind() == "type_annotation" { t.named_child(0)? } else { t };
-    match inner.kind() {
+    let inner = if t.kind_name() == "type_annotation" { t.named_child(0)? } else { t };
+    match inner.kind_name() {
         "type_identifier" | "nested_type_identifier" => Some(text(inner, src).into_owned()),
         "generic_type" => inner.field("name").map(|n| text(n, src).into_owned()),
         _ => None,
@@ -668,12 +669,12 @@ fn annotation_path(t: Node, src: &[u8]) -> Option<String> {
 /// bases (a member of a union is found on the first type that declares it).
 pub(super) fn alias_bases(node: Node, src: &[u8]) -> Vec<String> {
     let mut out = Vec::new();
-    if node.kind() != "type_alias_declaration" {
+    if node.kind_name() != "type_alias_declaration" {
         return out;
     }
     let mut stack: Vec<Node> = node.field("value").into_iter().collect();
     while let Some(t) = stack.pop() {
-        match t.kind() {
+        match t.kind_name() {
             "intersection_type" | "union_type" | "parenthesized_type" => {
                 let mut cursor = t.walk();
                 let children: Vec<Node> = t.named_children(&mut cursor).collect();
@@ -698,7 +699,7 @@ pub(super) fn alias_bases(node: Node, src: &[u8]) -> Vec<String> {
 /// gives `Props`; a parameter without one gives an empty entry; trailing empties dropped).
 /// A component declared `const C: FC<Props> = (props) => …` takes `Props` from its type.
 pub(super) fn param_types(node: Node, src: &[u8]) -> Vec<String> {
-    let func = match node.kind() {
+    let func = match node.kind_name() {
         "variable_declarator" | "pair" | "public_field_definition" => node.field("value"),
         _ => Some(node),
     };
@@ -706,10 +707,10 @@ pub(super) fn param_types(node: Node, src: &[u8]) -> Vec<String> {
     if let Some(params) = func.and_then(|f| f.field("parameters")) {
         let mut cursor = params.walk();
         for p in params.named_children(&mut cursor) {
-            match p.kind() {
+            match p.kind_name() {
                 "comment" => {}
                 // `function f(this: Foo, a: A)`: `this` is not passed.
-                "required_parameter" if p.field("pattern").is_some_and(|n| n.kind() == "this") => {}
+                "required_parameter" if p.field("pattern").is_some_and(|n| n.kind_name() == "this") => {}
                 "required_parameter" | "optional_parameter" => {
                     out.push(p.field("type").and_then(|t| annotation_path(t, src)).unwrap_or_default())
                 }
@@ -717,7 +718,7 @@ pub(super) fn param_types(node: Node, src: &[u8]) -> Vec<String> {
             }
         }
     }
-    if node.kind() == "variable_declarator" && out.first().is_none_or(|t| t.is_empty()) {
+    if node.kind_name() == "variable_declarator" && out.first().is_none_or(|t| t.is_empty()) {
         if let Some(props) = node.field("type").and_then(|t| component_props(t, src)) {
             match out.first_mut() {
                 Some(first) => *first = props,
@@ -734,8 +735,8 @@ pub(super) fn param_types(node: Node, src: &[u8]) -> Vec<String> {
 /// The props type of a React function component's declared type (`FC<Props>`,
 /// `React.FunctionComponent<Props>`).
 fn component_props(t: Node, src: &[u8]) -> Option<String> {
-    let inner = if t.kind() == "type_annotation" { t.named_child(0)? } else { t };
-    if inner.kind() != "generic_type" {
+    let inner = if t.kind_name() == "type_annotation" { t.named_child(0)? } else { t };
+    if inner.kind_name() != "generic_type" {
         return None;
     }
     let name = text(inner.field("name")?, src);
@@ -753,7 +754,7 @@ fn component_props(t: Node, src: &[u8]) -> Option<String> {
 /// `None` when the object is checked against nothing the file can name.
 pub(super) fn key_path<'t>(p: &Parents<'t>, key: Node<'t>, src: &[u8]) -> Option<String> {
     let parent = p.of(key)?;
-    let container = match parent.kind() {
+    let container = match parent.kind_name() {
         "pair" | "pair_pattern" => p.of(parent)?,
         "object" | "object_pattern" => parent,
         "object_assignment_pattern" => p.of(parent)?,
@@ -776,13 +777,13 @@ fn object_type_path<'t>(p: &Parents<'t>, object: Node<'t>, src: &[u8]) -> Option
     let mut node = object;
     for _ in 0..super::MAX_SCOPE_WALK {
         let parent = p.of(node)?;
-        let base = match parent.kind() {
+        let base = match parent.kind_name() {
             // Either branch of `c ? { … } : { … }`, `a ?? { … }`: checked against the same type.
             "parenthesized_expression" | "non_null_expression" | "assignment_pattern" | "ternary_expression" => {
                 node = parent;
                 continue;
             }
-            "binary_expression" if parent.field("operator").is_some_and(|o| matches!(o.kind(), "??" | "||" | "&&")) => {
+            "binary_expression" if parent.field("operator").is_some_and(|o| matches!(o.kind_name(), "??" | "||" | "&&")) => {
                 node = parent;
                 continue;
             }
@@ -792,18 +793,18 @@ fn object_type_path<'t>(p: &Parents<'t>, object: Node<'t>, src: &[u8]) -> Option
                 let callee = call.field("function").or_else(|| call.field("constructor"))?;
                 let (path, _) = path_of(callee, src)?;
                 let mut cursor = parent.walk();
-                let index = parent.named_children(&mut cursor).filter(|n| n.kind() != "comment").position(|n| n.id() == node.id())?;
+                let index = parent.named_children(&mut cursor).filter(|n| n.kind_name() != "comment").position(|n| n.id() == node.id())?;
                 Some(format!("{path}(#{index})"))
             }
             "pair" | "pair_pattern" if parent.field("value").is_some_and(|v| v.id() == node.id()) => {
-                let key = parent.field("key").filter(|k| k.kind() == "property_identifier")?;
+                let key = parent.field("key").filter(|k| k.kind_name() == "property_identifier")?;
                 keys.push(text(key, src).into_owned());
                 node = p.of(parent)?;
                 continue;
             }
             "jsx_expression" => {
-                let attr = p.of(parent).filter(|a| a.kind() == "jsx_attribute")?;
-                let name = attr.named_child(0).filter(|n| n.kind() == "property_identifier")?;
+                let attr = p.of(parent).filter(|a| a.kind_name() == "jsx_attribute")?;
+                let name = attr.named_child(0).filter(|n| n.kind_name() == "property_identifier")?;
                 keys.push(text(name, src).into_owned());
                 element_props(p.of(attr)?, src)
             }
@@ -849,7 +850,7 @@ fn returned_from(ret: Node, src: &[u8]) -> Option<String> {
     for _ in 0..super::MAX_SCOPE_WALK {
         node = node.parent()?;
         if matches!(
-            node.kind(),
+            node.kind_name(),
             "function_declaration" | "generator_function_declaration" | "method_definition" | "arrow_function" | "function_expression"
         ) {
             return function_result(node, src);
@@ -862,12 +863,12 @@ fn returned_from(ret: Node, src: &[u8]) -> Option<String> {
 /// assigned to `const make`), `this.make()` for a method; only when it declares its return type.
 fn function_result(func: Node, src: &[u8]) -> Option<String> {
     func.field("return_type")?;
-    let name = match func.kind() {
+    let name = match func.kind_name() {
         "function_declaration" | "generator_function_declaration" => text(func.field("name")?, src).into_owned(),
         "method_definition" => format!("this.{}", text(func.field("name")?, src)),
         _ => {
-            let decl = func.parent().filter(|p| p.kind() == "variable_declarator")?;
-            text(decl.field("name").filter(|n| n.kind() == "identifier")?, src).into_owned()
+            let decl = func.parent().filter(|p| p.kind_name() == "variable_declarator")?;
+            text(decl.field("name").filter(|n| n.kind_name() == "identifier")?, src).into_owned()
         }
     };
     Some(format!("{name}()"))
@@ -880,18 +881,18 @@ fn function_result(func: Node, src: &[u8]) -> Option<String> {
 pub(super) fn destructured_parameter_of<'t>(p: &Parents<'t>, ident: Node<'t>, src: &[u8]) -> Option<(Node<'t>, Option<u32>, String)> {
     let mut keys: Vec<String> = Vec::new();
     let mut cur = ident;
-    if cur.kind() == "shorthand_property_identifier_pattern" {
+    if cur.kind_name() == "shorthand_property_identifier_pattern" {
         keys.push(text(cur, src).into_owned());
         cur = p.of(cur)?;
-        if cur.kind() == "object_assignment_pattern" {
+        if cur.kind_name() == "object_assignment_pattern" {
             cur = p.of(cur)?;
         }
     }
     for _ in 0..8 {
-        match cur.kind() {
+        match cur.kind_name() {
             "object_pattern" => {
                 let parent = p.of(cur)?;
-                if matches!(parent.kind(), "required_parameter" | "optional_parameter") {
+                if matches!(parent.kind_name(), "required_parameter" | "optional_parameter") {
                     let (func, index, _) = parameter_of(p, cur)?;
                     keys.reverse();
                     return (!keys.is_empty()).then(|| (func, index, keys.join(".")));
@@ -899,7 +900,7 @@ pub(super) fn destructured_parameter_of<'t>(p: &Parents<'t>, ident: Node<'t>, sr
                 cur = parent;
             }
             "pair_pattern" => {
-                let key = cur.field("key").filter(|k| k.kind() == "property_identifier")?;
+                let key = cur.field("key").filter(|k| k.kind_name() == "property_identifier")?;
                 keys.push(text(key, src).into_owned());
                 cur = p.of(cur)?;
             }
@@ -917,22 +918,22 @@ pub(super) fn destructured_parameter_of<'t>(p: &Parents<'t>, ident: Node<'t>, sr
 pub(super) fn parameter_of<'t>(p: &Parents<'t>, ident: Node<'t>) -> Option<(Node<'t>, Option<u32>, u8)> {
     let parent = p.of(ident)?;
     // `x => …`: the arrow's only parameter.
-    if parent.kind() == "arrow_function" && parent.field("parameter").is_some_and(|p| p.id() == ident.id()) {
+    if parent.kind_name() == "arrow_function" && parent.field("parameter").is_some_and(|p| p.id() == ident.id()) {
         return Some((parent, Some(0), 0));
     }
-    let (param, splat) = match parent.kind() {
+    let (param, splat) = match parent.kind_name() {
         "required_parameter" | "optional_parameter" if parent.field("pattern").is_some_and(|p| p.id() == ident.id()) => (parent, 0),
-        "rest_pattern" => (p.of(parent).filter(|p| p.kind() == "required_parameter").unwrap_or(parent), 1),
+        "rest_pattern" => (p.of(parent).filter(|p| p.kind_name() == "required_parameter").unwrap_or(parent), 1),
         "formal_parameters" => (ident, 0),
         _ => return None,
     };
-    let list = if param.kind() == "formal_parameters" { param } else { p.of(param)? };
-    let list = if list.kind() == "formal_parameters" { list } else { p.of(list).filter(|l| l.kind() == "formal_parameters")? };
+    let list = if param.kind_name() == "formal_parameters" { param } else { p.of(param)? };
+    let list = if list.kind_name() == "formal_parameters" { list } else { p.of(list).filter(|l| l.kind_name() == "formal_parameters")? };
     let func = p.of(list)?;
     let mut index = 0u32;
     let mut c = list.walk();
     for p in list.named_children(&mut c) {
-        if p.kind() == "comment" || p.field("pattern").is_some_and(|n| n.kind() == "this") {
+        if p.kind_name() == "comment" || p.field("pattern").is_some_and(|n| n.kind_name() == "this") {
             continue;
         }
         if p.id() == param.id() || p.id() == ident.id() {

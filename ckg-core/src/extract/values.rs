@@ -12,7 +12,7 @@ use super::scopes::{Local, Locals, Nesting, bind, binding_at};
 use super::syntax::{path_of, position, short_text, text};
 use super::{File, python, typescript};
 use crate::facts::{FileFacts, LocalBinding, SymbolFact, SymbolKind, ValueSource};
-use crate::field::Field;
+use crate::field::{Field, Kind};
 use crate::lang::{DefKind, Lang};
 
 /// A binding that is a value symbol: a module-level name, a Python class-body name, a TS
@@ -105,7 +105,7 @@ pub(super) fn call_args(
     facts: &FileFacts,
 ) -> Vec<(String, ValueSource)> {
     let value = |n: Node| -> Option<ValueSource> {
-        match n.kind() {
+        match n.kind_name() {
             "identifier" | "attribute" | "member_expression" => {
                 let (p, _) = path_of(n, src)?;
                 match bind(lang, &p, n.start_byte(), inner, src_sym, nesting, locals, facts) {
@@ -144,7 +144,7 @@ pub(super) fn call_args(
 
 /// The arguments a call passes ([`arguments`] of its argument list; none without one).
 pub(super) fn passed_arguments<'t, 's>(call: Node<'t>, src: &'s [u8]) -> Vec<(ArgKey<'s>, Node<'t>)> {
-    match call.field("arguments").filter(|a| matches!(a.kind(), "argument_list" | "arguments")) {
+    match call.field("arguments").filter(|a| matches!(a.kind_name(), "argument_list" | "arguments")) {
         Some(list) => arguments(list, src),
         None => Vec::new(),
     }
@@ -157,7 +157,7 @@ pub(super) fn arguments<'t, 's>(list: Node<'t>, src: &'s [u8]) -> Vec<(ArgKey<'s
     let mut index = 0u32;
     let mut c = list.walk();
     for a in list.named_children(&mut c) {
-        match a.kind() {
+        match a.kind_name() {
             "keyword_argument" => {
                 if let (Some(name), Some(v)) = (a.field("name"), a.field("value")) {
                     out.push((ArgKey::Keyword(text(name, src)), v));
@@ -306,10 +306,10 @@ impl<'t> File<'t, '_> {
         let mut attr_types: Vec<(u32, ValueSource)> = Vec::new();
         let mut attr_params: AttrParams = Map::default();
         for (d, (kind, node, _)) in caps.defs.iter().enumerate() {
-            if *kind != DefKind::Property || node.kind() != "assignment" {
+            if *kind != DefKind::Property || node.kind_name() != "assignment" {
                 continue;
             }
-            let Some(right) = node.field("right").filter(|r| r.kind() == "identifier") else { continue };
+            let Some(right) = node.field("right").filter(|r| r.kind_name() == "identifier") else { continue };
             let name = text(right, src).into_owned();
             let scope = interval_of_def[d].and_then(|i| iv[i].scope_above);
             let Some(local) = scope.and_then(|s| locals.get(s, &name)).map(|b| &binding_at(b, node.start_byte()).local) else {
@@ -340,7 +340,7 @@ impl<'t> File<'t, '_> {
                 continue;
             }
             // `return {"open": on_open}`: a literal container.
-            if matches!(callee.kind(), "dictionary" | "list") {
+            if matches!(callee.kind_name(), "dictionary" | "list") {
                 // Its names are read where it is returned: a nested function or a local is what it
                 // is bound to there (the resolver reads the rest at module level).
                 if let Some(ValueSource::Items(items)) = python::items(*callee, src, 0) {
@@ -364,7 +364,7 @@ impl<'t> File<'t, '_> {
                 continue;
             }
             let Some((p, _)) = path_of(*callee, src) else { continue };
-            let value = if self.parents.of(*callee).is_some_and(|n| n.kind() == "return_statement") {
+            let value = if self.parents.of(*callee).is_some_and(|n| n.kind_name() == "return_statement") {
                 // `return inner` / `return handler` / `return self`.
                 match bind(lang, &p, point.0, point.2, owner, nesting, locals, facts) {
                     LocalBinding::Def(q) => Some(ValueSource::Def(q)),

@@ -11,7 +11,7 @@ use tree_sitter::Node;
 use tree_sitter::{QueryCursor, StreamingIterator};
 
 use crate::facts::RefKind;
-use crate::field::Field;
+use crate::field::{Field, Kind};
 #[cfg(test)]
 use crate::lang::LanguageConfig;
 use crate::lang::{Capture, DefKind, Grammar};
@@ -210,7 +210,7 @@ fn pattern_bindings<'t>(pattern: Node<'t>, out: &mut Vec<Node<'t>>) {
     let mut stack = vec![pattern];
     let mut found = Vec::new();
     while let Some(n) = stack.pop() {
-        match n.kind() {
+        match n.kind_name() {
             "identifier" | "shorthand_property_identifier_pattern" => found.push(n),
             "pair_pattern" => stack.extend(n.field("value")),
             "assignment_pattern" | "object_assignment_pattern" => stack.extend(n.field("left")),
@@ -257,7 +257,7 @@ fn repo() -> std::path::PathBuf {
 /// Every list of the captures, one line per item, nodes as kind and byte range.
 #[cfg(test)]
 fn listing(c: &Captures) -> Vec<String> {
-    let at = |n: Node| format!("{}@{}..{}", n.kind(), n.start_byte(), n.end_byte());
+    let at = |n: Node| format!("{}@{}..{}", n.kind_name(), n.start_byte(), n.end_byte());
     let name = |n: Option<Node>| n.map(at).unwrap_or_default();
     let mut out = Vec::new();
     out.extend(c.defs.iter().map(|(k, n, nm)| format!("def {k:?} {} {}", at(*n), name(*nm))));

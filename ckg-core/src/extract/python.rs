@@ -161,10 +161,13 @@ pub(super) fn container_writes(root: Node, src: &[u8]) -> Vec<(usize, String, Op
             "call" => {
                 let Some(f) = e.field("function").filter(|f| f.kind_name() == "attribute") else { continue };
                 let (Some(object), Some(method)) = (f.field("object"), f.field("attribute")) else { continue };
-                let method = text(method, src);
+                if object.kind_name() != "identifier" {
+                    continue;
+                }
                 // Most calls made as statements are not a container's (`log.info(...)`): their
                 // arguments are not read.
-                if object.kind_name() != "identifier" || !CONTAINER_METHODS.contains(&method.as_ref()) {
+                let method = text(method, src);
+                if !CONTAINER_METHODS.contains(&method.as_ref()) {
                     continue;
                 }
                 let Some(args) = e.field("arguments") else { continue };

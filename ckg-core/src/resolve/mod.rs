@@ -413,21 +413,26 @@ pub fn resolve_into<E>(input: &ResolveInput, files: &[i64], mut sink: impl FnMut
                     .map(|&f| {
                         LOOKUPS.with(|l| l.borrow_mut().clear());
                         let refs = refs_by_file.get(&f).map(Vec::as_slice).unwrap_or(&[]);
-                        let edges = resolver.file_edges(f, refs);
+                        let mut edges = resolver.file_edges(f, refs);
+                        // By site: each file's edges are stored as one ascending range of ids.
+                        // Sorted here, on the thread that resolved them: every edge of a file
+                        // has its site in that file, so the batch's files in order are its
+                        // edges in order (one serial sort of each batch was ~1 % of django's
+                        // full index, while the other core waited).
+                        debug_assert!(edges.iter().all(|e| e.file == f));
+                        edges.sort_by(|a, b| (a.line, a.col).cmp(&(b.line, b.col)).then_with(|| a.cmp(b)));
                         let mut keys = LOOKUPS.with(|l| std::mem::take(&mut *l.borrow_mut()));
                         keys.sort_unstable();
                         keys.dedup();
                         (f, edges, keys)
                     })
                     .collect();
-                let mut edges = Vec::new();
+                let mut edges = Vec::with_capacity(per_file.iter().map(|(_, e, _)| e.len()).sum());
                 let mut lookups = Vec::with_capacity(per_file.len());
                 for (f, e, k) in per_file {
                     edges.extend(e);
                     lookups.push((f, k));
                 }
-                // By site: each file's edges are stored as one ascending range of ids.
-                edges.sort_by(|a, b| (a.file, a.line, a.col).cmp(&(b.file, b.line, b.col)).then_with(|| a.cmp(b)));
                 if sender.send(Resolution { edges, lookups }).is_err() {
                     return; // the sink failed
                 }

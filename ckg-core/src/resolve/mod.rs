@@ -398,6 +398,8 @@ const BATCH: usize = 256;
 /// are the sorted edges of all files, whatever the thread scheduling. Stops at the sink's first
 /// error.
 pub fn resolve_into<E>(input: &ResolveInput, files: &[i64], mut sink: impl FnMut(Resolution) -> Result<(), E>) -> Result<(), E> {
+    // Each batch's files in order are its edges in order (below).
+    debug_assert!(files.is_sorted());
     let resolver = Resolver::new(input);
     let mut refs_by_file: Map<i64, Vec<&crate::store::RefRow>> = Map::default();
     for r in &input.refs {

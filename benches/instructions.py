@@ -10,8 +10,9 @@ instruction counts by 0.3 %). Instruction counts do not move: each BINARY runs
 (one thread, so the count is the same run after run), and the difference is what extraction
 costs beyond the parse. The simulated first-level cache misses (data / instruction) are
 printed too (instruction misses move by a few per cent with the code's layout from one build
-to the next, even in code a change did not touch): extraction walks trees the parse has just built, and misses, not instructions,
-make most of its time (on pytest its instructions are ~0.6x the parse's, its time ~1x).
+to the next, even in code a change did not touch). Count both: on pytest extraction runs ~0.6x
+the parse's instructions in ~1x its time, with more misses (it walks trees the parse has just
+built), and a step that traded instructions for misses did not move the wall clock.
 
 CORPUS is an id of corpora/cache (py-m, ts-m, ...: `corpora/fetch.sh`) or a directory. About
 20x slower than a plain run: pytest (py-m) takes ~25 s per run, ~50 s with the cache simulation.

@@ -28,17 +28,12 @@ pub(crate) fn path_of_any_entry<'t>(node: Node<'t>, src: &[u8]) -> Option<(Strin
     written_path(node, src, true)
 }
 
-/// Segments of a written path kept on the stack before the rest go to the heap.
-const INLINE_SEGMENTS: usize = 8;
-
 fn written_path<'t>(node: Node<'t>, src: &[u8], any_entry: bool) -> Option<(String, Node<'t>)> {
     // From the last segment to the first, each with whether it is called; the text of a name
     // borrowed from the source (one allocation for the whole path). The first few segments
     // are kept on the stack: most paths have at most three, and growing a list for them was
     // ~1 % of extraction.
-    let mut inline: [(std::borrow::Cow<str>, bool); INLINE_SEGMENTS] = Default::default();
-    let mut spilled: Vec<(std::borrow::Cow<str>, bool)> = Vec::new();
-    let mut count = 0;
+    let mut segments: smallvec::SmallVec<[(std::borrow::Cow<str>, bool); 8]> = smallvec::SmallVec::new();
     let mut cur = node;
     let mut pending_call = false;
     let mut last: Option<Node> = None;
@@ -110,20 +105,14 @@ fn written_path<'t>(node: Node<'t>, src: &[u8], any_entry: bool) -> Option<(Stri
             return None;
         }
         last.get_or_insert(named);
-        let entry = (segment, std::mem::take(&mut pending_call));
-        match inline.get_mut(count) {
-            Some(slot) => *slot = entry,
-            None => spilled.push(entry),
-        }
-        count += 1;
+        segments.push((segment, std::mem::take(&mut pending_call)));
         match next {
             Some(n) => cur = n,
             None => break,
         }
     }
-    let segments = || inline[..count.min(INLINE_SEGMENTS)].iter().chain(&spilled);
-    let mut path = String::with_capacity(segments().map(|(s, _)| s.len() + 3).sum());
-    for (segment, called) in segments().rev() {
+    let mut path = String::with_capacity(segments.iter().map(|(s, _)| s.len() + 3).sum());
+    for (segment, called) in segments.iter().rev() {
         if !path.is_empty() {
             path.push('.');
         }

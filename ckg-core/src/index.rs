@@ -928,8 +928,14 @@ fn write_edges(tx: &mut WriteTx, input: &crate::store::ResolveInput, files: &[i6
         all
     });
     let mut time = started.elapsed();
+    let mut facts_indexed = false;
     resolve::resolve_into(input, files, |batch| {
         let w = Instant::now();
+        // While the next batches resolve: the writer is otherwise idle until they come.
+        if !facts_indexed {
+            tx.index_facts()?;
+            facts_indexed = true;
+        }
         let batch_files: Vec<i64> = batch.lookups.iter().map(|(file, _)| *file).collect();
         tx.write_edges(&batch_files, &batch.edges)?;
         for (file, keys) in &batch.lookups {

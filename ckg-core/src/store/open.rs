@@ -6,7 +6,9 @@ use std::path::{Path, PathBuf};
 
 use rusqlite::{Connection, OpenFlags};
 
-use super::schema::{APPLICATION_ID, FRESH_BUILD_PRAGMAS, INDEXES, RARE_ROW_INDEXES, SCHEMA, SCHEMA_VERSION, configure_writer};
+use super::schema::{
+    APPLICATION_ID, FACT_INDEXES, FRESH_BUILD_PRAGMAS, INDEXES, RARE_ROW_INDEXES, SCHEMA, SCHEMA_VERSION, configure_writer,
+};
 use super::write::WriteTx;
 use crate::error::{Error, Result};
 
@@ -144,6 +146,7 @@ impl Store {
         let threads = std::thread::available_parallelism().map(|n| n.get().min(4)).unwrap_or(1);
         self.conn.pragma_update(None, "threads", threads as i64).map_err(sql)?;
         self.conn.execute_batch("PRAGMA temp_store = FILE; PRAGMA cache_size = -1024;").map_err(sql)?;
+        self.conn.execute_batch(FACT_INDEXES).map_err(sql)?;
         self.conn.execute_batch(INDEXES).map_err(sql)?;
         self.conn.execute_batch("PRAGMA locking_mode = NORMAL; PRAGMA journal_mode = WAL;").map_err(sql)?;
         self.conn.close().map_err(|(_, e)| sql(e))?;

@@ -165,15 +165,23 @@ pub(super) fn code(list: &[&str], name: &str) -> i64 {
 /// the end. `edges_dst` leaves out the unresolved edges (a fifth of django's 356k), which no
 /// lookup by destination can find (`dst_id = ?` implies `dst_id IS NOT NULL`, so SQLite uses
 /// the partial index): building it took 0.39 -> 0.27 s on django's edges in SQLite alone.
+/// The fact tables' indexes ([`FACT_INDEXES`]) are usually built before this runs.
 pub(super) const INDEXES: &str = "
-CREATE INDEX symbols_file ON symbols(file_id);
-CREATE INDEX symbols_name ON symbols(name);
-CREATE INDEX imports_file ON imports(file_id);
-CREATE INDEX exports_file ON exports(file_id);
-CREATE INDEX diagnostics_path ON diagnostics(path);
 CREATE INDEX edges_src ON edge_rows(src_id);
 CREATE INDEX edges_dst ON edge_rows(dst_id) WHERE dst_id IS NOT NULL;
 CREATE INDEX edges_unresolved ON edge_rows(dst_last) WHERE dst_id IS NULL;
+";
+
+/// The fact tables' indexes. A fresh build makes them once the facts are stored, while
+/// resolution runs on the other threads (the writer waits for its first edges then), rather
+/// than with the edges' indexes at the end, when one core builds them and the other is idle;
+/// [`INDEXES`] makes any it did not.
+pub(super) const FACT_INDEXES: &str = "
+CREATE INDEX IF NOT EXISTS symbols_file ON symbols(file_id);
+CREATE INDEX IF NOT EXISTS symbols_name ON symbols(name);
+CREATE INDEX IF NOT EXISTS imports_file ON imports(file_id);
+CREATE INDEX IF NOT EXISTS exports_file ON exports(file_id);
+CREATE INDEX IF NOT EXISTS diagnostics_path ON diagnostics(path);
 ";
 
 /// Partial indexes of rare rows (a few hundred of django's 356k edges), created with the

@@ -522,6 +522,15 @@ impl WriteTx<'_> {
         Ok(id)
     }
 
+    /// In a fresh build, the fact tables' secondary indexes, once their rows are stored (see
+    /// `schema::FACT_INDEXES`); an update has them already.
+    pub fn index_facts(&self) -> Result<()> {
+        if self.fresh {
+            self.tx.execute_batch(super::schema::FACT_INDEXES).map_err(|e| Error::sqlite(self.path, e))?;
+        }
+        Ok(())
+    }
+
     /// Whether two files defined one qname in this run (see `claim_symbol`).
     pub fn had_qname_conflicts(&self) -> bool {
         self.qname_conflicts.get()

@@ -767,6 +767,36 @@ fn a_deleted_definition_unresolves_its_callers_and_a_re_added_one_binds_them_aga
     assert!(edges(&repo.export()).contains(&"calls a.ts#a -> lib.ts#target [exact]".to_string()));
 }
 
+/// Many files import one name through a barrel module (`export * from` each module). The
+/// resolver looks the barrel's member up once and reuses the answer for the other files; each
+/// of them must still depend on what that lookup read, so that moving the definition from
+/// one re-exported module to another re-resolves them all, as a fresh index would.
+#[test]
+fn files_importing_through_a_barrel_follow_a_definition_moved_behind_it() {
+    let repo = Repo::new();
+    repo.write("lib.ts", "export function target() { return 1; }\n");
+    repo.write("other.ts", "export function other() { return 0; }\n");
+    repo.write("index.ts", "export * from './other';\nexport * from './lib';\n");
+    let consumers: Vec<String> = (0..8).map(|i| format!("c{i}.ts")).collect();
+    for (i, c) in consumers.iter().enumerate() {
+        repo.write(c, format!("import {{ target }} from './index';\nexport function c{i}() {{ return target(); }}\n"));
+    }
+    repo.index_json(&[]);
+    let e = edges(&repo.export());
+    for (i, c) in consumers.iter().enumerate() {
+        assert!(e.contains(&format!("calls {c}#c{i} -> lib.ts#target [exact]")), "{e:#?}");
+    }
+    repo.write("lib.ts", "export function lib() { return 1; }\n");
+    repo.write("other.ts", "export function other() { return 0; }\nexport function target() { return 2; }\n");
+    let s = repo.index_json(&[]);
+    assert_eq!(s["parsed"], 2);
+    let e = edges(&repo.export());
+    for (i, c) in consumers.iter().enumerate() {
+        assert!(e.contains(&format!("calls {c}#c{i} -> other.ts#target [exact]")), "{e:#?}");
+    }
+    assert_eq!(repo.export(), repo.fresh_export(&[]));
+}
+
 #[test]
 fn a_new_override_shadows_the_inherited_method_for_existing_callers() {
     let repo = Repo::new();

@@ -183,7 +183,12 @@ pub struct Resolver<'a> {
     function_members: std::sync::OnceLock<Map<i64, Vec<i64>>>,
     /// Classes' MROs as computed with nothing else being looked up ([`Resolver::linearization`]).
     mros: std::sync::RwLock<Map<i64, std::sync::Arc<Kept<classes::Linearized>>>>,
+    /// Modules' members as looked up with nothing else being looked up, by (module file,
+    /// hops so far) and name ([`Resolver::module_member`]).
+    members: std::sync::RwLock<MemberMemo>,
 }
+
+type MemberMemo = Map<(i64, usize), Map<Box<str>, std::sync::Arc<Kept<Option<Target>>>>>;
 
 /// Symbols' positions by id. Ids are row ids, dense in practice: then a vector indexed by id
 /// (built and read without hashing), else a map.
@@ -270,6 +275,7 @@ impl<'a> Resolver<'a> {
             common_methods: builtins::COMMON_METHODS.iter().copied().collect(),
             function_members: std::sync::OnceLock::new(),
             mros: std::sync::RwLock::default(),
+            members: std::sync::RwLock::default(),
         }
     }
 

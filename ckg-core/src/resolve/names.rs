@@ -7,7 +7,7 @@ use std::cell::RefCell;
 
 use super::answer::{Hop, hop};
 use super::modules::ModuleTarget;
-use super::{EXACT, MAX_HOPS, Resolver, Target, UNRESOLVED};
+use super::{EXACT, Kept, MAX_HOPS, NESTING, NESTING_PEAK, RECORD_HOPS, Resolver, Target, UNRESOLVED, recorded_mark};
 use crate::facts::{ImportKind, LocalBinding, SymbolKind};
 use crate::store::ImportRow;
 
@@ -99,10 +99,43 @@ impl Resolver<'_> {
     }
 
     /// A name visible as a member of a module: a definition, a submodule, a re-export.
+    ///
+    /// Kept for later when looked up with nothing else being looked up: what a module's
+    /// member denotes is then the same wherever it is asked, unless the lookup went through a
+    /// path (`module.exports = { run: lib.run }`), whose resolution notes what the current
+    /// reference passes through. A barrel module (`export * from './a'` for a few dozen
+    /// modules) is otherwise searched again for each reference to a name imported from it.
     pub(super) fn module_member(&self, file: i64, name: &str, hops: usize) -> Option<Target> {
         if hops > MAX_HOPS {
             return None;
         }
+        if !looking_up_nothing() || RECORD_HOPS.with(|r| r.get()) {
+            return self.module_member_now(file, name, hops);
+        }
+        let kept = self.members.read().ok().and_then(|m| m.get(&(file, hops)).and_then(|names| names.get(name)).cloned());
+        if let Some(kept) = kept {
+            return kept.reuse().clone();
+        }
+        let keys_from = recorded_mark();
+        let nesting = NESTING.with(|n| n.get());
+        let peak = NESTING_PEAK.with(|p| p.replace(nesting));
+        let found = self.module_member_now(file, name, hops);
+        let reached = NESTING_PEAK.with(|p| {
+            let reached = p.get();
+            p.set(reached.max(peak));
+            reached
+        });
+        // No path was resolved on the way (each holds a nesting level).
+        if reached <= nesting {
+            if let Ok(mut m) = self.members.write() {
+                m.entry((file, hops)).or_default().insert(name.into(), Kept::since(keys_from, found.clone()));
+            }
+        }
+        found
+    }
+
+    /// [`Resolver::module_member`], looked up now.
+    fn module_member_now(&self, file: i64, name: &str, hops: usize) -> Option<Target> {
         let _looking_up = LookingUp::enter(file, name)?;
         let lang = self.file_lang(file);
         let module = self.module_qname(file)?;
@@ -211,8 +244,8 @@ impl Resolver<'_> {
 
     /// Whether `from m import *` brings `name` (respecting `__all__`, else public names).
     pub(super) fn star_exports(&self, file: i64, name: &str) -> bool {
-        let all: Vec<&str> = self.exports_of(file).iter().map(|&k| self.input.exports[k].name.as_str()).collect();
-        if all.is_empty() { !name.starts_with('_') } else { all.contains(&name) }
+        let all = self.exports_of(file);
+        if all.is_empty() { !name.starts_with('_') } else { all.iter().any(|&k| self.input.exports[k].name == name) }
     }
 
     /// Resolves the first name of a path that extraction left free, as seen from `src`.

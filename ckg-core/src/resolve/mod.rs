@@ -129,7 +129,12 @@ struct Kept<V> {
 impl<V> Kept<V> {
     /// `value`, computed since `mark` ([`recorded_mark`]).
     fn since(mark: usize, value: V) -> std::sync::Arc<Kept<V>> {
-        std::sync::Arc::new(Kept { value, keys: LOOKUPS.with(|l| l.borrow()[mark..].to_vec()) })
+        // Each reuse replays the keys: once each (a barrel module's member reads the same
+        // module paths and exports again for each star re-export it goes through).
+        let mut keys = LOOKUPS.with(|l| l.borrow()[mark..].to_vec());
+        keys.sort_unstable();
+        keys.dedup();
+        std::sync::Arc::new(Kept { value, keys })
     }
 
     /// The value, its keys recorded again for the file being resolved now.
@@ -429,9 +434,15 @@ pub fn resolve_into<E>(input: &ResolveInput, files: &[i64], mut sink: impl FnMut
                         // full index, while the other core waited).
                         debug_assert!(edges.iter().all(|e| e.file == f));
                         edges.sort_by(|a, b| (a.line, a.col).cmp(&(b.line, b.col)).then_with(|| a.cmp(b)));
-                        let mut keys = LOOKUPS.with(|l| std::mem::take(&mut *l.borrow_mut()));
-                        keys.sort_unstable();
-                        keys.dedup();
+                        // The thread's buffer keeps its room for the next file.
+                        let keys = LOOKUPS.with(|l| {
+                            let mut l = l.borrow_mut();
+                            l.sort_unstable();
+                            l.dedup();
+                            let keys = l.clone();
+                            l.clear();
+                            keys
+                        });
                         (f, edges, keys)
                     })
                     .collect();

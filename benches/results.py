@@ -92,7 +92,9 @@ def lines_of(path, exts):
 
 
 def ensure_tools(peers):
-    sh(["cargo", "build", "--release", "--locked", "-q"], cwd=ROOT)
+    # Both binaries: the workspace's default build is `ckg` alone, and a fresh checkout has no
+    # `ckg-gen` for the generated corpora.
+    sh(["cargo", "build", "--release", "--locked", "-q", "-p", "ckg", "-p", "ckg-gen"], cwd=ROOT)
     if not peers:
         return {}
     found = {}

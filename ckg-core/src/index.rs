@@ -348,6 +348,9 @@ pub fn index_with(config: &IndexConfig, progress: &(dyn Fn(Progress) + Sync), se
 
     let mut changes = Changes::new(fresh, cache.is_some() || can_preload, &discovery);
     let (to_parse, unchanged) = files_to_parse(&tx, &discovery, &states, &skipped, &mut changes)?;
+    if fresh {
+        changes.memory_input.reserve_for_source(to_parse.len(), to_parse.iter().map(|f| f.size).sum());
+    }
     progress(Progress::Discovered { files: discovery.files.len(), to_parse: to_parse.len() });
 
     let jobs = parse_jobs(config.jobs);

@@ -217,13 +217,14 @@ impl ResolveInput {
     /// moved them (django's 348k references, 136 bytes each) into memory faulted in anew
     /// (~1.5 % of its full index). The corpora have a reference in 51–64 bytes of source, a
     /// definition in 298–626, an import in 593–2483; room is made for more, and room not
-    /// used is address space that no page backs.
+    /// used is address space that no page backs. Room refused (a very large tree on a system
+    /// that counts address space) is only room: the lists then grow as they did.
     pub fn reserve_for_source(&mut self, files: usize, bytes: u64) {
         let bytes = usize::try_from(bytes).unwrap_or(usize::MAX);
-        self.files.reserve(files);
-        self.refs.reserve(bytes / 40);
-        self.symbols.reserve(bytes / 256);
-        self.imports.reserve(bytes / 512);
+        let _ = self.files.try_reserve(files);
+        let _ = self.refs.try_reserve(bytes / 40);
+        let _ = self.symbols.try_reserve(bytes / 256);
+        let _ = self.imports.try_reserve(bytes / 512);
     }
 
     /// Adds a file just written (with the ids `put_file` gave its symbols), so a fresh build

@@ -5,7 +5,7 @@ use std::cell::RefCell;
 use std::sync::Arc;
 
 use super::paths::MAX_NESTING;
-use super::{Kept, NESTING, NESTING_PEAK, RECORD_HOPS, Resolver, Target, UNRESOLVED, record, recorded_mark};
+use super::{Kept, NESTING, RECORD_HOPS, Resolver, Target, UNRESOLVED, deepest_nesting_of, record, recorded_mark};
 use crate::facts::{LocalBinding, SymbolKind};
 use crate::store::SymbolRow;
 
@@ -96,13 +96,7 @@ impl Resolver<'_> {
             return self.mro(class, 0).into();
         }
         let keys_from = recorded_mark();
-        let peak = NESTING_PEAK.with(|p| p.replace(nesting));
-        let mro: Arc<[i64]> = self.mro(class, 0).into();
-        let reached = NESTING_PEAK.with(|p| {
-            let reached = p.get();
-            p.set(reached.max(peak));
-            reached
-        });
+        let (mro, reached) = deepest_nesting_of(|| -> Arc<[i64]> { self.mro(class, 0).into() });
         // Cut short by the nesting bound: that depends on where it was asked.
         if reached <= MAX_NESTING {
             let done = Kept::since(keys_from, Linearized { mro: mro.clone(), nesting: reached - nesting });

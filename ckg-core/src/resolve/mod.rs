@@ -119,6 +119,21 @@ fn recorded_mark() -> usize {
     LOOKUPS.with(|l| l.borrow().len())
 }
 
+/// Runs `compute` and gives the deepest path nesting ([`NESTING`]) it reached, at least the
+/// nesting it started at: how far an answer kept for later may be from where it was computed
+/// (the MROs), or whether it resolved a path at all (modules' members).
+fn deepest_nesting_of<T>(compute: impl FnOnce() -> T) -> (T, usize) {
+    let nesting = NESTING.with(|n| n.get());
+    let peak = NESTING_PEAK.with(|p| p.replace(nesting));
+    let value = compute();
+    let reached = NESTING_PEAK.with(|p| {
+        let reached = p.get();
+        p.set(reached.max(peak));
+        reached
+    });
+    (value, reached)
+}
+
 /// An answer the resolver keeps for later, with the lookup keys its computation recorded: each
 /// file that reuses it depends on them as if it had computed the answer itself.
 struct Kept<V> {

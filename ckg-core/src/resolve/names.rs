@@ -7,7 +7,7 @@ use std::cell::RefCell;
 
 use super::answer::{Hop, hop};
 use super::modules::ModuleTarget;
-use super::{EXACT, Kept, MAX_HOPS, NESTING, NESTING_PEAK, RECORD_HOPS, Resolver, Target, UNRESOLVED, recorded_mark};
+use super::{EXACT, Kept, MAX_HOPS, NESTING, RECORD_HOPS, Resolver, Target, UNRESOLVED, deepest_nesting_of, recorded_mark};
 use crate::facts::{ImportKind, LocalBinding, SymbolKind};
 use crate::store::ImportRow;
 
@@ -118,13 +118,7 @@ impl Resolver<'_> {
         }
         let keys_from = recorded_mark();
         let nesting = NESTING.with(|n| n.get());
-        let peak = NESTING_PEAK.with(|p| p.replace(nesting));
-        let found = self.module_member_now(file, name, hops);
-        let reached = NESTING_PEAK.with(|p| {
-            let reached = p.get();
-            p.set(reached.max(peak));
-            reached
-        });
+        let (found, reached) = deepest_nesting_of(|| self.module_member_now(file, name, hops));
         // No path was resolved on the way (each holds a nesting level).
         if reached <= nesting {
             if let Ok(mut m) = self.members.write() {

@@ -175,7 +175,7 @@ CREATE INDEX edges_unresolved ON edge_rows(dst_last) WHERE dst_id IS NULL;
 /// The fact tables' indexes. A fresh build makes them once the facts are stored, while
 /// resolution runs on the other threads (the writer waits for its first edges then), rather
 /// than with the edges' indexes at the end, when one core builds them and the other is idle;
-/// [`INDEXES`] makes any it did not.
+/// `Store::finish` makes any it did not (a build that resolved nothing), before [`INDEXES`].
 pub(super) const FACT_INDEXES: &str = "
 CREATE INDEX IF NOT EXISTS symbols_file ON symbols(file_id);
 CREATE INDEX IF NOT EXISTS symbols_name ON symbols(name);

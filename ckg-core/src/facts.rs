@@ -321,7 +321,7 @@ pub const ANY_ENTRY: &str = "[*]";
 
 /// How the first segment of a reference's path is bound inside its own file, decided by
 /// extraction from the file's scopes alone.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum LocalBinding {
     /// Not bound in any function or block scope: the resolver looks at module-level
     /// definitions, imports, star imports and builtins.
@@ -338,7 +338,7 @@ pub enum LocalBinding {
 
 /// Where a variable's value came from, as written: `x = Foo()`, `x = new Foo()`, `x = a.b`,
 /// or a type annotation `x: Foo`.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum ValueSource {
     Call(String),
     New(String),

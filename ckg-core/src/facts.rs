@@ -396,16 +396,33 @@ impl ValueSource {
 
     /// A compact text form stored in the database: `call:a.b`, `new:Foo`, `alias:x`, `type:T`.
     pub fn encode(&self) -> String {
-        match self {
-            ValueSource::Call(p) => format!("call:{p}"),
-            ValueSource::New(p) => format!("new:{p}"),
-            ValueSource::Alias(p) => format!("alias:{p}"),
-            ValueSource::Annotation(p) => format!("type:{p}"),
-            ValueSource::Def(q) => format!("def:{q}"),
-            ValueSource::SelfOf(q) => format!("self:{q}"),
-            ValueSource::Items(items) => format!("items:{}", serde_json::to_string(items).unwrap_or_default()),
-            ValueSource::Each(inner) => format!("each:{}", inner.encode()),
-        }
+        let mut out = String::new();
+        self.encode_into(&mut out);
+        out
+    }
+
+    /// Appends [`ValueSource::encode`] to `out` (this runs for most of a build's references).
+    pub fn encode_into(&self, out: &mut String) {
+        let (tag, text) = match self {
+            ValueSource::Call(p) => ("call:", p),
+            ValueSource::New(p) => ("new:", p),
+            ValueSource::Alias(p) => ("alias:", p),
+            ValueSource::Annotation(p) => ("type:", p),
+            ValueSource::Def(q) => ("def:", q),
+            ValueSource::SelfOf(q) => ("self:", q),
+            ValueSource::Items(items) => {
+                out.push_str("items:");
+                out.push_str(&serde_json::to_string(items).unwrap_or_default());
+                return;
+            }
+            ValueSource::Each(inner) => {
+                out.push_str("each:");
+                inner.encode_into(out);
+                return;
+            }
+        };
+        out.push_str(tag);
+        out.push_str(text);
     }
 
     pub fn decode(s: &str) -> Option<ValueSource> {
@@ -426,15 +443,32 @@ impl ValueSource {
 }
 
 impl LocalBinding {
+    /// The stored form: `def q`, `var`, `var call:a.b`, `self q`, `super q`; `None` for free.
     pub fn encode(&self) -> Option<String> {
-        match self {
-            LocalBinding::Free => None,
-            LocalBinding::Def(q) => Some(format!("def {q}")),
-            LocalBinding::Var(None) => Some("var".to_string()),
-            LocalBinding::Var(Some(v)) => Some(format!("var {}", v.encode())),
-            LocalBinding::SelfOf(q) => Some(format!("self {q}")),
-            LocalBinding::SuperOf(q) => Some(format!("super {q}")),
-        }
+        let mut out = String::new();
+        self.encode_into(&mut out).then_some(out)
+    }
+
+    /// Appends [`LocalBinding::encode`] to `out`; false (and nothing appended) for free.
+    pub fn encode_into(&self, out: &mut String) -> bool {
+        let (tag, text) = match self {
+            LocalBinding::Free => return false,
+            LocalBinding::Def(q) => ("def ", q),
+            LocalBinding::Var(None) => {
+                out.push_str("var");
+                return true;
+            }
+            LocalBinding::Var(Some(v)) => {
+                out.push_str("var ");
+                v.encode_into(out);
+                return true;
+            }
+            LocalBinding::SelfOf(q) => ("self ", q),
+            LocalBinding::SuperOf(q) => ("super ", q),
+        };
+        out.push_str(tag);
+        out.push_str(text);
+        true
     }
 
     pub fn decode(s: Option<&str>) -> LocalBinding {

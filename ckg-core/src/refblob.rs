@@ -20,39 +20,63 @@ const VERSION: u8 = 1;
 /// Encodes the references of one file; `ids` maps a fact's `src` (a symbol index in the
 /// file) to the symbol's id in the store.
 pub fn encode<'r>(refs: &'r [RefFact], ids: &[i64]) -> Vec<u8> {
-    // The string table is written as strings are first seen; a string seen again is only
-    // looked up (borrowed from the facts where it can be, so most lookups allocate nothing).
-    let mut table: Vec<u8> = Vec::new();
-    let mut index: crate::resolve::Map<Cow<'r, str>, u64> = Default::default();
-    let mut intern = |s: Cow<'r, str>| -> u64 {
-        if let Some(&i) = index.get(s.as_ref()) {
-            return i;
-        }
-        let i = index.len() as u64;
-        put_str(&mut table, &s);
-        index.insert(s, i);
-        i
-    };
+    let mut strings = Strings::default();
     let mut records = Vec::with_capacity(refs.len() * 12);
+    // A binding's stored form, written here for each reference and copied only when new.
+    let mut binding = String::new();
     for r in refs {
         let kind = RefKind::ALL.iter().position(|k| *k == r.kind).unwrap_or(0) as u8;
         records.push(kind);
         put(&mut records, ids[r.src as usize] as u64);
-        put(&mut records, intern(Cow::Borrowed(&r.path)));
-        put(&mut records, if r.text.is_empty() { 0 } else { intern(Cow::Borrowed(&r.text)) + 1 });
-        put(&mut records, r.binding.encode().map(|b| intern(Cow::Owned(b)) + 1).unwrap_or(0));
+        put(&mut records, strings.borrowed(&r.path));
+        put(&mut records, if r.text.is_empty() { 0 } else { strings.borrowed(&r.text) + 1 });
+        binding.clear();
+        put(&mut records, if r.binding.encode_into(&mut binding) { strings.copied(&binding) + 1 } else { 0 });
         put(&mut records, u64::from(r.line));
         put(&mut records, u64::from(r.col));
         records.push(u8::from(r.computed));
-        put(&mut records, encode_list(&r.args).map(|a| intern(Cow::Owned(a)) + 1).unwrap_or(0));
+        put(&mut records, encode_list(&r.args).map(|a| strings.copied(&a) + 1).unwrap_or(0));
     }
-    let mut out = Vec::with_capacity(records.len() + table.len() + 16);
+    let mut out = Vec::with_capacity(records.len() + strings.table.len() + 16);
     out.push(VERSION);
-    put(&mut out, index.len() as u64);
-    out.extend_from_slice(&table);
+    put(&mut out, strings.index.len() as u64);
+    out.extend_from_slice(&strings.table);
     put(&mut out, refs.len() as u64);
     out.extend_from_slice(&records);
     out
+}
+
+/// A blob's string table, written as strings are first seen; a string seen again is only
+/// looked up (borrowed from the facts where it can be, so most lookups allocate nothing).
+#[derive(Default)]
+struct Strings<'r> {
+    table: Vec<u8>,
+    index: crate::resolve::Map<Cow<'r, str>, u64>,
+}
+
+impl<'r> Strings<'r> {
+    /// The index of a string of the facts.
+    fn borrowed(&mut self, s: &'r str) -> u64 {
+        match self.index.get(s) {
+            Some(&i) => i,
+            None => self.add(Cow::Borrowed(s)),
+        }
+    }
+
+    /// The index of a string made for the blob, copied if it is new.
+    fn copied(&mut self, s: &str) -> u64 {
+        match self.index.get(s) {
+            Some(&i) => i,
+            None => self.add(Cow::Owned(s.to_string())),
+        }
+    }
+
+    fn add(&mut self, s: Cow<'r, str>) -> u64 {
+        let i = self.index.len() as u64;
+        put_str(&mut self.table, &s);
+        self.index.insert(s, i);
+        i
+    }
 }
 
 /// Decodes the blob of file `file`; `None` when it is not a blob this version wrote.

@@ -128,7 +128,10 @@ pub(super) fn name_definitions<'t>(
             DefKind::Namespace => SymbolKind::Namespace,
         };
         let parent_q = &facts.symbols[parent as usize].qname;
-        let qname = if parent == 0 { format!("{parent_q}{sep}{name}") } else { format!("{parent_q}.{name}") };
+        let mut qname = String::with_capacity(parent_q.len() + 1 + name.len());
+        qname.push_str(parent_q);
+        qname.push(if parent == 0 { sep } else { '.' });
+        qname.push_str(&name);
         let (line, col) = position(name_node.unwrap_or(node));
         let exported = if lang.is_script() { parent == 0 && typescript::is_exported(node) } else { parent == 0 && !name.starts_with('_') };
         // Redefinitions and overloads share one node: the first definition's position.

@@ -51,7 +51,7 @@ impl File<'_, '_> {
             if kind == RefKind::Type
                 && (name_nodes.contains(&name_node.id())
                     || claimed.contains(&name_node.id())
-                    || self.parents.of(name_node).is_some_and(|p| {
+                    || caps.type_parents.get(&name_node.id()).is_some_and(|p| {
                         p.kind_name() == "nested_type_identifier" || p.kind_name() == "generic_type" && claimed.contains(&p.id())
                     }))
             {

@@ -135,6 +135,7 @@ pub(super) fn walk<'t>(root: Node<'t>, src: &[u8]) -> Captures<'t> {
     let mut path: Vec<Frame<'t>> = Vec::with_capacity(32);
     let mut cursor = root.walk();
     let mut order = 0u32;
+    let mut type_parents = crate::resolve::Map::default();
     'walk: loop {
         let node = cursor.node();
         // Anonymous leaves (punctuation, keywords: a third of django's nodes) complete no
@@ -143,6 +144,11 @@ pub(super) fn walk<'t>(root: Node<'t>, src: &[u8]) -> Captures<'t> {
             let frame = Frame { node, kind: node.kind_id(), field: cursor.field_id().map_or(0, |f| f.get()) };
             visit(k, f, src, frame, &path, order, &mut found);
             order += 1;
+            if frame.kind == k.identifier
+                && let Some(p) = path.last().filter(|p| p.kind == k.generic_type)
+            {
+                type_parents.insert(node.id(), p.node);
+            }
             if !(frame.kind == k.string && plain_string(src, node)) && cursor.goto_first_child() {
                 path.push(frame);
                 continue;
@@ -155,7 +161,9 @@ pub(super) fn walk<'t>(root: Node<'t>, src: &[u8]) -> Captures<'t> {
             path.pop();
         }
     }
-    in_cursor_order(root, found)
+    let mut captures = in_cursor_order(root, found);
+    captures.type_parents = type_parents;
+    captures
 }
 
 /// A string that cannot hold an interpolation (no `f` or `t` prefix) and parsed without

@@ -362,6 +362,7 @@ pub(super) fn walk<'t>(root: Node<'t>, src: &[u8], tsx: bool) -> Captures<'t> {
     let mut found: Vec<Match<'t>> = Vec::with_capacity(super::expected_matches(src));
     let mut path: Vec<Frame<'t>> = Vec::with_capacity(32);
     let mut objects: Vec<ObjectValue<'t>> = Vec::new();
+    let mut type_parents = crate::resolve::Map::default();
     let mut cursor = root.walk();
     // Entering and leaving a node are events of the cursor's walk, numbered in turn.
     let mut event = 0u32;
@@ -376,6 +377,11 @@ pub(super) fn walk<'t>(root: Node<'t>, src: &[u8], tsx: bool) -> Captures<'t> {
         let frame = Frame { node, kind, field };
         if !quiet {
             visit(ids, src, frame, &path, event, &mut found);
+        }
+        if matches!(kind, K::TypeIdentifier | K::NestedTypeIdentifier)
+            && let Some(p) = path.last().filter(|p| matches!(p.kind, K::NestedTypeIdentifier | K::GenericType))
+        {
+            type_parents.insert(node.id(), p.node);
         }
         if !objects.is_empty() {
             enter_object_value(&mut objects, frame, path.len() as u32, event, &mut found);
@@ -408,7 +414,9 @@ pub(super) fn walk<'t>(root: Node<'t>, src: &[u8], tsx: bool) -> Captures<'t> {
             path.pop();
         }
     }
-    in_cursor_order(root, found)
+    let mut captures = in_cursor_order(root, found);
+    captures.type_parents = type_parents;
+    captures
 }
 
 /// The [`ObjectValue`] state started at `object`, the value of `declarator` (at `depth`): the

@@ -277,6 +277,7 @@ fn build(lang: Lang, module: &str, src: &[u8], caps: Captures, facts: &mut FileF
     // map was ~1.5 % of extraction.
     let expected_parents = if lang == Lang::Python { caps.refs.len() } else { caps.refs.len() * 5 / 2 };
     let parents = syntax::Parents::with_capacity(caps.root, expected_parents);
+    parents.note(&caps.seen_parents);
     let (named, mut qindex) = definitions::name_definitions(lang, module, src, &caps, &nesting, &parents, facts, probe);
     let file = File::new(lang, src, caps, nesting, points, named, parents, facts);
     // Local names per scope, and the bindings that are value symbols.

@@ -188,6 +188,14 @@ impl<'t> Parents<'t> {
         Parents { root, known: std::cell::RefCell::new(known), path: std::cell::RefCell::new(vec![root]) }
     }
 
+    /// Notes (child, parent) pairs known already (seen by the walk).
+    pub(super) fn note(&self, pairs: &[(Node<'t>, Node<'t>)]) {
+        let mut known = self.known.borrow_mut();
+        for &(child, parent) in pairs {
+            known.insert(child.id(), parent);
+        }
+    }
+
     /// `node.parent()`.
     pub(super) fn of(&self, node: Node<'t>) -> Option<Node<'t>> {
         if node.id() == self.root.id() {

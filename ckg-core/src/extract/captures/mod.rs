@@ -40,6 +40,11 @@ pub(super) struct Captures<'t> {
     /// of its own depends on it, and looking the parents up afterwards was ~2.6 % of effect's
     /// full index. (Empty from the query, which the walk is only compared with.)
     pub(super) type_parents: Map<usize, Node<'t>>,
+    /// (child, parent) pairs the walk saw on its way to the nodes whose ancestors extraction
+    /// asks for ([`asks_ancestors`]): local bindings, arguments, member objects, keys and
+    /// `with` items. Each pair once; [`super::syntax::Parents`] starts with them, rather than
+    /// searching the tree for each.
+    pub(super) seen_parents: Vec<(Node<'t>, Node<'t>)>,
     /// The file's root (its module-level statements).
     pub(super) root: Node<'t>,
 }
@@ -138,6 +143,35 @@ fn in_cursor_order<'t>(root: Node<'t>, mut found: Vec<Match<'t>>) -> Captures<'t
     fold.out
 }
 
+/// Whether extraction asks for the ancestors of a match's node (it walks up from local
+/// bindings, arguments, member objects, keys and `with` items).
+fn asks_ancestors(role: Capture) -> bool {
+    matches!(role, Capture::LocalDefinition | Capture::Reference(RefKind::Argument | RefKind::Member | RefKind::Key | RefKind::With))
+}
+
+/// A node on a walk's path from the root, with whether its (child, parent) pair is noted.
+trait OnPath<'t> {
+    fn node(&self) -> Node<'t>;
+    fn noted(&mut self) -> &mut bool;
+}
+
+/// Notes the (child, parent) pairs from `node` up its `path` (its ancestors, the root first)
+/// when a match found at `node` is one whose ancestors extraction asks for, up to the first
+/// ancestor already noted; whether it did.
+fn note_ancestors<'t>(found: &[Match<'t>], node: Node<'t>, path: &mut [impl OnPath<'t>], seen: &mut Vec<(Node<'t>, Node<'t>)>) -> bool {
+    let asked = found.iter().any(|&(_, role, n, name)| asks_ancestors(role) && (n == node || name == Some(node)));
+    let Some(parent) = path.last().filter(|_| asked).map(|p| p.node()) else { return false };
+    seen.push((node, parent));
+    for k in (1..path.len()).rev() {
+        if *path[k].noted() {
+            break;
+        }
+        *path[k].noted() = true;
+        seen.push((path[k].node(), path[k - 1].node()));
+    }
+    true
+}
+
 /// The text of a node (empty if its range is not in `src`).
 fn text<'s>(src: &'s [u8], node: Node) -> &'s [u8] {
     src.get(node.byte_range()).unwrap_or_default()
@@ -161,6 +195,7 @@ impl<'t> Fold<'t> {
             exports: Vec::new(),
             returns: Vec::new(),
             type_parents: Map::default(),
+            seen_parents: Vec::new(),
             skip_read: Default::default(),
             claimed: Default::default(),
             root,
@@ -249,6 +284,9 @@ fn assert_walk_is_query(file: &str, query: &Captures, walk: &Captures) {
     for (kind, name, _) in walk.refs.iter().filter(|(k, _, _)| *k == RefKind::Type) {
         let parent = name.parent().filter(|p| matches!(p.kind_name(), "nested_type_identifier" | "generic_type"));
         assert_eq!(walk.type_parents.get(&name.id()).copied(), parent, "{file}: the parent of the {kind:?} reference {name:?}");
+    }
+    for (child, parent) in &walk.seen_parents {
+        assert_eq!(child.parent(), Some(*parent), "{file}: the parent of {child:?}");
     }
     for (id, parent) in &walk.type_parents {
         assert!(matches!(parent.kind_name(), "nested_type_identifier" | "generic_type"), "{file}: a parent of {id} noted: {parent:?}");

@@ -13,7 +13,7 @@ use std::sync::OnceLock;
 
 use tree_sitter::{Language, Node};
 
-use super::{Captures, Match, in_cursor_order, text};
+use super::{Captures, Match, in_cursor_order, note_ancestors, text};
 use crate::facts::RefKind as R;
 use crate::lang::{Capture, DefKind};
 
@@ -127,6 +127,18 @@ struct Frame<'t> {
     kind: u16,
     /// Its field in its parent (0 for none).
     field: u16,
+    /// Whether its (child, parent) pair is noted ([`super::note_ancestors`]).
+    noted: bool,
+}
+
+impl<'t> super::OnPath<'t> for Frame<'t> {
+    fn node(&self) -> Node<'t> {
+        self.node
+    }
+
+    fn noted(&mut self) -> &mut bool {
+        &mut self.noted
+    }
 }
 
 pub(super) fn walk<'t>(root: Node<'t>, src: &[u8]) -> Captures<'t> {
@@ -136,13 +148,16 @@ pub(super) fn walk<'t>(root: Node<'t>, src: &[u8]) -> Captures<'t> {
     let mut cursor = root.walk();
     let mut order = 0u32;
     let mut type_parents = crate::resolve::Map::default();
+    let mut seen_parents = Vec::new();
     'walk: loop {
         let node = cursor.node();
         // Anonymous leaves (punctuation, keywords: a third of django's nodes) complete no
         // pattern.
         if node.is_named() || node.child_count() > 0 {
-            let frame = Frame { node, kind: node.kind_id(), field: cursor.field_id().map_or(0, |f| f.get()) };
+            let mut frame = Frame { node, kind: node.kind_id(), field: cursor.field_id().map_or(0, |f| f.get()), noted: false };
+            let before = found.len();
             visit(k, f, src, frame, &path, order, &mut found);
+            frame.noted = note_ancestors(&found[before..], node, &mut path, &mut seen_parents);
             order += 1;
             if frame.kind == k.identifier
                 && let Some(p) = path.last().filter(|p| p.kind == k.generic_type)
@@ -163,6 +178,7 @@ pub(super) fn walk<'t>(root: Node<'t>, src: &[u8]) -> Captures<'t> {
     }
     let mut captures = in_cursor_order(root, found);
     captures.type_parents = type_parents;
+    captures.seen_parents = seen_parents;
     captures
 }
 

@@ -15,7 +15,7 @@ use std::sync::OnceLock;
 
 use tree_sitter::{Language, Node};
 
-use super::{Captures, Match, in_cursor_order, text};
+use super::{Captures, Match, in_cursor_order, note_ancestors, text};
 use crate::facts::RefKind as R;
 use crate::lang::{Capture, DefKind};
 
@@ -317,6 +317,18 @@ struct Frame<'t> {
     kind: K,
     /// Its field in its parent.
     field: F,
+    /// Whether its (child, parent) pair is noted ([`super::note_ancestors`]).
+    noted: bool,
+}
+
+impl<'t> super::OnPath<'t> for Frame<'t> {
+    fn node(&self) -> Node<'t> {
+        self.node
+    }
+
+    fn noted(&mut self) -> &mut bool {
+        &mut self.noted
+    }
 }
 
 impl Frame<'_> {
@@ -363,6 +375,7 @@ pub(super) fn walk<'t>(root: Node<'t>, src: &[u8], tsx: bool) -> Captures<'t> {
     let mut path: Vec<Frame<'t>> = Vec::with_capacity(32);
     let mut objects: Vec<ObjectValue<'t>> = Vec::new();
     let mut type_parents = crate::resolve::Map::default();
+    let mut seen_parents = Vec::new();
     let mut cursor = root.walk();
     // Entering and leaving a node are events of the cursor's walk, numbered in turn.
     let mut event = 0u32;
@@ -374,9 +387,11 @@ pub(super) fn walk<'t>(root: Node<'t>, src: &[u8], tsx: bool) -> Captures<'t> {
         // over them, so not while one is waiting).
         let quiet = kind == K::Other && objects.is_empty() && !node.is_named() && node.child_count() == 0;
         let field = if quiet { F::Other } else { ids.field(cursor.field_id().map_or(0, |f| f.get())) };
-        let frame = Frame { node, kind, field };
+        let mut frame = Frame { node, kind, field, noted: false };
         if !quiet {
+            let before = found.len();
             visit(ids, src, frame, &path, event, &mut found);
+            frame.noted = note_ancestors(&found[before..], node, &mut path, &mut seen_parents);
         }
         if matches!(kind, K::TypeIdentifier | K::NestedTypeIdentifier)
             && let Some(p) = path.last().filter(|p| matches!(p.kind, K::NestedTypeIdentifier | K::GenericType))
@@ -416,6 +431,7 @@ pub(super) fn walk<'t>(root: Node<'t>, src: &[u8], tsx: bool) -> Captures<'t> {
     }
     let mut captures = in_cursor_order(root, found);
     captures.type_parents = type_parents;
+    captures.seen_parents = seen_parents;
     captures
 }
 

@@ -149,25 +149,34 @@ fn asks_ancestors(role: Capture) -> bool {
     matches!(role, Capture::LocalDefinition | Capture::Reference(RefKind::Argument | RefKind::Member | RefKind::Key | RefKind::With))
 }
 
-/// A node on a walk's path from the root, with whether its (child, parent) pair is noted.
-trait OnPath<'t> {
-    fn node(&self) -> Node<'t>;
-    fn noted(&mut self) -> &mut bool;
+/// A node on a walk's path from the root: its kind and its field in its parent (in the ids of
+/// the walk's grammar), and whether its (child, parent) pair is noted ([`note_ancestors`]).
+#[derive(Clone, Copy)]
+struct Frame<'t, K, F> {
+    node: Node<'t>,
+    kind: K,
+    field: F,
+    noted: bool,
 }
 
 /// Notes the (child, parent) pairs from `node` up its `path` (its ancestors, the root first)
 /// when a match found at `node` is one whose ancestors extraction asks for, up to the first
 /// ancestor already noted; whether it did.
-fn note_ancestors<'t>(found: &[Match<'t>], node: Node<'t>, path: &mut [impl OnPath<'t>], seen: &mut Vec<(Node<'t>, Node<'t>)>) -> bool {
+fn note_ancestors<'t, K, F>(
+    found: &[Match<'t>],
+    node: Node<'t>,
+    path: &mut [Frame<'t, K, F>],
+    seen: &mut Vec<(Node<'t>, Node<'t>)>,
+) -> bool {
     let asked = found.iter().any(|&(_, role, n, name)| asks_ancestors(role) && (n == node || name == Some(node)));
-    let Some(parent) = path.last().filter(|_| asked).map(|p| p.node()) else { return false };
+    let Some(parent) = path.last().filter(|_| asked).map(|p| p.node) else { return false };
     seen.push((node, parent));
     for k in (1..path.len()).rev() {
-        if *path[k].noted() {
+        if path[k].noted {
             break;
         }
-        *path[k].noted() = true;
-        seen.push((path[k].node(), path[k - 1].node()));
+        path[k].noted = true;
+        seen.push((path[k].node, path[k - 1].node));
     }
     true
 }

@@ -120,26 +120,9 @@ fn ids() -> &'static (Kinds, Fields) {
 #[cfg(test)]
 pub(super) const PATTERNS: usize = 77;
 
-/// A node on the path from the root to the node visited.
-#[derive(Clone, Copy)]
-struct Frame<'t> {
-    node: Node<'t>,
-    kind: u16,
-    /// Its field in its parent (0 for none).
-    field: u16,
-    /// Whether its (child, parent) pair is noted ([`super::note_ancestors`]).
-    noted: bool,
-}
-
-impl<'t> super::OnPath<'t> for Frame<'t> {
-    fn node(&self) -> Node<'t> {
-        self.node
-    }
-
-    fn noted(&mut self) -> &mut bool {
-        &mut self.noted
-    }
-}
+/// A node on the path from the root to the node visited, with the grammar's ids of its kind
+/// and of its field in its parent (0 for none).
+type Frame<'t> = super::Frame<'t, u16, u16>;
 
 pub(super) fn walk<'t>(root: Node<'t>, src: &[u8]) -> Captures<'t> {
     let (k, f) = ids();

@@ -311,25 +311,7 @@ pub(super) const JSX_PATTERNS: usize = 4;
 const OBJECT_VALUE: u16 = 15;
 
 /// A node on the path from the root to the node visited.
-#[derive(Clone, Copy)]
-struct Frame<'t> {
-    node: Node<'t>,
-    kind: K,
-    /// Its field in its parent.
-    field: F,
-    /// Whether its (child, parent) pair is noted ([`super::note_ancestors`]).
-    noted: bool,
-}
-
-impl<'t> super::OnPath<'t> for Frame<'t> {
-    fn node(&self) -> Node<'t> {
-        self.node
-    }
-
-    fn noted(&mut self) -> &mut bool {
-        &mut self.noted
-    }
-}
+type Frame<'t> = super::Frame<'t, K, F>;
 
 impl Frame<'_> {
     /// What a wildcard `(_)` matches: a named node other than `ERROR`.

@@ -675,3 +675,36 @@ pub struct FileRecord {
     pub module: String,
     pub facts: FileFacts,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{LocalBinding, ValueSource};
+
+    /// The stored forms of bindings and value sources (indexes on disk hold them): each
+    /// variant's text, and each decodes to what was encoded.
+    #[test]
+    fn bindings_and_value_sources_keep_their_stored_form() {
+        let items = ValueSource::Items(vec![("a".into(), ValueSource::Def("m.f".into())), ("0".into(), ValueSource::Alias("g".into()))]);
+        let cases = [
+            (LocalBinding::Def("m.f.inner".into()), "def m.f.inner"),
+            (LocalBinding::Var(None), "var"),
+            (LocalBinding::Var(Some(ValueSource::Call("a.b".into()))), "var call:a.b"),
+            (LocalBinding::Var(Some(ValueSource::New("Foo".into()))), "var new:Foo"),
+            (LocalBinding::Var(Some(ValueSource::Annotation("T".into()))), "var type:T"),
+            (LocalBinding::Var(Some(ValueSource::SelfOf("m.C".into()))), "var self:m.C"),
+            (
+                LocalBinding::Var(Some(ValueSource::Each(Box::new(items.clone())))),
+                r#"var each:items:[["a",{"Def":"m.f"}],["0",{"Alias":"g"}]]"#,
+            ),
+            (LocalBinding::SelfOf("m.C".into()), "self m.C"),
+            (LocalBinding::SuperOf("m.C".into()), "super m.C"),
+        ];
+        for (binding, text) in cases {
+            assert_eq!(binding.encode().as_deref(), Some(text));
+            assert_eq!(LocalBinding::decode(Some(text)), binding);
+        }
+        assert_eq!(LocalBinding::Free.encode(), None);
+        assert_eq!(LocalBinding::decode(None), LocalBinding::Free);
+        assert_eq!(ValueSource::decode(&items.encode()), Some(items));
+    }
+}

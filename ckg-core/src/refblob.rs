@@ -35,7 +35,7 @@ pub fn encode<'r>(refs: &'r [RefFact], ids: &[i64]) -> Vec<u8> {
         put(&mut records, u64::from(r.line));
         put(&mut records, u64::from(r.col));
         records.push(u8::from(r.computed));
-        put(&mut records, encode_list(&r.args).map(|a| strings.copied(&a) + 1).unwrap_or(0));
+        put(&mut records, encode_list(&r.args).map(|a| strings.owned(a) + 1).unwrap_or(0));
     }
     let mut out = Vec::with_capacity(records.len() + strings.table.len() + 16);
     out.push(VERSION);
@@ -68,6 +68,14 @@ impl<'r> Strings<'r> {
         match self.index.get(s) {
             Some(&i) => i,
             None => self.add(Cow::Owned(s.to_string())),
+        }
+    }
+
+    /// The index of a string made for the blob, kept if it is new.
+    fn owned(&mut self, s: String) -> u64 {
+        match self.index.get(s.as_str()) {
+            Some(&i) => i,
+            None => self.add(Cow::Owned(s)),
         }
     }
 

@@ -676,6 +676,13 @@ impl Resolver<'_> {
     /// symbol, path, binding) in a file. The answer depends on nothing else, and the keys its
     /// computation looked up are already recorded for the file.
     fn site_path_target<'r>(&self, paths: &mut SitePaths<'r>, file: i64, r: &'r RefRow) -> Option<(Target, &'static str)> {
+        debug_assert!(
+            VALUES.with(|v| v.borrow().is_empty())
+                && GETTERS.with(|g| g.borrow().is_empty())
+                && CONTAINER.with(|c| c.get().is_none())
+                && DISPATCH.with(|d| d.get().is_none()),
+            "the path notes of the previous site are cleared before a site's path is resolved"
+        );
         let key = (r.src, r.path.as_str(), &r.binding);
         if let Some(kept) = paths.get(&key) {
             VALUES.with(|v| v.borrow_mut().extend_from_slice(&kept.values));

@@ -41,8 +41,8 @@ pub(super) struct Captures<'t> {
     /// full index. (Empty from the query, which the walk is only compared with.)
     pub(super) type_parents: Map<usize, Node<'t>>,
     /// (child, parent) pairs the walk saw on its way to the nodes whose ancestors extraction
-    /// asks for ([`asks_ancestors`]): local bindings, arguments, member objects, keys and
-    /// `with` items. Each pair once; [`super::syntax::Parents`] starts with them, rather than
+    /// asks for ([`asks_ancestors`]): local bindings, arguments, keys, `with` items and
+    /// capitalised member objects. Each pair once; [`super::syntax::Parents`] starts with them, rather than
     /// searching the tree for each.
     pub(super) seen_parents: Vec<(Node<'t>, Node<'t>)>,
     /// The file's root (its module-level statements).
@@ -143,10 +143,14 @@ fn in_cursor_order<'t>(root: Node<'t>, mut found: Vec<Match<'t>>) -> Captures<'t
     fold.out
 }
 
-/// Whether extraction asks for the ancestors of a match's node (it walks up from local
-/// bindings, arguments, member objects, keys and `with` items).
-fn asks_ancestors(role: Capture) -> bool {
-    matches!(role, Capture::LocalDefinition | Capture::Reference(RefKind::Argument | RefKind::Member | RefKind::Key | RefKind::With))
+/// Whether extraction asks for the ancestors of a match's node `node` (`text` its text): it
+/// walks up from local bindings, arguments, keys, `with` items, and the objects of member
+/// accesses that are capitalised (the only ones that can be enums, see `references`).
+fn asks_ancestors(role: Capture, text: &[u8]) -> bool {
+    match role {
+        Capture::Reference(RefKind::Member) => text.first().is_some_and(u8::is_ascii_uppercase),
+        _ => matches!(role, Capture::LocalDefinition | Capture::Reference(RefKind::Argument | RefKind::Key | RefKind::With)),
+    }
 }
 
 /// A node on a walk's path from the root: its kind and its field in its parent (in the ids of
@@ -164,11 +168,12 @@ struct Frame<'t, K, F> {
 /// ancestor already noted; whether it did.
 fn note_ancestors<'t, K, F>(
     found: &[Match<'t>],
+    src: &[u8],
     node: Node<'t>,
     path: &mut [Frame<'t, K, F>],
     seen: &mut Vec<(Node<'t>, Node<'t>)>,
 ) -> bool {
-    let asked = found.iter().any(|&(_, role, n, name)| asks_ancestors(role) && (n == node || name == Some(node)));
+    let asked = found.iter().any(|&(_, role, n, name)| (n == node || name == Some(node)) && asks_ancestors(role, text(src, node)));
     let Some(parent) = path.last().filter(|_| asked).map(|p| p.node) else { return false };
     seen.push((node, parent));
     for k in (1..path.len()).rev() {

@@ -140,7 +140,7 @@ pub(super) fn walk<'t>(root: Node<'t>, src: &[u8]) -> Captures<'t> {
             let mut frame = Frame { node, kind: node.kind_id(), field: cursor.field_id().map_or(0, |f| f.get()), noted: false };
             let before = found.len();
             visit(k, f, src, frame, &path, order, &mut found);
-            frame.noted = note_ancestors(&found[before..], node, &mut path, &mut seen_parents);
+            frame.noted = note_ancestors(&found[before..], src, node, &mut path, &mut seen_parents);
             order += 1;
             if frame.kind == k.identifier
                 && let Some(p) = path.last().filter(|p| p.kind == k.generic_type)

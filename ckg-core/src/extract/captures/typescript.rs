@@ -373,7 +373,7 @@ pub(super) fn walk<'t>(root: Node<'t>, src: &[u8], tsx: bool) -> Captures<'t> {
         if !quiet {
             let before = found.len();
             visit(ids, src, frame, &path, event, &mut found);
-            frame.noted = note_ancestors(&found[before..], node, &mut path, &mut seen_parents);
+            frame.noted = note_ancestors(&found[before..], src, node, &mut path, &mut seen_parents);
         }
         if matches!(kind, K::TypeIdentifier | K::NestedTypeIdentifier)
             && let Some(p) = path.last().filter(|p| matches!(p.kind, K::NestedTypeIdentifier | K::GenericType))

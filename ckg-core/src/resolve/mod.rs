@@ -39,8 +39,6 @@ mod values;
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 
-use rayon::prelude::*;
-
 use crate::facts::{SymbolKind, ValueSource};
 use crate::lang::Lang;
 use crate::store::{EdgeRow, ImportRow, ResolveInput, SymbolRow};
@@ -415,14 +413,21 @@ pub fn files_to_resolve(input: &ResolveInput, only: Option<&HashSet<i64>>) -> Ve
     files
 }
 
-/// How many files one batch of [`resolve_into`] resolves.
+/// How many files one batch of [`resolve_into`] hands to its sink.
 const BATCH: usize = 256;
 
-/// Resolves `files` (ascending) in parallel, one batch after another, and hands each batch's
-/// resolution to `sink` on the calling thread while the next batch is resolved (a full index
-/// writes its edges meanwhile). Each batch's edges are sorted by site, so the batches in order
+/// Resolves `files` (ascending) in parallel and hands their resolution to `sink` on the calling
+/// thread, in batches of consecutive files, while the next files are resolved (a full index
+/// writes its edges meanwhile). Each file's edges are sorted by site, so the batches in order
 /// are the sorted edges of all files, whatever the thread scheduling. Stops at the sink's first
 /// error.
+///
+/// Helper threads (one fewer than the pool's) take the files one at a time, in order; the
+/// calling thread puts what they send back in file order, hands each full batch to the sink,
+/// and resolves a file itself whenever the next one in order is not ready. Two cores then run
+/// two threads: the sink, the critical path of a full index (writing django's edges takes
+/// longer than resolving them on one core), is not time-shared with two resolving threads, as
+/// it was when the whole pool resolved each batch in turn (`par_iter`, the cores ~85 % busy).
 pub fn resolve_into<E>(input: &ResolveInput, files: &[i64], mut sink: impl FnMut(Resolution) -> Result<(), E>) -> Result<(), E> {
     // Each batch's files in order are its edges in order (below).
     debug_assert!(files.is_sorted());
@@ -431,54 +436,130 @@ pub fn resolve_into<E>(input: &ResolveInput, files: &[i64], mut sink: impl FnMut
     for r in &input.refs {
         refs_by_file.entry(r.file).or_default().push(r);
     }
-    let (sender, receiver) = std::sync::mpsc::sync_channel::<Resolution>(2);
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    // The next file to resolve, taken by one thread only.
+    let take = || {
+        let at = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        files.get(at).map(|&file| (at, file))
+    };
+    let resolve = |(at, file): (usize, i64)| {
+        let refs = refs_by_file.get(&file).map(Vec::as_slice).unwrap_or(&[]);
+        Resolved { at, ..resolver.resolve_file(file, refs) }
+    };
+    let helpers = if files.len() > 1 { rayon::current_num_threads().saturating_sub(1) } else { 0 };
+    let (sender, receiver) = std::sync::mpsc::channel::<Resolved>();
     std::thread::scope(|scope| {
-        let (resolver, refs_by_file) = (&resolver, &refs_by_file);
+        // Dropped on the sink's error: the helpers stop at their next file.
+        let receiver = receiver;
+        // On the pool's threads, whose heaps already hold the resolver's maps (made there).
+        let (take, resolve) = (&take, &resolve);
         scope.spawn(move || {
-            for batch in files.chunks(BATCH) {
-                let per_file: Vec<(i64, Vec<EdgeRow>, Vec<i64>)> = batch
-                    .par_iter()
-                    .map(|&f| {
-                        LOOKUPS.with(|l| l.borrow_mut().clear());
-                        let refs = refs_by_file.get(&f).map(Vec::as_slice).unwrap_or(&[]);
-                        // By site (`file_edges` sorts them so): each file's edges are stored as
-                        // one ascending range of ids. Sorted on the thread that resolved them:
-                        // every edge of a file has its site in that file, so the batch's files
-                        // in order are its edges in order (one serial sort of each batch was
-                        // ~1 % of django's full index, while the other core waited).
-                        let edges = resolver.file_edges(f, refs);
-                        debug_assert!(edges.iter().all(|e| e.file == f));
-                        debug_assert!(edges.is_sorted_by_key(|e| (e.line, e.col)));
-                        // The thread's buffer keeps its room for the next file.
-                        let keys = LOOKUPS.with(|l| {
-                            let mut l = l.borrow_mut();
-                            l.sort_unstable();
-                            l.dedup();
-                            let keys = l.clone();
-                            l.clear();
-                            keys
-                        });
-                        (f, edges, keys)
-                    })
-                    .collect();
-                let mut edges = Vec::with_capacity(per_file.iter().map(|(_, e, _)| e.len()).sum());
-                let mut lookups = Vec::with_capacity(per_file.len());
-                for (f, e, k) in per_file {
-                    edges.extend(e);
-                    lookups.push((f, k));
+            rayon::scope(|pool| {
+                for _ in 0..helpers {
+                    let sender = sender.clone();
+                    pool.spawn(move |_| {
+                        while let Some(job) = take() {
+                            if sender.send(resolve(job)).is_err() {
+                                return;
+                            }
+                        }
+                    });
                 }
-                if sender.send(Resolution { edges, lookups }).is_err() {
-                    return; // the sink failed
+            });
+        });
+        let mut in_order = InOrder::new(files.len());
+        let mut batch = Resolution { edges: Vec::new(), lookups: Vec::with_capacity(BATCH) };
+        while !in_order.done() {
+            for resolved in receiver.try_iter() {
+                in_order.insert(resolved);
+            }
+            while let Some(Resolved { file, edges, keys, .. }) = in_order.pop_next() {
+                batch.edges.extend(edges);
+                batch.lookups.push((file, keys));
+                if batch.lookups.len() == BATCH || in_order.done() {
+                    let full = std::mem::replace(&mut batch, Resolution { edges: Vec::new(), lookups: Vec::with_capacity(BATCH) });
+                    sink(full)?;
                 }
             }
-        });
-        for batch in receiver {
-            sink(batch)?;
+            if in_order.done() {
+                break;
+            }
+            // The next file in order is still being resolved: resolve another one here, or,
+            // when none is left to take, wait for the helpers.
+            match take() {
+                Some(job) => in_order.insert(resolve(job)),
+                None => match receiver.recv() {
+                    Ok(resolved) => in_order.insert(resolved),
+                    Err(_) => break, // a helper panicked: the scope raises it
+                },
+            }
         }
         Ok(())
     })
 }
 
+/// The files [`resolve_into`]'s threads have resolved, given back in file order.
+struct InOrder {
+    /// Resolved, not yet given back: those after a file still being resolved.
+    waiting: std::collections::BTreeMap<usize, Resolved>,
+    /// The position of the next file to give back.
+    next: usize,
+    total: usize,
+}
+
+impl InOrder {
+    fn new(total: usize) -> InOrder {
+        InOrder { waiting: Default::default(), next: 0, total }
+    }
+
+    fn insert(&mut self, resolved: Resolved) {
+        self.waiting.insert(resolved.at, resolved);
+    }
+
+    /// The next file in order, once it is resolved.
+    fn pop_next(&mut self) -> Option<Resolved> {
+        let resolved = self.waiting.remove(&self.next)?;
+        self.next += 1;
+        Some(resolved)
+    }
+
+    /// Whether every file has been given back.
+    fn done(&self) -> bool {
+        self.next == self.total
+    }
+}
+
+/// One file's resolution, as a thread of [`resolve_into`] sends it.
+struct Resolved {
+    /// The file's position in the files to resolve.
+    at: usize,
+    file: i64,
+    edges: Vec<EdgeRow>,
+    keys: Vec<i64>,
+}
+
+impl Resolver<'_> {
+    /// Resolves one file: its edges, sorted by site, and the keys its resolution looked up.
+    fn resolve_file(&self, file: i64, refs: &[&crate::store::RefRow]) -> Resolved {
+        LOOKUPS.with(|l| l.borrow_mut().clear());
+        // By site (`file_edges` sorts them so): each file's edges are stored as one ascending
+        // range of ids. Sorted on the thread that resolved them: every edge of a file has its
+        // site in that file, so the files in order are their edges in order.
+        let edges = self.file_edges(file, refs);
+        debug_assert!(edges.iter().all(|e| e.file == file));
+        debug_assert!(edges.is_sorted_by_key(|e| (e.line, e.col)));
+        // The thread's buffer keeps its room for the next file.
+        let keys = LOOKUPS.with(|l| {
+            let mut l = l.borrow_mut();
+            l.sort_unstable();
+            l.dedup();
+            let keys = l.clone();
+            l.clear();
+            keys
+        });
+        Resolved { at: 0, file, edges, keys }
+    }
+}
 /// Resolves the given files (all when `only` is `None`): all their edges, sorted by site.
 pub fn resolve(input: &ResolveInput, only: Option<&HashSet<i64>>) -> Resolution {
     let mut all = Resolution { edges: Vec::new(), lookups: Vec::new() };

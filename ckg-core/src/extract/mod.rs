@@ -39,7 +39,7 @@ use crate::resolve::{Map, Set};
 
 use tree_sitter::{Parser, Tree};
 
-use crate::facts::{Diagnostic, DiagnosticKind, FileFacts, ParamUse, RefKind, SymbolFact, SymbolKind, ValueSource};
+use crate::facts::{Diagnostic, DiagnosticKind, FileFacts, ParamUse, RefFact, RefKind, SymbolFact, SymbolKind, ValueSource};
 use crate::field::{Field, Kind};
 use crate::lang::{Capture, DefKind, Grammar, Lang};
 use captures::Captures;
@@ -430,10 +430,26 @@ impl File<'_, '_> {
                 s.ty = values.pop();
             }
         }
-        facts.refs.sort_by(|a, b| (a.line, a.col, a.kind).cmp(&(b.line, b.col, b.kind)));
+        sort_refs(&mut facts.refs);
         facts.refs.dedup_by(|b, a| a.line == b.line && a.col == b.col && a.kind == b.kind && a.path == b.path);
         facts.imports.sort_by(|a, b| (a.line, a.col, &a.local).cmp(&(b.line, b.col, &b.local)));
     }
+}
+
+/// Sorts a file's references by site, then kind (stable: the order they were found in
+/// otherwise). They come mostly in that order already; when not, their keys are sorted and
+/// each reference moved once, rather than moved by the sort's merges (a reference is ~170
+/// bytes: sorting them was ~2 % of django's extraction).
+fn sort_refs(refs: &mut Vec<RefFact>) {
+    let key = |r: &RefFact| (r.line, r.col, r.kind);
+    if refs.is_sorted_by_key(key) {
+        return;
+    }
+    let mut order: Vec<(u32, u32, RefKind, u32)> = refs.iter().enumerate().map(|(i, r)| (r.line, r.col, r.kind, i as u32)).collect();
+    // Unstable on keys that end with the position: the same order as a stable sort.
+    order.sort_unstable();
+    let mut slots: Vec<Option<RefFact>> = std::mem::take(refs).into_iter().map(Some).collect();
+    refs.extend(order.into_iter().map(|(.., i)| slots[i as usize].take().expect("each position once")));
 }
 
 #[cfg(test)]

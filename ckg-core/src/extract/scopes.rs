@@ -2,7 +2,7 @@
 //! and scope ([`Nesting`]), the names each scope binds and where each binding takes effect
 //! ([`Locals`]), and how the first name of a path is bound where it is used ([`bind`]).
 
-use crate::resolve::Map;
+use crate::resolve::{Map, Set};
 
 use tree_sitter::Node;
 
@@ -772,7 +772,19 @@ impl<'t> File<'t, '_> {
         if !self.is_py {
             return;
         }
+        // Only a variable of the function's own can take entries: the bodies of the other
+        // functions (most of them) are not read.
+        let with_vars: Set<usize> = locals
+            .0
+            .values()
+            .flat_map(|by_scope| by_scope.iter())
+            .filter(|(_, bindings)| bindings.iter().any(|b| matches!(b.local, Local::Var(_))))
+            .map(|(&scope, _)| scope)
+            .collect();
         for (i, interval) in self.nesting.intervals.iter().enumerate() {
+            if !with_vars.contains(&i) {
+                continue;
+            }
             let Some(d) = interval.def.filter(|_| interval.scope) else { continue };
             let node = self.caps.defs[d].1;
             let Some(body) = node.field("body").filter(|_| node.kind_name() == "function_definition") else { continue };

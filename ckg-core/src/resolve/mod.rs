@@ -447,7 +447,10 @@ pub fn resolve_into<E>(input: &ResolveInput, files: &[i64], mut sink: impl FnMut
         Resolved { at, ..resolver.resolve_file(file, refs) }
     };
     let helpers = if files.len() > 1 { rayon::current_num_threads().saturating_sub(1) } else { 0 };
-    let (sender, receiver) = std::sync::mpsc::channel::<Resolved>();
+    // Bounded: with more helpers than a sink keeps up with, they wait rather than hold every
+    // file's edges (the sink ends the phase either way). The calling thread never sends, and
+    // takes all there is before it waits, so a helper blocked here is always let go.
+    let (sender, receiver) = std::sync::mpsc::sync_channel::<Resolved>(2 * BATCH);
     std::thread::scope(|scope| {
         // Dropped on the sink's error: the helpers stop at their next file.
         let receiver = receiver;
@@ -578,6 +581,32 @@ mod tests {
 
     fn rows(ids: &[i64]) -> Vec<SymbolRow> {
         ids.iter().map(|&id| SymbolRow::function(id, &format!("m.s{id}"), 1)).collect()
+    }
+
+    /// The sink gets every file once, in file order, in batches of [`BATCH`] files (the last
+    /// one shorter), whatever thread resolved each; and a sink's error ends the run with it.
+    #[test]
+    fn files_reach_the_sink_in_order_and_an_error_stops_them() {
+        let input = ResolveInput {
+            files: (1..=1000)
+                .map(|id| crate::store::FileRow { id, path: format!("m{id}.py"), lang: Lang::Python, module: format!("m{id}") })
+                .collect(),
+            ..ResolveInput::default()
+        };
+        let files: Vec<i64> = (1..=1000).collect();
+        let mut batches = Vec::new();
+        let Ok(()) = resolve_into::<std::convert::Infallible>(&input, &files, |r| {
+            batches.push(r.lookups.iter().map(|(f, _)| *f).collect::<Vec<i64>>());
+            Ok(())
+        });
+        assert_eq!(batches.iter().map(Vec::len).collect::<Vec<_>>(), [BATCH, BATCH, BATCH, 1000 - 3 * BATCH]);
+        assert_eq!(batches.concat(), files);
+        let mut calls = 0;
+        let failed = resolve_into(&input, &files, |_| {
+            calls += 1;
+            if calls == 2 { Err("full disk") } else { Ok(()) }
+        });
+        assert_eq!((failed, calls), (Err("full disk"), 2));
     }
 
     /// The dense index answers as a map from id to position would, on dense, unsorted,

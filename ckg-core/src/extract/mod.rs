@@ -461,6 +461,39 @@ mod tests {
         Extractor::new().extract(lang, module, src.as_bytes())
     }
 
+    /// References come out of `sort_refs` in the order of a stable sort by site and kind:
+    /// sorted or not, with ties kept in the order they came in.
+    #[test]
+    fn references_sort_as_a_stable_sort_would() {
+        let fact = |line: u32, col: u32, kind: RefKind, tag: usize| RefFact {
+            kind,
+            src: 0,
+            path: format!("p{tag}"),
+            text: String::new(),
+            binding: crate::facts::LocalBinding::Free,
+            line,
+            col,
+            computed: false,
+            args: Vec::new(),
+        };
+        let mut seed = 7u64;
+        let mut next = |n: u64| {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (seed >> 33) % n
+        };
+        for len in [0, 1, 2, 5, 40, 300] {
+            for _ in 0..20 {
+                let kinds = [RefKind::Call, RefKind::Read, RefKind::Argument];
+                let refs: Vec<RefFact> = (0..len).map(|tag| fact(next(4) as u32, next(3) as u32, kinds[next(3) as usize], tag)).collect();
+                let mut expected = refs.clone();
+                expected.sort_by(|a, b| (a.line, a.col, a.kind).cmp(&(b.line, b.col, b.kind)));
+                let mut got = refs;
+                sort_refs(&mut got);
+                assert_eq!(got, expected, "{len} references");
+            }
+        }
+    }
+
     #[test]
     fn python_nested_definitions_and_lambdas_get_qnames() {
         let f = facts(

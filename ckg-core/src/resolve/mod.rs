@@ -444,7 +444,8 @@ pub fn resolve_into<E>(input: &ResolveInput, files: &[i64], mut sink: impl FnMut
     };
     let resolve = |(at, file): (usize, i64)| {
         let refs = refs_by_file.get(&file).map(Vec::as_slice).unwrap_or(&[]);
-        Resolved { at, ..resolver.resolve_file(file, refs) }
+        let (edges, keys) = resolver.resolve_file(file, refs);
+        Resolved { at, file, edges, keys }
     };
     let helpers = if files.len() > 1 { rayon::current_num_threads().saturating_sub(1) } else { 0 };
     // Bounded: with more helpers than a sink keeps up with, they wait rather than hold every
@@ -454,8 +455,8 @@ pub fn resolve_into<E>(input: &ResolveInput, files: &[i64], mut sink: impl FnMut
     std::thread::scope(|scope| {
         // Dropped on the sink's error: the helpers stop at their next file.
         let receiver = receiver;
-        // On the pool's threads, whose heaps already hold the resolver's maps (made there).
         let (take, resolve) = (&take, &resolve);
+        // On the pool's threads, whose heaps already hold the resolver's maps (made there).
         scope.spawn(move || {
             rayon::scope(|pool| {
                 for _ in 0..helpers {
@@ -472,7 +473,7 @@ pub fn resolve_into<E>(input: &ResolveInput, files: &[i64], mut sink: impl FnMut
         });
         let mut in_order = InOrder::new(files.len());
         let mut batch = Resolution { edges: Vec::new(), lookups: Vec::with_capacity(BATCH) };
-        while !in_order.done() {
+        loop {
             for resolved in receiver.try_iter() {
                 in_order.insert(resolved);
             }
@@ -543,7 +544,7 @@ struct Resolved {
 
 impl Resolver<'_> {
     /// Resolves one file: its edges, sorted by site, and the keys its resolution looked up.
-    fn resolve_file(&self, file: i64, refs: &[&crate::store::RefRow]) -> Resolved {
+    fn resolve_file(&self, file: i64, refs: &[&crate::store::RefRow]) -> (Vec<EdgeRow>, Vec<i64>) {
         LOOKUPS.with(|l| l.borrow_mut().clear());
         // By site (`file_edges` sorts them so): each file's edges are stored as one ascending
         // range of ids. Sorted on the thread that resolved them: every edge of a file has its
@@ -560,7 +561,7 @@ impl Resolver<'_> {
             l.clear();
             keys
         });
-        Resolved { at: 0, file, edges, keys }
+        (edges, keys)
     }
 }
 /// Resolves the given files (all when `only` is `None`): all their edges, sorted by site.

@@ -939,10 +939,9 @@ fn write_edges(tx: &mut WriteTx, input: &crate::store::ResolveInput, files: &[i6
             tx.index_facts()?;
             facts_indexed = true;
         }
-        let batch_files: Vec<i64> = batch.lookups.iter().map(|(file, _)| *file).collect();
-        tx.write_edges(&batch_files, &batch.edges)?;
-        for (file, keys) in &batch.lookups {
-            tx.put_lookups(*file, keys)?;
+        for resolved in &batch.files {
+            tx.write_edges(resolved.file, &resolved.edges)?;
+            tx.put_lookups(resolved.file, &resolved.keys)?;
         }
         time += w.elapsed();
         Ok::<(), Error>(())

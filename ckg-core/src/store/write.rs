@@ -739,7 +739,7 @@ mod tests {
         let mut tx = store.begin().unwrap();
         let before = tx.tx.total_changes();
         let (file, ids) = tx.put_file(rec).unwrap();
-        tx.write_edges(&[file], &edges(file, &ids)).unwrap();
+        tx.write_edges(file, &edges(file, &ids)).unwrap();
         tx.put_lookups(file, &[1, 2, 3]).unwrap();
         tx.collect_garbage().unwrap();
         tx.flush_edge_counts().unwrap();
@@ -797,7 +797,7 @@ mod tests {
             let (file, ids) = tx.put_file(&record(SOURCE, mtime)).unwrap();
             let before = tx.tx.total_changes();
             let edges = all(file, &ids);
-            tx.write_edges(&[file], &edges).unwrap();
+            tx.write_edges(file, &edges).unwrap();
             let changed = tx.tx.total_changes() - before;
             tx.flush_edge_counts().unwrap();
             let stored: Vec<(i64, i64, i64, Option<String>, Option<String>, u32, u32, i64, u8, Option<String>)> = tx

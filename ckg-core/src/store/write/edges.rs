@@ -35,29 +35,18 @@ impl Stored<'_> {
 }
 
 impl WriteTx<'_> {
-    /// Writes the edges of `files` (ascending) that were just resolved: `edges` sorted by
-    /// file, each file's edges in the order of their ids. In an update, what each file had
-    /// is replaced; a file in `files` without edges in `edges` loses those it had.
-    pub fn write_edges(&mut self, files: &[i64], edges: &[EdgeRow]) -> Result<()> {
-        let mut at = 0;
-        for &file in files {
-            let n = edges[at..].iter().take_while(|e| e.file == file).count();
-            self.replace_file_edges(file, &edges[at..at + n])?;
-            at += n;
-        }
-        if at != edges.len() {
-            return Err(Error::Invalid(format!("edges of file {} written outside its batch", edges[at].file)));
-        }
-        Ok(())
-    }
-
-    /// Makes the stored edges of `file` be `edges`: the edge at position `i` has the id
-    /// `lo + i` (in a fresh build, which stores none before, each file's edges are appended to
-    /// the table's B-tree in order, which keeps its pages full).
-    fn replace_file_edges(&mut self, file: i64, edges: &[EdgeRow]) -> Result<()> {
+    /// Makes the stored edges of `file` be `edges`, which were just resolved (files in
+    /// ascending order): the edge at position `i` has the id `lo + i` (in a fresh build, which
+    /// stores none before, each file's edges are appended to the table's B-tree in order,
+    /// which keeps its pages full). In an update, what the file had is replaced; a file
+    /// without edges loses those it had.
+    pub fn write_edges(&mut self, file: i64, edges: &[EdgeRow]) -> Result<()> {
         let (lo, hi) = edge_ids(file);
         if edges.len() as i64 > hi - lo + 1 {
             return Err(too_many(file, hi - lo + 1));
+        }
+        if let Some(other) = edges.iter().find(|e| e.file != file) {
+            return Err(Error::Invalid(format!("an edge of file {} written as one of file {file}", other.file)));
         }
         let old = if self.fresh { Vec::new() } else { self.stored_edges(lo, hi)? };
         let rows: Vec<Stored> = edges.iter().map(|edge| self.stored(edge)).collect::<Result<_>>()?;

@@ -1,6 +1,7 @@
 //! A tree's captures sorted by role ([`Captures`]): definitions, references, scopes, local
 //! names, imports, exports and returned calls.
 
+mod preorder;
 mod python;
 mod typescript;
 
@@ -154,12 +155,14 @@ fn asks_ancestors(role: Capture, text: &[u8]) -> bool {
 }
 
 /// A node on a walk's path from the root: its kind and its field in its parent (in the ids of
-/// the walk's grammar), and whether its (child, parent) pair is noted ([`note_ancestors`]).
+/// the walk's grammar), whether it is named, and whether its (child, parent) pair is noted
+/// ([`note_ancestors`]).
 #[derive(Clone, Copy)]
 struct Frame<'t, K, F> {
     node: Node<'t>,
     kind: K,
     field: F,
+    named: bool,
     noted: bool,
 }
 

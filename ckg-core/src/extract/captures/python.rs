@@ -13,6 +13,7 @@ use std::sync::OnceLock;
 
 use tree_sitter::{Language, Node};
 
+use super::preorder::Preorder;
 use super::{Captures, Match, in_cursor_order, note_ancestors, text};
 use crate::facts::RefKind as R;
 use crate::lang::{Capture, DefKind};
@@ -127,37 +128,35 @@ type Frame<'t> = super::Frame<'t, u16, u16>;
 pub(super) fn walk<'t>(root: Node<'t>, src: &[u8]) -> Captures<'t> {
     let (k, f) = ids();
     let mut found: Vec<Match<'t>> = Vec::with_capacity(super::expected_matches(src));
+    // The node visited's ancestors, after the nodes visited before it.
     let mut path: Vec<Frame<'t>> = Vec::with_capacity(32);
-    let mut cursor = root.walk();
     let mut order = 0u32;
     let mut type_parents = crate::resolve::Map::default();
     let mut seen_parents = Vec::new();
-    'walk: loop {
-        let node = cursor.node();
-        // Anonymous leaves (punctuation, keywords: a third of django's nodes) complete no
-        // pattern.
-        if node.is_named() || node.child_count() > 0 {
-            let mut frame = Frame { node, kind: node.kind_id(), field: cursor.field_id().map_or(0, |f| f.get()), noted: false };
-            let before = found.len();
-            visit(k, f, src, frame, &path, order, &mut found);
-            frame.noted = note_ancestors(&found[before..], src, node, &mut path, &mut seen_parents);
-            order += 1;
-            if frame.kind == k.identifier
-                && let Some(p) = path.last().filter(|p| p.kind == k.generic_type)
-            {
-                type_parents.insert(node.id(), p.node);
-            }
-            if !(frame.kind == k.string && plain_string(src, node)) && cursor.goto_first_child() {
-                path.push(frame);
-                continue;
-            }
+    // The depth of a node whose descendants are not visited.
+    let mut skip_below = usize::MAX;
+    // Anonymous leaves (punctuation, keywords: a third of django's nodes) complete no pattern.
+    for n in Preorder::new(root, true) {
+        if n.depth > skip_below {
+            continue;
         }
-        while !cursor.goto_next_sibling() {
-            if !cursor.goto_parent() {
-                break 'walk;
-            }
-            path.pop();
+        skip_below = usize::MAX;
+        path.truncate(n.depth);
+        let node = n.node;
+        let mut frame = Frame { node, kind: n.kind, field: n.field, named: n.named, noted: false };
+        let before = found.len();
+        visit(k, f, src, frame, &path, order, &mut found);
+        frame.noted = note_ancestors(&found[before..], src, node, &mut path, &mut seen_parents);
+        order += 1;
+        if frame.kind == k.identifier
+            && let Some(p) = path.last().filter(|p| p.kind == k.generic_type)
+        {
+            type_parents.insert(node.id(), p.node);
         }
+        if frame.kind == k.string && plain_string(src, node) {
+            skip_below = n.depth;
+        }
+        path.push(frame);
     }
     let mut captures = in_cursor_order(root, found);
     captures.type_parents = type_parents;
@@ -183,7 +182,7 @@ fn visit<'t>(k: &Kinds, f: &Fields, src: &[u8], n: Frame<'t>, path: &[Frame<'t>]
     let kind = n.kind;
     let ident = kind == k.identifier;
     let ident_or_attr = ident || kind == k.attribute;
-    let named = node.is_named();
+    let named = n.named;
     let is_self = |x: Node| text(src, x) == b"self";
 
     // Patterns of one node.

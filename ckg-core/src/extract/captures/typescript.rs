@@ -15,6 +15,7 @@ use std::sync::OnceLock;
 
 use tree_sitter::{Language, Node};
 
+use super::preorder::Preorder;
 use super::{Captures, Match, in_cursor_order, note_ancestors, text};
 use crate::facts::RefKind as R;
 use crate::lang::{Capture, DefKind};
@@ -281,8 +282,13 @@ impl Ids {
     }
 
     fn kind(&self, node: Node) -> K {
+        self.kind_of(node.kind_id())
+    }
+
+    /// The kind of a node of the grammar's kind id `id`.
+    fn kind_of(&self, id: u16) -> K {
         // ERROR (`u16::MAX`) is the one id outside the table.
-        self.kinds.get(node.kind_id() as usize).copied().unwrap_or(K::Error)
+        self.kinds.get(id as usize).copied().unwrap_or(K::Error)
     }
 
     fn field(&self, id: u16) -> F {
@@ -316,7 +322,7 @@ type Frame<'t> = super::Frame<'t, K, F>;
 impl Frame<'_> {
     /// What a wildcard `(_)` matches: a named node other than `ERROR`.
     fn wild(&self) -> bool {
-        self.kind != K::Error && self.node.is_named()
+        self.kind != K::Error && self.named
     }
 }
 
@@ -358,18 +364,25 @@ pub(super) fn walk<'t>(root: Node<'t>, src: &[u8], tsx: bool) -> Captures<'t> {
     let mut objects: Vec<ObjectValue<'t>> = Vec::new();
     let mut type_parents = crate::resolve::Map::default();
     let mut seen_parents = Vec::new();
-    let mut cursor = root.walk();
-    // Entering and leaving a node are events of the cursor's walk, numbered in turn.
+    // Entering and leaving a node are events of a cursor's walk, numbered in turn.
     let mut event = 0u32;
-    'walk: loop {
-        let node = cursor.node();
-        let kind = ids.kind(node);
+    // The depth of a node whose descendants are not visited.
+    let mut skip_below = usize::MAX;
+    for n in Preorder::new(root, false) {
+        if n.depth > skip_below {
+            continue;
+        }
+        skip_below = usize::MAX;
+        // Leaving the nodes visited before, down to this one's parent.
+        while path.len() > n.depth {
+            leave(&mut path, &mut objects, &mut event, &mut found);
+        }
+        let (node, kind) = (n.node, ids.kind_of(n.kind));
+        let mut frame = Frame { node, kind, field: ids.field(n.field), named: n.named, noted: false };
         // Anonymous leaves the query does not name (punctuation, most keywords: a third of the
-        // nodes) complete no pattern: no field id and no visit (an object value's state steps
-        // over them, so not while one is waiting).
-        let quiet = kind == K::Other && objects.is_empty() && !node.is_named() && node.child_count() == 0;
-        let field = if quiet { F::Other } else { ids.field(cursor.field_id().map_or(0, |f| f.get())) };
-        let mut frame = Frame { node, kind, field, noted: false };
+        // nodes) complete no pattern: no visit (an object value's state steps over them, so
+        // not while one is waiting).
+        let quiet = kind == K::Other && objects.is_empty() && !n.named && !n.has_children;
         if !quiet {
             let before = found.len();
             visit(ids, src, frame, &path, event, &mut found);
@@ -392,29 +405,27 @@ pub(super) fn walk<'t>(root: Node<'t>, src: &[u8], tsx: bool) -> Captures<'t> {
         event += 1;
         // A string's parts (quotes, `string_fragment`, escapes: 12 % of effect's nodes) complete
         // no pattern; template strings, which hold expressions, are another kind.
-        let plain_string = kind == K::String && !node.has_error();
-        if !plain_string && cursor.goto_first_child() {
-            path.push(frame);
-            continue;
+        if kind == K::String && !node.has_error() {
+            skip_below = n.depth;
         }
-        loop {
-            if !objects.is_empty() {
-                leave_object_value(&mut objects, path.len() as u32, event, &mut found);
-            }
-            event += 1;
-            if cursor.goto_next_sibling() {
-                break;
-            }
-            if !cursor.goto_parent() {
-                break 'walk;
-            }
-            path.pop();
-        }
+        path.push(frame);
+    }
+    while !path.is_empty() {
+        leave(&mut path, &mut objects, &mut event, &mut found);
     }
     let mut captures = in_cursor_order(root, found);
     captures.type_parents = type_parents;
     captures.seen_parents = seen_parents;
     captures
+}
+
+/// Leaves the last node of `path`: the event after it (`event`, then counted).
+fn leave<'t>(path: &mut Vec<Frame<'t>>, objects: &mut Vec<ObjectValue<'t>>, event: &mut u32, found: &mut Vec<Match<'t>>) {
+    path.pop();
+    if !objects.is_empty() {
+        leave_object_value(objects, path.len() as u32, *event, found);
+    }
+    *event += 1;
 }
 
 /// The [`ObjectValue`] state started at `object`, the value of `declarator` (at `depth`): the

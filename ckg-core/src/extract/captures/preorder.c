@@ -1,0 +1,201 @@
+// The visible nodes of a tree in preorder, listed a few at a time by one pass over
+// tree-sitter's subtrees, each with what the capture walks read of it (see preorder.rs).
+//
+// A `TSTreeCursor` gives the same nodes, but each step re-derives what a pass that keeps its
+// own stack knows already (the iterator over the parent's children, rebuilt from the cursor's
+// stack at every sibling; the field, found by walking up the stack through hidden nodes): on
+// pytest, ~1,000 instructions per node visited, a third of the whole extraction's. The rules
+// below are the cursor's (tree-sitter 0.25, `tree_cursor.c`, MIT licence), kept step for step
+// so that the nodes, their ids and positions, kinds and fields are exactly the cursor's; a
+// test compares the two on every fixture.
+//
+// Built against tree-sitter's own headers (its `src` folder): the layout of subtrees is not
+// part of its API, so this file is tied to the version `Cargo.lock` pins.
+
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "tree_sitter/api.h"
+#include "./language.h"
+#include "./length.h"
+#include "./subtree.h"
+#include "./tree.h"
+
+// One visible node (`Raw` in preorder.rs): a `TSNode` without its tree, and what the walks
+// read of it.
+typedef struct {
+  const void *id;
+  uint32_t start_byte, row, column;
+  // The number of its visible ancestors.
+  uint32_t depth;
+  uint16_t alias;
+  // `ts_node_symbol`.
+  uint16_t kind;
+  // `ts_tree_cursor_current_field_id` at the node: 0 for none.
+  uint16_t field;
+  // `ts_node_is_named`.
+  uint8_t named;
+  // `ts_node_child_count(node) > 0`.
+  uint8_t has_children;
+} CkgListed;
+
+// A node whose children are being listed: visible or hidden.
+typedef struct {
+  Subtree parent;
+  const TSSymbol *alias_sequence;
+  // The position of the next child.
+  Length position;
+  uint32_t child_index;
+  uint32_t structural_child_index;
+  // A hidden node's own field, which its children take when their parent's production gives
+  // them none.
+  TSFieldId field;
+  bool visible;
+} Frame;
+
+// A listing under way: the nodes whose children are being listed, the innermost last.
+typedef struct {
+  const TSLanguage *language;
+  TSNode root;
+  bool root_listed;
+  // Anonymous nodes without children are left out.
+  bool skip_anonymous_leaves;
+  Frame *stack;
+  size_t depth, cap;
+  // The visible frames on the stack.
+  uint32_t visible_depth;
+} CkgPreorder;
+
+// The field of the child at `structural_index` of a node of production `production_id`
+// (fields inherited through hidden children are left to the walk down).
+static TSFieldId field_at(const TSLanguage *language, uint16_t production_id, uint32_t structural_index) {
+  const TSFieldMapEntry *map, *map_end;
+  ts_language_field_map(language, production_id, &map, &map_end);
+  for (; map < map_end; map++) {
+    if (!map->inherited && map->child_index == structural_index) return map->field_id;
+  }
+  return 0;
+}
+
+// Pushes a frame for the children of `subtree` (which has some); false without memory.
+static bool push(CkgPreorder *self, Subtree subtree, Length position, TSFieldId field, bool visible) {
+  if (self->depth == self->cap) {
+    size_t cap = self->cap ? 2 * self->cap : 64;
+    Frame *grown = realloc(self->stack, cap * sizeof(Frame));
+    if (!grown) return false;
+    self->stack = grown;
+    self->cap = cap;
+  }
+  self->stack[self->depth++] = (Frame){
+    .parent = subtree,
+    .alias_sequence = ts_language_alias_sequence(self->language, subtree.ptr->production_id),
+    .position = position,
+    .child_index = 0,
+    .structural_child_index = 0,
+    .field = field,
+    .visible = visible,
+  };
+  self->visible_depth += visible;
+  return true;
+}
+
+// `ts_node_symbol`, `ts_node_is_named`, `ts_node_child_count(node) > 0` of a node.
+static CkgListed listed(const TSLanguage *language, const Subtree *subtree, Length position, TSSymbol alias, uint32_t depth, TSFieldId field) {
+  TSSymbol symbol = alias ? alias : ts_subtree_symbol(*subtree);
+  return (CkgListed){
+    .id = subtree,
+    .start_byte = position.bytes,
+    .row = position.extent.row,
+    .column = position.extent.column,
+    .depth = depth,
+    .alias = alias,
+    .kind = ts_language_public_symbol(language, symbol),
+    .field = field,
+    .named = alias ? ts_language_symbol_metadata(language, alias).named : ts_subtree_named(*subtree),
+    .has_children = ts_subtree_visible_child_count(*subtree) > 0,
+  };
+}
+
+// A listing of the visible nodes under `root` (itself first), in preorder; NULL without memory.
+CkgPreorder *ckg_preorder_new(TSNode root, bool skip_anonymous_leaves) {
+  CkgPreorder *self = calloc(1, sizeof(CkgPreorder));
+  if (!self) return NULL;
+  self->language = root.tree->language;
+  self->root = root;
+  self->skip_anonymous_leaves = skip_anonymous_leaves;
+  return self;
+}
+
+void ckg_preorder_delete(CkgPreorder *self) {
+  if (!self) return;
+  free(self->stack);
+  free(self);
+}
+
+// Lists the next nodes into `out`, up to `cap` of them; returns how many (0 at the end), or
+// SIZE_MAX when memory for the walk's stack could not be had.
+size_t ckg_preorder_next(CkgPreorder *self, CkgListed *out, size_t cap) {
+  const TSLanguage *language = self->language;
+  size_t count = 0;
+  if (!self->root_listed) {
+    if (cap == 0) return 0;
+    self->root_listed = true;
+    TSNode root = self->root;
+    const Subtree *subtree = (const Subtree *)root.id;
+    Length position = {root.context[0], {root.context[1], root.context[2]}};
+    out[count++] = listed(language, subtree, position, (TSSymbol)root.context[3], 0, 0);
+    if (ts_subtree_child_count(*subtree) > 0 && !push(self, *subtree, position, 0, true)) return SIZE_MAX;
+  }
+
+  while (self->depth > 0 && count < cap) {
+    Frame *frame = &self->stack[self->depth - 1];
+    uint32_t child_count = frame->parent.ptr->child_count;
+    if (frame->child_index == child_count) {
+      self->visible_depth -= frame->visible;
+      self->depth--;
+      continue;
+    }
+
+    // `ts_tree_cursor_child_iterator_next`.
+    const Subtree *children = ts_subtree_children(frame->parent);
+    const Subtree *child = &children[frame->child_index];
+    Length position = frame->position;
+    uint32_t structural_index = frame->structural_child_index;
+    bool visible = ts_subtree_visible(*child);
+    bool extra = ts_subtree_extra(*child);
+    TSSymbol alias = 0;
+    if (!extra) {
+      if (frame->alias_sequence) {
+        alias = frame->alias_sequence[structural_index];
+        visible |= alias != 0;
+      }
+      frame->structural_child_index++;
+    }
+    frame->position = length_add(frame->position, ts_subtree_size(*child));
+    frame->child_index++;
+    if (frame->child_index < child_count) {
+      frame->position = length_add(frame->position, ts_subtree_padding(children[frame->child_index]));
+    }
+
+    // `ts_tree_cursor_current_field_id`: the parent's production names the child, or, under a
+    // hidden parent, the field the parent has; an extra node has none.
+    TSFieldId field = 0;
+    if (!extra) {
+      field = field_at(language, frame->parent.ptr->production_id, structural_index);
+      if (!field && !frame->visible) field = frame->field;
+    }
+
+    if (visible) {
+      // `ts_tree_cursor_current_node`.
+      CkgListed node = listed(language, child, position, alias, self->visible_depth, field);
+      if (!(self->skip_anonymous_leaves && !node.named && !node.has_children)) out[count++] = node;
+      if (ts_subtree_child_count(*child) == 0) continue;
+    } else if (ts_subtree_visible_child_count(*child) == 0) {
+      // A hidden node with nothing visible under it: the cursor steps over it.
+      continue;
+    }
+    // `frame` is not used again: `push` may move the stack.
+    if (!push(self, *child, position, field, visible)) return SIZE_MAX;
+  }
+  return count;
+}

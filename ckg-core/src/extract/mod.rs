@@ -43,6 +43,7 @@ use crate::facts::{Diagnostic, DiagnosticKind, FileFacts, ParamUse, RefFact, Ref
 use crate::field::{Field, Kind};
 use crate::lang::{Capture, DefKind, Grammar, Lang};
 use captures::Captures;
+use captures::preorder::named_children;
 use definitions::Named;
 pub use probe::PositionFact;
 use probe::Probe;
@@ -350,8 +351,7 @@ impl File<'_, '_> {
                 "class_declaration" | "abstract_class_declaration" | "class" | "method_definition" | "public_field_definition" => *node,
                 _ => continue,
             };
-            let mut c = holder.walk();
-            for dec in holder.named_children(&mut c).filter(|n| n.kind_name() == "decorator") {
+            for dec in named_children(holder).into_iter().filter(|n| n.kind_name() == "decorator") {
                 // `@dec` or `@dec(...)` (the callee).
                 let Some(expr) = dec.named_child(0) else { continue };
                 let callee = match expr.kind_name() {

@@ -3,6 +3,7 @@
 
 use tree_sitter::Node;
 
+use super::captures::preorder::named_children;
 use super::syntax::{Parents, path_of, position, text};
 use crate::facts::{ExportFact, FileFacts, ImportFact, ImportKind, ValueSource};
 use crate::field::{Field, Kind};
@@ -63,8 +64,7 @@ pub(super) fn imports(node: Node, src: &[u8], scope: u32, out: &mut Vec<ImportFa
                     _ => {}
                 }
             }
-            let mut c2 = node.walk();
-            if node.named_children(&mut c2).any(|c| c.kind_name() == "wildcard_import") {
+            if named_children(node).into_iter().any(|c| c.kind_name() == "wildcard_import") {
                 out.push(fact(ImportKind::Star, spec, None, None, node));
             } else if !any {
                 out.push(fact(ImportKind::SideEffect, spec, None, None, node));
@@ -90,8 +90,7 @@ fn import_context(node: Node, src: &[u8]) -> (bool, bool) {
                 type_only = true;
             }
             "try_statement" if !try_decided && steps < 6 => {
-                let mut c = n.walk();
-                alternative = n.named_children(&mut c).any(|h| h.kind_name() == "except_clause" && catches_import_error(h, src));
+                alternative = named_children(n).into_iter().any(|h| h.kind_name() == "except_clause" && catches_import_error(h, src));
                 try_decided = true;
             }
             "except_clause" if !try_decided && steps < 6 => {
@@ -111,8 +110,7 @@ fn import_context(node: Node, src: &[u8]) -> (bool, bool) {
 }
 
 fn catches_import_error(clause: Node, src: &[u8]) -> bool {
-    let mut c = clause.walk();
-    let mut caught = clause.named_children(&mut c).filter(|n| n.kind_name() != "block" && n.kind_name() != "comment").peekable();
+    let mut caught = named_children(clause).into_iter().filter(|n| n.kind_name() != "block" && n.kind_name() != "comment").peekable();
     if caught.peek().is_none() {
         return true; // a bare `except:`
     }
@@ -131,8 +129,7 @@ const CONTAINER_METHODS: [&str; 5] = ["append", "insert", "setdefault", "extend"
 /// statement starts, container, key — `None`: the next position of a list —, value).
 pub(super) fn container_writes(root: Node, src: &[u8]) -> Vec<(usize, String, Option<String>, ValueSource)> {
     let mut out = Vec::new();
-    let mut c = root.walk();
-    for stmt in root.named_children(&mut c).filter(|n| n.kind_name() == "expression_statement") {
+    for stmt in named_children(root).into_iter().filter(|n| n.kind_name() == "expression_statement") {
         let at = stmt.start_byte();
         let Some(e) = stmt.named_child(0) else { continue };
         match e.kind_name() {
@@ -152,9 +149,8 @@ pub(super) fn container_writes(root: Node, src: &[u8]) -> Vec<(usize, String, Op
                 let (Some(left), Some(right)) = (e.field("left"), e.field("right")) else { continue };
                 if left.kind_name() == "identifier" && right.kind_name() == "list" {
                     let name = text(left, src).into_owned();
-                    let mut rc = right.walk();
                     out.extend(
-                        right.named_children(&mut rc).filter_map(|v| expression_value(v, src, 0)).map(|v| (at, name.clone(), None, v)),
+                        named_children(right).into_iter().filter_map(|v| expression_value(v, src, 0)).map(|v| (at, name.clone(), None, v)),
                     );
                 }
             }
@@ -172,8 +168,7 @@ pub(super) fn container_writes(root: Node, src: &[u8]) -> Vec<(usize, String, Op
                 }
                 let Some(args) = e.field("arguments") else { continue };
                 let name = text(object, src).into_owned();
-                let mut ac = args.walk();
-                let args: Vec<Node> = args.named_children(&mut ac).filter(|a| a.kind_name() != "comment").collect();
+                let args: Vec<Node> = named_children(args).into_iter().filter(|a| a.kind_name() != "comment").collect();
                 match (method.as_ref(), args.as_slice()) {
                     ("append", [v]) | ("insert", [_, v]) => out.extend(expression_value(*v, src, 0).map(|v| (at, name.clone(), None, v))),
                     ("setdefault", [k, v]) => {
@@ -232,8 +227,7 @@ pub(super) fn items(node: Node, src: &[u8], depth: usize) -> Option<ValueSource>
         }
     };
     let mut out = Vec::new();
-    let mut c = node.walk();
-    for (i, child) in node.named_children(&mut c).enumerate() {
+    for (i, child) in named_children(node).into_iter().enumerate() {
         if node.kind_name() == "dictionary" {
             if child.kind_name() != "pair" {
                 continue;
@@ -271,14 +265,12 @@ pub(super) fn exports(node: Node, src: &[u8], facts: &mut FileFacts) {
     if !matches!(right.kind_name(), "list" | "tuple") {
         return;
     }
-    let mut cursor = right.walk();
-    for item in right.named_children(&mut cursor) {
+    for item in named_children(right).into_iter() {
         if item.kind_name() != "string" {
             continue;
         }
-        let mut c = item.walk();
         let content: String =
-            item.named_children(&mut c).filter(|n| n.kind_name() == "string_content").map(|n| text(n, src).into_owned()).collect();
+            named_children(item).into_iter().filter(|n| n.kind_name() == "string_content").map(|n| text(n, src).into_owned()).collect();
         if content.is_empty() {
             continue;
         }
@@ -361,8 +353,7 @@ fn assigned_value<'t>(parents: &Parents<'t>, ident: Node<'t>) -> Option<Node<'t>
         let parent = parents.of(cur)?;
         match parent.kind_name() {
             "pattern_list" | "tuple_pattern" | "list_pattern" => {
-                let mut c = parent.walk();
-                let elements: Vec<Node> = parent.named_children(&mut c).filter(|n| n.kind_name() != "comment").collect();
+                let elements: Vec<Node> = named_children(parent).into_iter().filter(|n| n.kind_name() != "comment").collect();
                 let index = elements.iter().position(|n| n.id() == cur.id())?;
                 let star = elements.iter().position(|n| n.kind_name() == "list_splat_pattern");
                 places.push((index, elements.len(), star));
@@ -383,8 +374,7 @@ fn assigned_value<'t>(parents: &Parents<'t>, ident: Node<'t>) -> Option<Node<'t>
         if !matches!(value.kind_name(), "expression_list" | "tuple" | "list") {
             return None;
         }
-        let mut c = value.walk();
-        let elements: Vec<Node> = value.named_children(&mut c).filter(|n| n.kind_name() != "comment").collect();
+        let elements: Vec<Node> = named_children(value).into_iter().filter(|n| n.kind_name() != "comment").collect();
         if elements.iter().any(|n| n.kind_name() == "list_splat") {
             return None;
         }
@@ -405,16 +395,13 @@ fn loop_element<'t>(parents: &Parents<'t>, ident: Node<'t>, pattern: Node<'t>, s
     if !matches!(parent.kind_name(), "for_statement" | "for_in_clause") || parent.field("left") != Some(pattern) {
         return None;
     }
-    let mut c = pattern.walk();
-    let index = pattern.named_children(&mut c).position(|n| n.id() == ident.id())?;
+    let index = named_children(pattern).into_iter().position(|n| n.id() == ident.id())?;
     let right = parent.field("right").filter(|r| matches!(r.kind_name(), "list" | "tuple"))?;
-    let mut c = right.walk();
-    let values: Vec<ValueSource> = right
-        .named_children(&mut c)
+    let values: Vec<ValueSource> = named_children(right)
+        .into_iter()
         .filter(|item| matches!(item.kind_name(), "tuple" | "list"))
         .filter_map(|item| {
-            let mut ic = item.walk();
-            let element = item.named_children(&mut ic).filter(|n| n.kind_name() != "comment").nth(index)?;
+            let element = named_children(item).into_iter().filter(|n| n.kind_name() != "comment").nth(index)?;
             expression_value(element, src, 0)
         })
         .collect();
@@ -503,9 +490,8 @@ fn container_element(t: Node, src: &[u8]) -> Option<String> {
     let head = text(inner.named_child(0)?, src);
     let head = head.rsplit('.').next().unwrap_or(&head).to_string();
     let args: Vec<Node> = {
-        let mut c = inner.walk();
-        inner
-            .named_children(&mut c)
+        named_children(inner)
+            .into_iter()
             .skip(1)
             .flat_map(|a| {
                 if a.kind_name() == "type_parameter" {
@@ -569,8 +555,7 @@ pub(super) fn parameter_of(func: Node, ident: Node) -> Option<(Option<u32>, u8)>
     };
     let mut index = 0u32;
     let mut keyword_only = false;
-    let mut c = params.walk();
-    for p in params.named_children(&mut c) {
+    for p in named_children(params).into_iter() {
         let name = match p.kind_name() {
             "identifier" => Some(p),
             "default_parameter" | "typed_default_parameter" => p.field("name"),
@@ -599,8 +584,7 @@ pub(super) fn is_static<'t>(parents: &Parents<'t>, func: Node<'t>, src: &[u8]) -
 /// Whether a `def` is decorated with exactly `decorator` (`@classmethod`).
 pub(super) fn has_decorator<'t>(parents: &Parents<'t>, func: Node<'t>, src: &[u8], decorator: &str) -> bool {
     let Some(decorated) = parents.of(func).filter(|p| p.kind_name() == "decorated_definition") else { return false };
-    let mut c = decorated.walk();
-    decorated.named_children(&mut c).any(|d| d.kind_name() == "decorator" && text(d, src).trim() == decorator)
+    named_children(decorated).into_iter().any(|d| d.kind_name() == "decorator" && text(d, src).trim() == decorator)
 }
 
 /// Whether a path takes a value out of a container (`kwargs.[cb]`, `kwargs.get()`,

@@ -7,6 +7,7 @@ use crate::resolve::{Map, Set};
 use tree_sitter::Node;
 
 use super::captures::Captures;
+use super::captures::preorder::named_children;
 use super::probe::{PositionFact, Probe};
 use super::syntax::{Parents, position, text};
 use super::values::{ValueBinding, value_source};
@@ -269,8 +270,7 @@ fn with_lambda_entries(
         None => Vec::new(),
         other => return other,
     };
-    let mut c = right.walk();
-    for pair in right.named_children(&mut c).filter(|n| n.kind_name() == "pair") {
+    for pair in named_children(right).into_iter().filter(|n| n.kind_name() == "pair") {
         let (Some(k), Some(v)) = (pair.field("key"), pair.field("value")) else { continue };
         let (Some(key), Some(&def)) = (python::literal_key(k, src), def_by_node.get(&v.id()).filter(|_| v.kind_name() == "lambda")) else {
             continue;

@@ -3,6 +3,7 @@
 
 use tree_sitter::Node;
 
+use super::captures::preorder::named_children;
 use super::syntax::{Parents, path_of, position, text};
 use crate::facts::{ExportFact, FileFacts, ImportFact, ImportKind, ValueSource};
 use crate::field::{Field, Kind};
@@ -32,12 +33,11 @@ pub(super) fn imports(role: Capture, node: Node, src: &[u8], scope: u32, out: &m
         Capture::ImportStatement => {
             let Some(spec) = node.field("source").and_then(|s| string_value(s, src)) else {
                 // `import x = require('y')`
-                let mut cursor = node.walk();
-                for c in node.named_children(&mut cursor) {
+                for c in named_children(node).into_iter() {
                     if c.kind_name() == "import_require_clause" {
                         let spec = c.field("source").and_then(|s| string_value(s, src));
-                        let mut c2 = c.walk();
-                        let local = c.named_children(&mut c2).find(|n| n.kind_name() == "identifier").map(|n| text(n, src).into_owned());
+                        let local =
+                            named_children(c).into_iter().find(|n| n.kind_name() == "identifier").map(|n| text(n, src).into_owned());
                         if let Some(spec) = spec {
                             push(ImportKind::Namespace, &spec, None, local, false, node);
                         }
@@ -46,25 +46,21 @@ pub(super) fn imports(role: Capture, node: Node, src: &[u8], scope: u32, out: &m
                 return;
             };
             let type_only = has_token(node, "type");
-            let mut cursor = node.walk();
-            let clause = node.named_children(&mut cursor).find(|c| c.kind_name() == "import_clause");
+            let clause = named_children(node).into_iter().find(|c| c.kind_name() == "import_clause");
             let Some(clause) = clause else {
                 push(ImportKind::SideEffect, &spec, None, None, type_only, node);
                 return;
             };
-            let mut cursor = clause.walk();
-            for c in clause.named_children(&mut cursor) {
+            for c in named_children(clause).into_iter() {
                 match c.kind_name() {
                     "identifier" => push(ImportKind::Default, &spec, Some("default".into()), Some(text(c, src).into_owned()), type_only, c),
                     "namespace_import" => {
-                        let mut c2 = c.walk();
-                        let ident = c.named_children(&mut c2).find(|n| n.kind_name() == "identifier");
+                        let ident = named_children(c).into_iter().find(|n| n.kind_name() == "identifier");
                         let local = ident.map(|n| text(n, src).into_owned());
                         push(ImportKind::Namespace, &spec, None, local, type_only, ident.unwrap_or(c));
                     }
                     "named_imports" => {
-                        let mut c2 = c.walk();
-                        for s in c.named_children(&mut c2).filter(|n| n.kind_name() == "import_specifier") {
+                        for s in named_children(c).into_iter().filter(|n| n.kind_name() == "import_specifier") {
                             let Some(name_node) = s.field("name") else { continue };
                             let name = string_value(name_node, src).unwrap_or_else(|| text(name_node, src).into_owned());
                             let local = s.field("alias").map(|a| text(a, src).into_owned()).unwrap_or_else(|| name.clone());
@@ -93,8 +89,7 @@ pub(super) fn imports(role: Capture, node: Node, src: &[u8], scope: u32, out: &m
                 Some(decl) => match decl.field("name") {
                     Some(n) if n.kind_name() == "identifier" => push(kind, &spec, None, Some(text(n, src).into_owned()), false, n),
                     Some(n) if n.kind_name() == "object_pattern" => {
-                        let mut c = n.walk();
-                        for p in n.named_children(&mut c) {
+                        for p in named_children(n).into_iter() {
                             match p.kind_name() {
                                 "shorthand_property_identifier_pattern" => {
                                     let name = text(p, src).into_owned();
@@ -142,8 +137,7 @@ pub(super) fn exports(node: Node, src: &[u8], facts: &mut FileFacts) {
     }
     let source = node.field("source").and_then(|s| string_value(s, src));
     let type_only = has_token(node, "type");
-    let mut cursor = node.walk();
-    let children: Vec<Node> = node.named_children(&mut cursor).collect();
+    let children: Vec<Node> = named_children(node).into_iter().collect();
     let mut import = |kind, imported: Option<String>, spec: &str, (line, col): (u32, u32)| {
         facts.imports.push(ImportFact {
             kind,
@@ -158,8 +152,7 @@ pub(super) fn exports(node: Node, src: &[u8], facts: &mut FileFacts) {
         });
     };
     if let Some(clause) = children.iter().find(|c| c.kind_name() == "export_clause") {
-        let mut c = clause.walk();
-        for s in clause.named_children(&mut c).filter(|n| n.kind_name() == "export_specifier") {
+        for s in named_children(*clause).into_iter().filter(|n| n.kind_name() == "export_specifier") {
             let Some(name_node) = s.field("name") else { continue };
             let name = string_value(name_node, src).unwrap_or_else(|| text(name_node, src).into_owned());
             let alias = s.field("alias").map(|a| string_value(a, src).unwrap_or_else(|| text(a, src).into_owned()));
@@ -173,8 +166,7 @@ pub(super) fn exports(node: Node, src: &[u8], facts: &mut FileFacts) {
     }
     if let Some(spec) = &source {
         if let Some(ns) = children.iter().find(|c| c.kind_name() == "namespace_export") {
-            let mut c = ns.walk();
-            let name = ns.named_children(&mut c).next().map(|n| string_value(n, src).unwrap_or_else(|| text(n, src).into_owned()));
+            let name = named_children(*ns).into_iter().next().map(|n| string_value(n, src).unwrap_or_else(|| text(n, src).into_owned()));
             import(ImportKind::Namespace, None, spec, (line, col));
             if let Some(name) = name {
                 facts.exports.push(ExportFact { name, target: Some("*".into()), specifier: Some(spec.clone()), line, col });
@@ -233,8 +225,7 @@ fn commonjs_exports(assign: Node, src: &[u8], facts: &mut FileFacts, line: u32, 
             // `module.exports = function () {}`: the module's `default` definition.
             "function_expression" | "arrow_function" => push("module.exports".into(), Some("default".into())),
             "object" => {
-                let mut c = right.walk();
-                for p in right.named_children(&mut c) {
+                for p in named_children(right).into_iter() {
                     match p.kind_name() {
                         "shorthand_property_identifier" => {
                             let n = text(p, src).into_owned();
@@ -398,8 +389,7 @@ fn expression_value_at(mut v: Node, src: &[u8], depth: usize) -> Option<ValueSou
         // `{ get: load, post }`, `[a, b]`: the entries written as names or calls, by key or index.
         "object" | "array" if depth < 4 => {
             let mut items = Vec::new();
-            let mut c = v.walk();
-            for (i, entry) in v.named_children(&mut c).filter(|n| n.kind_name() != "comment").enumerate() {
+            for (i, entry) in named_children(v).into_iter().filter(|n| n.kind_name() != "comment").enumerate() {
                 let (key, value) = match (v.kind_name(), entry.kind_name()) {
                     ("array", _) => (i.to_string(), entry),
                     (_, "pair") => {
@@ -532,8 +522,7 @@ fn destructured_value<'t>(p: &Parents<'t>, ident: Node<'t>, src: &[u8]) -> Optio
                 steps.push(text(key, src).trim_matches(|c| c == '"' || c == '\'').to_string());
             }
             "array_pattern" => {
-                let mut c = parent.walk();
-                let index = parent.named_children(&mut c).position(|n| n.id() == cur.id())?;
+                let index = named_children(parent).into_iter().position(|n| n.id() == cur.id())?;
                 steps.push(format!("[{index}]"));
             }
             "variable_declarator" if parent.field("name").is_some_and(|n| n.id() == cur.id()) => break parent,
@@ -550,8 +539,7 @@ fn destructured_value<'t>(p: &Parents<'t>, ident: Node<'t>, src: &[u8]) -> Optio
         // Into a literal where the value is written out, else along the path.
         let element = match (value.kind_name(), step.strip_prefix('[').and_then(|s| s.strip_suffix(']'))) {
             ("array", Some(i)) if rest.is_empty() => {
-                let mut c = value.walk();
-                value.named_children(&mut c).filter(|n| n.kind_name() != "comment").nth(i.parse().ok()?)
+                named_children(value).into_iter().filter(|n| n.kind_name() != "comment").nth(i.parse().ok()?)
             }
             ("object", None) if rest.is_empty() => object_entry(value, step, src),
             _ => None,
@@ -576,8 +564,7 @@ fn destructured_value<'t>(p: &Parents<'t>, ident: Node<'t>, src: &[u8]) -> Optio
 
 /// The value written for `key` in an object literal: `{ key: v }`'s `v`, `{ key }`'s name.
 fn object_entry<'t>(object: Node<'t>, key: &str, src: &[u8]) -> Option<Node<'t>> {
-    let mut c = object.walk();
-    object.named_children(&mut c).find_map(|entry| match entry.kind_name() {
+    named_children(object).into_iter().find_map(|entry| match entry.kind_name() {
         "pair" => {
             let k = entry.field("key").filter(|k| matches!(k.kind_name(), "property_identifier" | "string"))?;
             (text(k, src).trim_matches(|c| c == '"' || c == '\'') == key).then(|| entry.field("value")).flatten()
@@ -676,8 +663,7 @@ pub(super) fn alias_bases(node: Node, src: &[u8]) -> Vec<String> {
     while let Some(t) = stack.pop() {
         match t.kind_name() {
             "intersection_type" | "union_type" | "parenthesized_type" => {
-                let mut cursor = t.walk();
-                let children: Vec<Node> = t.named_children(&mut cursor).collect();
+                let children: Vec<Node> = named_children(t).into_iter().collect();
                 stack.extend(children.into_iter().rev());
             }
             _ => {
@@ -705,8 +691,7 @@ pub(super) fn param_types(node: Node, src: &[u8]) -> Vec<String> {
     };
     let mut out = Vec::new();
     if let Some(params) = func.and_then(|f| f.field("parameters")) {
-        let mut cursor = params.walk();
-        for p in params.named_children(&mut cursor) {
+        for p in named_children(params).into_iter() {
             match p.kind_name() {
                 "comment" => {}
                 // `function f(this: Foo, a: A)`: `this` is not passed.
@@ -792,8 +777,7 @@ fn object_type_path<'t>(p: &Parents<'t>, object: Node<'t>, src: &[u8]) -> Option
                 let call = p.of(parent)?;
                 let callee = call.field("function").or_else(|| call.field("constructor"))?;
                 let (path, _) = path_of(callee, src)?;
-                let mut cursor = parent.walk();
-                let index = parent.named_children(&mut cursor).filter(|n| n.kind_name() != "comment").position(|n| n.id() == node.id())?;
+                let index = named_children(parent).into_iter().filter(|n| n.kind_name() != "comment").position(|n| n.id() == node.id())?;
                 Some(format!("{path}(#{index})"))
             }
             "pair" | "pair_pattern" if parent.field("value").is_some_and(|v| v.id() == node.id()) => {
@@ -931,8 +915,7 @@ pub(super) fn parameter_of<'t>(p: &Parents<'t>, ident: Node<'t>) -> Option<(Node
     let list = if list.kind_name() == "formal_parameters" { list } else { p.of(list).filter(|l| l.kind_name() == "formal_parameters")? };
     let func = p.of(list)?;
     let mut index = 0u32;
-    let mut c = list.walk();
-    for p in list.named_children(&mut c) {
+    for p in named_children(list).into_iter() {
         if p.kind_name() == "comment" || p.field("pattern").is_some_and(|n| n.kind_name() == "this") {
             continue;
         }

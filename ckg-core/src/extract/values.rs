@@ -7,6 +7,7 @@ use crate::resolve::{Map, Set};
 
 use tree_sitter::Node;
 
+use super::captures::preorder::named_children;
 use super::probe::{PositionFact, Probe};
 use super::scopes::{Local, Locals, Nesting, bind, binding_at};
 use super::syntax::{path_of, position, short_text, text};
@@ -155,8 +156,7 @@ pub(super) fn passed_arguments<'t, 's>(call: Node<'t>, src: &'s [u8]) -> Vec<(Ar
 pub(super) fn arguments<'t, 's>(list: Node<'t>, src: &'s [u8]) -> Vec<(ArgKey<'s>, Node<'t>)> {
     let mut out = Vec::new();
     let mut index = 0u32;
-    let mut c = list.walk();
-    for a in list.named_children(&mut c) {
+    for a in named_children(list).into_iter() {
         match a.kind_name() {
             "keyword_argument" => {
                 if let (Some(name), Some(v)) = (a.field("name"), a.field("value")) {

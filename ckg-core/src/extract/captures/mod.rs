@@ -1,7 +1,7 @@
 //! A tree's captures sorted by role ([`Captures`]): definitions, references, scopes, local
 //! names, imports, exports and returned calls.
 
-mod preorder;
+pub(super) mod preorder;
 mod python;
 mod typescript;
 

@@ -14,6 +14,7 @@
 
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "tree_sitter/api.h"
 #include "./language.h"
@@ -198,4 +199,95 @@ size_t ckg_preorder_next(CkgPreorder *self, CkgListed *out, size_t cap) {
     if (!push(self, *child, position, field, visible)) return SIZE_MAX;
   }
   return count;
+}
+
+// Lists the visible children of `node` (only the named ones when `named_only`), in order, into
+// `out`, up to `cap` of them; returns how many there are (more than `cap`: call again with room
+// for that many), or SIZE_MAX without memory. The children a `TSTreeCursor` goes to from
+// `node`, stepping through hidden nodes, without the cursor's cost per step.
+size_t ckg_children(TSNode node, bool named_only, CkgListed *out, size_t cap) {
+  Subtree subtree = *(const Subtree *)node.id;
+  if (ts_subtree_child_count(subtree) == 0) return 0;
+  // The hidden nodes between `node` and its children are few: a small stack, on the heap when
+  // deeper.
+  Frame local[16];
+  CkgPreorder self = {
+    .language = node.tree->language,
+    .root = node,
+    .root_listed = true,
+    .stack = local,
+    .depth = 0,
+    .cap = 16,
+    .visible_depth = 0,
+  };
+  Length position = {node.context[0], {node.context[1], node.context[2]}};
+  self.stack[self.depth++] = (Frame){
+    .parent = subtree,
+    .alias_sequence = ts_language_alias_sequence(self.language, subtree.ptr->production_id),
+    .position = position,
+    .field = 0,
+    .visible = true,
+  };
+  size_t count = 0;
+  bool failed = false;
+  while (self.depth > 0) {
+    Frame *frame = &self.stack[self.depth - 1];
+    uint32_t child_count = frame->parent.ptr->child_count;
+    if (frame->child_index == child_count) {
+      self.depth--;
+      continue;
+    }
+    const Subtree *children = ts_subtree_children(frame->parent);
+    const Subtree *child = &children[frame->child_index];
+    Length at = frame->position;
+    uint32_t structural_index = frame->structural_child_index;
+    bool visible = ts_subtree_visible(*child);
+    bool extra = ts_subtree_extra(*child);
+    TSSymbol alias = 0;
+    if (!extra) {
+      if (frame->alias_sequence) {
+        alias = frame->alias_sequence[structural_index];
+        visible |= alias != 0;
+      }
+      frame->structural_child_index++;
+    }
+    frame->position = length_add(frame->position, ts_subtree_size(*child));
+    frame->child_index++;
+    if (frame->child_index < child_count) {
+      frame->position = length_add(frame->position, ts_subtree_padding(children[frame->child_index]));
+    }
+    TSFieldId field = 0;
+    if (!extra) {
+      field = field_at(self.language, frame->parent.ptr->production_id, structural_index);
+      if (!field && !frame->visible) field = frame->field;
+    }
+    if (visible) {
+      CkgListed listed_child = listed(self.language, child, at, alias, 1, field);
+      if (!named_only || listed_child.named) {
+        if (count < cap) out[count] = listed_child;
+        count++;
+      }
+    } else if (ts_subtree_visible_child_count(*child) > 0) {
+      if (self.depth == self.cap) {
+        size_t grown_cap = 2 * self.cap;
+        Frame *grown = self.stack == local ? malloc(grown_cap * sizeof(Frame)) : realloc(self.stack, grown_cap * sizeof(Frame));
+        if (!grown) {
+          failed = true;
+          break;
+        }
+        if (self.stack == local) memcpy(grown, local, sizeof(local));
+        self.stack = grown;
+        self.cap = grown_cap;
+      }
+      self.stack[self.depth++] = (Frame){
+        .parent = *child,
+        .alias_sequence = ts_language_alias_sequence(self.language, child->ptr->production_id),
+        .position = at,
+        .field = field,
+        .visible = false,
+      };
+    }
+  }
+  if (self.stack != local) free(self.stack);
+  return failed ? SIZE_MAX : count;
 }

@@ -202,8 +202,9 @@ size_t ckg_preorder_next(CkgPreorder *self, CkgListed *out, size_t cap) {
 }
 
 // Lists the visible children of `node` (only the named ones when `named_only`), in order, into
-// `out`, up to `cap` of them; returns how many there are (more than `cap`: call again with room
-// for that many), or SIZE_MAX without memory. The children a `TSTreeCursor` goes to from
+// `out`, up to `cap` of them, with their position and whether they are named (no kind, field or
+// depth); returns how many there are (more than `cap`: call again with room for that many), or
+// SIZE_MAX without memory. The children a `TSTreeCursor` goes to from
 // `node`, stepping through hidden nodes, without the cursor's cost per step.
 size_t ckg_children(TSNode node, bool named_only, CkgListed *out, size_t cap) {
   Subtree subtree = *(const Subtree *)node.id;
@@ -256,15 +257,21 @@ size_t ckg_children(TSNode node, bool named_only, CkgListed *out, size_t cap) {
     if (frame->child_index < child_count) {
       frame->position = length_add(frame->position, ts_subtree_padding(children[frame->child_index]));
     }
-    TSFieldId field = 0;
-    if (!extra) {
-      field = field_at(self.language, frame->parent.ptr->production_id, structural_index);
-      if (!field && !frame->visible) field = frame->field;
-    }
     if (visible) {
-      CkgListed listed_child = listed(self.language, child, at, alias, 1, field);
-      if (!named_only || listed_child.named) {
-        if (count < cap) out[count] = listed_child;
+      // The node, and whether it is named: its kind and field are not asked for.
+      bool named = alias ? ts_language_symbol_metadata(self.language, alias).named : ts_subtree_named(*child);
+      if (!named_only || named) {
+        if (count < cap) {
+          out[count] = (CkgListed){
+            .id = child,
+            .start_byte = at.bytes,
+            .row = at.extent.row,
+            .column = at.extent.column,
+            .depth = 1,
+            .alias = alias,
+            .named = named,
+          };
+        }
         count++;
       }
     } else if (ts_subtree_visible_child_count(*child) > 0) {
@@ -283,7 +290,6 @@ size_t ckg_children(TSNode node, bool named_only, CkgListed *out, size_t cap) {
         .parent = *child,
         .alias_sequence = ts_language_alias_sequence(self.language, child->ptr->production_id),
         .position = at,
-        .field = field,
         .visible = false,
       };
     }

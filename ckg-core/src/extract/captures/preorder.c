@@ -100,9 +100,21 @@ static bool push(CkgPreorder *self, Subtree subtree, Length position, TSFieldId 
   return true;
 }
 
-// `ts_node_symbol`, `ts_node_is_named`, `ts_node_child_count(node) > 0` of a node.
-static CkgListed listed(const TSLanguage *language, const Subtree *subtree, Length position, TSSymbol alias, uint32_t depth, TSFieldId field) {
-  TSSymbol symbol = alias ? alias : ts_subtree_symbol(*subtree);
+// `ts_node_is_named` of a node with this subtree and alias (`ts_language_symbol_metadata`,
+// inlined: an alias is never `ERROR`).
+static inline bool is_named(const TSLanguage *language, Subtree subtree, TSSymbol alias) {
+  return alias ? language->symbol_metadata[alias].named : ts_subtree_named(subtree);
+}
+
+// `ts_node_symbol` of a node with this subtree and alias (`ts_language_public_symbol`, inlined).
+static inline uint16_t kind_of(const TSLanguage *language, Subtree subtree, TSSymbol alias) {
+  TSSymbol symbol = alias ? alias : ts_subtree_symbol(subtree);
+  return symbol == ts_builtin_sym_error ? symbol : language->public_symbol_map[symbol];
+}
+
+// A node as listed: `named` its `ts_node_is_named`, then `ts_node_symbol` and
+// `ts_node_child_count(node) > 0`.
+static CkgListed listed(const TSLanguage *language, const Subtree *subtree, Length position, TSSymbol alias, uint32_t depth, TSFieldId field, bool named) {
   return (CkgListed){
     .id = subtree,
     .start_byte = position.bytes,
@@ -110,9 +122,9 @@ static CkgListed listed(const TSLanguage *language, const Subtree *subtree, Leng
     .column = position.extent.column,
     .depth = depth,
     .alias = alias,
-    .kind = ts_language_public_symbol(language, symbol),
+    .kind = kind_of(language, *subtree, alias),
     .field = field,
-    .named = alias ? ts_language_symbol_metadata(language, alias).named : ts_subtree_named(*subtree),
+    .named = named,
     .has_children = ts_subtree_visible_child_count(*subtree) > 0,
   };
 }
@@ -144,7 +156,8 @@ size_t ckg_preorder_next(CkgPreorder *self, CkgListed *out, size_t cap) {
     TSNode root = self->root;
     const Subtree *subtree = (const Subtree *)root.id;
     Length position = {root.context[0], {root.context[1], root.context[2]}};
-    out[count++] = listed(language, subtree, position, (TSSymbol)root.context[3], 0, 0);
+    TSSymbol alias = (TSSymbol)root.context[3];
+    out[count++] = listed(language, subtree, position, alias, 0, 0, is_named(language, *subtree, alias));
     if (ts_subtree_child_count(*subtree) > 0 && !push(self, *subtree, position, 0, true)) return SIZE_MAX;
   }
 
@@ -178,6 +191,16 @@ size_t ckg_preorder_next(CkgPreorder *self, CkgListed *out, size_t cap) {
       frame->position = length_add(frame->position, ts_subtree_padding(children[frame->child_index]));
     }
 
+    bool named = false;
+    if (visible) {
+      named = is_named(language, *child, alias);
+      // An anonymous leaf left out: neither listed nor gone into.
+      if (self->skip_anonymous_leaves && !named && ts_subtree_visible_child_count(*child) == 0) continue;
+    } else if (ts_subtree_visible_child_count(*child) == 0) {
+      // A hidden node with nothing visible under it: the cursor steps over it.
+      continue;
+    }
+
     // `ts_tree_cursor_current_field_id`: the parent's production names the child, or, under a
     // hidden parent, the field the parent has; an extra node has none.
     TSFieldId field = 0;
@@ -188,12 +211,8 @@ size_t ckg_preorder_next(CkgPreorder *self, CkgListed *out, size_t cap) {
 
     if (visible) {
       // `ts_tree_cursor_current_node`.
-      CkgListed node = listed(language, child, position, alias, self->visible_depth, field);
-      if (!(self->skip_anonymous_leaves && !node.named && !node.has_children)) out[count++] = node;
+      out[count++] = listed(language, child, position, alias, self->visible_depth, field, named);
       if (ts_subtree_child_count(*child) == 0) continue;
-    } else if (ts_subtree_visible_child_count(*child) == 0) {
-      // A hidden node with nothing visible under it: the cursor steps over it.
-      continue;
     }
     // `frame` is not used again: `push` may move the stack.
     if (!push(self, *child, position, field, visible)) return SIZE_MAX;
@@ -259,7 +278,7 @@ size_t ckg_children(TSNode node, bool named_only, CkgListed *out, size_t cap) {
     }
     if (visible) {
       // The node, and whether it is named: its kind and field are not asked for.
-      bool named = alias ? ts_language_symbol_metadata(self.language, alias).named : ts_subtree_named(*child);
+      bool named = is_named(self.language, *child, alias);
       if (!named_only || named) {
         if (count < cap) {
           out[count] = (CkgListed){

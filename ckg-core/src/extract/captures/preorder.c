@@ -63,6 +63,8 @@ typedef struct {
   bool skip_anonymous_leaves;
   Frame *stack;
   size_t depth, cap;
+  // Room on the caller's stack that `stack` starts in (NULL: none), never freed.
+  Frame *inline_stack;
   // The visible frames on the stack.
   uint32_t visible_depth;
 } CkgPreorder;
@@ -78,12 +80,62 @@ static TSFieldId field_at(const TSLanguage *language, uint16_t production_id, ui
   return 0;
 }
 
+// A frame's next child (`ts_tree_cursor_child_iterator_next`), the frame moved past it.
+typedef struct {
+  const Subtree *subtree;
+  // Where it starts.
+  Length position;
+  uint32_t structural_index;
+  // Its alias in its parent's production (0: none; never for an extra node).
+  TSSymbol alias;
+  // Visible by its subtree or its alias.
+  bool visible;
+  bool extra;
+} Child;
+
+static inline Child next_child(Frame *frame) {
+  const Subtree *children = ts_subtree_children(frame->parent);
+  uint32_t child_count = frame->parent.ptr->child_count;
+  const Subtree *subtree = &children[frame->child_index];
+  Child child = {
+    .subtree = subtree,
+    .position = frame->position,
+    .structural_index = frame->structural_child_index,
+    .alias = 0,
+    .visible = ts_subtree_visible(*subtree),
+    .extra = ts_subtree_extra(*subtree),
+  };
+  if (!child.extra) {
+    if (frame->alias_sequence) {
+      child.alias = frame->alias_sequence[child.structural_index];
+      child.visible |= child.alias != 0;
+    }
+    frame->structural_child_index++;
+  }
+  frame->position = length_add(frame->position, ts_subtree_size(*subtree));
+  frame->child_index++;
+  if (frame->child_index < child_count) {
+    frame->position = length_add(frame->position, ts_subtree_padding(children[frame->child_index]));
+  }
+  return child;
+}
+
+// `ts_tree_cursor_current_field_id` at a frame's child: the parent's production names the
+// child, or, under a hidden parent, the field the parent has; an extra node has none.
+static inline TSFieldId field_of(const TSLanguage *language, const Frame *frame, Child child) {
+  if (child.extra) return 0;
+  TSFieldId field = field_at(language, frame->parent.ptr->production_id, child.structural_index);
+  return !field && !frame->visible ? frame->field : field;
+}
+
 // Pushes a frame for the children of `subtree` (which has some); false without memory.
 static bool push(CkgPreorder *self, Subtree subtree, Length position, TSFieldId field, bool visible) {
   if (self->depth == self->cap) {
     size_t cap = self->cap ? 2 * self->cap : 64;
-    Frame *grown = realloc(self->stack, cap * sizeof(Frame));
+    bool moving = self->inline_stack && self->stack == self->inline_stack;
+    Frame *grown = moving ? malloc(cap * sizeof(Frame)) : realloc(self->stack, cap * sizeof(Frame));
     if (!grown) return false;
+    if (moving) memcpy(grown, self->inline_stack, self->depth * sizeof(Frame));
     self->stack = grown;
     self->cap = cap;
   }
@@ -170,52 +222,25 @@ size_t ckg_preorder_next(CkgPreorder *self, CkgListed *out, size_t cap) {
       continue;
     }
 
-    // `ts_tree_cursor_child_iterator_next`.
-    const Subtree *children = ts_subtree_children(frame->parent);
-    const Subtree *child = &children[frame->child_index];
-    Length position = frame->position;
-    uint32_t structural_index = frame->structural_child_index;
-    bool visible = ts_subtree_visible(*child);
-    bool extra = ts_subtree_extra(*child);
-    TSSymbol alias = 0;
-    if (!extra) {
-      if (frame->alias_sequence) {
-        alias = frame->alias_sequence[structural_index];
-        visible |= alias != 0;
-      }
-      frame->structural_child_index++;
-    }
-    frame->position = length_add(frame->position, ts_subtree_size(*child));
-    frame->child_index++;
-    if (frame->child_index < child_count) {
-      frame->position = length_add(frame->position, ts_subtree_padding(children[frame->child_index]));
-    }
-
+    Child child = next_child(frame);
+    Subtree subtree = *child.subtree;
     bool named = false;
-    if (visible) {
-      named = is_named(language, *child, alias);
+    if (child.visible) {
+      named = is_named(language, subtree, child.alias);
       // An anonymous leaf left out: neither listed nor gone into.
-      if (self->skip_anonymous_leaves && !named && ts_subtree_visible_child_count(*child) == 0) continue;
-    } else if (ts_subtree_visible_child_count(*child) == 0) {
+      if (self->skip_anonymous_leaves && !named && ts_subtree_visible_child_count(subtree) == 0) continue;
+    } else if (ts_subtree_visible_child_count(subtree) == 0) {
       // A hidden node with nothing visible under it: the cursor steps over it.
       continue;
     }
-
-    // `ts_tree_cursor_current_field_id`: the parent's production names the child, or, under a
-    // hidden parent, the field the parent has; an extra node has none.
-    TSFieldId field = 0;
-    if (!extra) {
-      field = field_at(language, frame->parent.ptr->production_id, structural_index);
-      if (!field && !frame->visible) field = frame->field;
-    }
-
-    if (visible) {
+    TSFieldId field = field_of(language, frame, child);
+    if (child.visible) {
       // `ts_tree_cursor_current_node`.
-      out[count++] = listed(language, child, position, alias, self->visible_depth, field, named);
-      if (ts_subtree_child_count(*child) == 0) continue;
+      out[count++] = listed(language, child.subtree, child.position, child.alias, self->visible_depth, field, named);
+      if (ts_subtree_child_count(subtree) == 0) continue;
     }
     // `frame` is not used again: `push` may move the stack.
-    if (!push(self, *child, position, field, visible)) return SIZE_MAX;
+    if (!push(self, subtree, child.position, field, child.visible)) return SIZE_MAX;
   }
   return count;
 }
@@ -236,81 +261,40 @@ size_t ckg_children(TSNode node, bool named_only, CkgListed *out, size_t cap) {
     .root = node,
     .root_listed = true,
     .stack = local,
-    .depth = 0,
     .cap = 16,
-    .visible_depth = 0,
+    .inline_stack = local,
   };
   Length position = {node.context[0], {node.context[1], node.context[2]}};
-  self.stack[self.depth++] = (Frame){
-    .parent = subtree,
-    .alias_sequence = ts_language_alias_sequence(self.language, subtree.ptr->production_id),
-    .position = position,
-    .field = 0,
-    .visible = true,
-  };
+  push(&self, subtree, position, 0, true);
   size_t count = 0;
   bool failed = false;
   while (self.depth > 0) {
     Frame *frame = &self.stack[self.depth - 1];
-    uint32_t child_count = frame->parent.ptr->child_count;
-    if (frame->child_index == child_count) {
+    if (frame->child_index == frame->parent.ptr->child_count) {
       self.depth--;
       continue;
     }
-    const Subtree *children = ts_subtree_children(frame->parent);
-    const Subtree *child = &children[frame->child_index];
-    Length at = frame->position;
-    uint32_t structural_index = frame->structural_child_index;
-    bool visible = ts_subtree_visible(*child);
-    bool extra = ts_subtree_extra(*child);
-    TSSymbol alias = 0;
-    if (!extra) {
-      if (frame->alias_sequence) {
-        alias = frame->alias_sequence[structural_index];
-        visible |= alias != 0;
-      }
-      frame->structural_child_index++;
-    }
-    frame->position = length_add(frame->position, ts_subtree_size(*child));
-    frame->child_index++;
-    if (frame->child_index < child_count) {
-      frame->position = length_add(frame->position, ts_subtree_padding(children[frame->child_index]));
-    }
-    if (visible) {
+    Child child = next_child(frame);
+    if (child.visible) {
       // The node, and whether it is named: its kind and field are not asked for.
-      bool named = is_named(self.language, *child, alias);
+      bool named = is_named(self.language, *child.subtree, child.alias);
       if (!named_only || named) {
         if (count < cap) {
           out[count] = (CkgListed){
-            .id = child,
-            .start_byte = at.bytes,
-            .row = at.extent.row,
-            .column = at.extent.column,
+            .id = child.subtree,
+            .start_byte = child.position.bytes,
+            .row = child.position.extent.row,
+            .column = child.position.extent.column,
             .depth = 1,
-            .alias = alias,
+            .alias = child.alias,
             .named = named,
           };
         }
         count++;
       }
-    } else if (ts_subtree_visible_child_count(*child) > 0) {
-      if (self.depth == self.cap) {
-        size_t grown_cap = 2 * self.cap;
-        Frame *grown = self.stack == local ? malloc(grown_cap * sizeof(Frame)) : realloc(self.stack, grown_cap * sizeof(Frame));
-        if (!grown) {
-          failed = true;
-          break;
-        }
-        if (self.stack == local) memcpy(grown, local, sizeof(local));
-        self.stack = grown;
-        self.cap = grown_cap;
-      }
-      self.stack[self.depth++] = (Frame){
-        .parent = *child,
-        .alias_sequence = ts_language_alias_sequence(self.language, child->ptr->production_id),
-        .position = at,
-        .visible = false,
-      };
+    } else if (ts_subtree_visible_child_count(*child.subtree) > 0 && !push(&self, *child.subtree, child.position, 0, false)) {
+      failed = true;
+      break;
     }
   }
   if (self.stack != local) free(self.stack);

@@ -226,6 +226,9 @@ mod tests {
         files.push((Grammar::TypeScript, "function f(a: { b: number = 1 }) { return <T>(x) => x.y?.[z] ?? `${w}`; ".into()));
         files.push((Grammar::Tsx, "const a = <A b={c} {...d}>text<B/></A>; enum E { X = 1, }".into()));
         files.push((Grammar::Python, String::new()));
+        // Thousands of statements in one block: deep repetitions of hidden nodes under one node.
+        files.push((Grammar::Python, "x = f(1)\n".repeat(5000)));
+        files.push((Grammar::TypeScript, "a(b, c);\n".repeat(5000)));
         let mut parser = Parser::new();
         let (mut longest, mut most_children) = (0, 0);
         for (grammar, src) in &files {

@@ -939,7 +939,7 @@ fn write_edges(tx: &mut WriteTx, input: &crate::store::ResolveInput, files: &[i6
             tx.index_facts()?;
             facts_indexed = true;
         }
-        for resolved in &batch.files {
+        for resolved in &batch {
             tx.write_edges(resolved.file, &resolved.edges)?;
             tx.put_lookups(resolved.file, &resolved.keys)?;
         }

@@ -265,7 +265,7 @@ pub(super) fn exports(node: Node, src: &[u8], facts: &mut FileFacts) {
     if !matches!(right.kind_name(), "list" | "tuple") {
         return;
     }
-    for item in named_children(right).into_iter() {
+    for item in named_children(right) {
         if item.kind_name() != "string" {
             continue;
         }
@@ -555,7 +555,7 @@ pub(super) fn parameter_of(func: Node, ident: Node) -> Option<(Option<u32>, u8)>
     };
     let mut index = 0u32;
     let mut keyword_only = false;
-    for p in named_children(params).into_iter() {
+    for p in named_children(params) {
         let name = match p.kind_name() {
             "identifier" => Some(p),
             "default_parameter" | "typed_default_parameter" => p.field("name"),

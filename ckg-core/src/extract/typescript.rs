@@ -33,7 +33,7 @@ pub(super) fn imports(role: Capture, node: Node, src: &[u8], scope: u32, out: &m
         Capture::ImportStatement => {
             let Some(spec) = node.field("source").and_then(|s| string_value(s, src)) else {
                 // `import x = require('y')`
-                for c in named_children(node).into_iter() {
+                for c in named_children(node) {
                     if c.kind_name() == "import_require_clause" {
                         let spec = c.field("source").and_then(|s| string_value(s, src));
                         let local =
@@ -51,7 +51,7 @@ pub(super) fn imports(role: Capture, node: Node, src: &[u8], scope: u32, out: &m
                 push(ImportKind::SideEffect, &spec, None, None, type_only, node);
                 return;
             };
-            for c in named_children(clause).into_iter() {
+            for c in named_children(clause) {
                 match c.kind_name() {
                     "identifier" => push(ImportKind::Default, &spec, Some("default".into()), Some(text(c, src).into_owned()), type_only, c),
                     "namespace_import" => {
@@ -89,7 +89,7 @@ pub(super) fn imports(role: Capture, node: Node, src: &[u8], scope: u32, out: &m
                 Some(decl) => match decl.field("name") {
                     Some(n) if n.kind_name() == "identifier" => push(kind, &spec, None, Some(text(n, src).into_owned()), false, n),
                     Some(n) if n.kind_name() == "object_pattern" => {
-                        for p in named_children(n).into_iter() {
+                        for p in named_children(n) {
                             match p.kind_name() {
                                 "shorthand_property_identifier_pattern" => {
                                     let name = text(p, src).into_owned();
@@ -166,7 +166,7 @@ pub(super) fn exports(node: Node, src: &[u8], facts: &mut FileFacts) {
     }
     if let Some(spec) = &source {
         if let Some(ns) = children.iter().find(|c| c.kind_name() == "namespace_export") {
-            let name = named_children(*ns).into_iter().next().map(|n| string_value(n, src).unwrap_or_else(|| text(n, src).into_owned()));
+            let name = ns.named_child(0).map(|n| string_value(n, src).unwrap_or_else(|| text(n, src).into_owned()));
             import(ImportKind::Namespace, None, spec, (line, col));
             if let Some(name) = name {
                 facts.exports.push(ExportFact { name, target: Some("*".into()), specifier: Some(spec.clone()), line, col });
@@ -225,7 +225,7 @@ fn commonjs_exports(assign: Node, src: &[u8], facts: &mut FileFacts, line: u32, 
             // `module.exports = function () {}`: the module's `default` definition.
             "function_expression" | "arrow_function" => push("module.exports".into(), Some("default".into())),
             "object" => {
-                for p in named_children(right).into_iter() {
+                for p in named_children(right) {
                     match p.kind_name() {
                         "shorthand_property_identifier" => {
                             let n = text(p, src).into_owned();
@@ -691,7 +691,7 @@ pub(super) fn param_types(node: Node, src: &[u8]) -> Vec<String> {
     };
     let mut out = Vec::new();
     if let Some(params) = func.and_then(|f| f.field("parameters")) {
-        for p in named_children(params).into_iter() {
+        for p in named_children(params) {
             match p.kind_name() {
                 "comment" => {}
                 // `function f(this: Foo, a: A)`: `this` is not passed.
@@ -915,7 +915,7 @@ pub(super) fn parameter_of<'t>(p: &Parents<'t>, ident: Node<'t>) -> Option<(Node
     let list = if list.kind_name() == "formal_parameters" { list } else { p.of(list).filter(|l| l.kind_name() == "formal_parameters")? };
     let func = p.of(list)?;
     let mut index = 0u32;
-    for p in named_children(list).into_iter() {
+    for p in named_children(list) {
         if p.kind_name() == "comment" || p.field("pattern").is_some_and(|n| n.kind_name() == "this") {
             continue;
         }

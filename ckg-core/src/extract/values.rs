@@ -156,7 +156,7 @@ pub(super) fn passed_arguments<'t, 's>(call: Node<'t>, src: &'s [u8]) -> Vec<(Ar
 pub(super) fn arguments<'t, 's>(list: Node<'t>, src: &'s [u8]) -> Vec<(ArgKey<'s>, Node<'t>)> {
     let mut out = Vec::new();
     let mut index = 0u32;
-    for a in named_children(list).into_iter() {
+    for a in named_children(list) {
         match a.kind_name() {
             "keyword_argument" => {
                 if let (Some(name), Some(v)) = (a.field("name"), a.field("value")) {

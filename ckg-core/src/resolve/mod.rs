@@ -400,11 +400,6 @@ fn weaker(a: &'static str, b: &'static str) -> &'static str {
     if rank(a) <= rank(b) { a } else { b }
 }
 
-/// Resolved files, in file order.
-pub struct Resolution {
-    pub files: Vec<FileResolution>,
-}
-
 /// One resolved file: its edges, sorted by site, and the keys its resolution looked up.
 pub struct FileResolution {
     pub file: i64,
@@ -434,7 +429,7 @@ const BATCH: usize = 256;
 /// two threads: the sink, the critical path of a full index (writing django's edges takes
 /// longer than resolving them on one core), is not time-shared with two resolving threads, as
 /// it was when the whole pool resolved each batch in turn (`par_iter`, the cores ~85 % busy).
-pub fn resolve_into<E>(input: &ResolveInput, files: &[i64], mut sink: impl FnMut(Resolution) -> Result<(), E>) -> Result<(), E> {
+pub fn resolve_into<E>(input: &ResolveInput, files: &[i64], mut sink: impl FnMut(Vec<FileResolution>) -> Result<(), E>) -> Result<(), E> {
     // Each batch's files in order are its edges in order (below).
     debug_assert!(files.is_sorted());
     let resolver = Resolver::new(input);
@@ -451,7 +446,7 @@ pub fn resolve_into<E>(input: &ResolveInput, files: &[i64], mut sink: impl FnMut
     let resolve = |(at, file): (usize, i64)| {
         let refs = refs_by_file.get(&file).map(Vec::as_slice).unwrap_or(&[]);
         let (edges, keys) = resolver.resolve_file(file, refs);
-        Resolved { at, file: FileResolution { file, edges, keys } }
+        Resolved { at, resolution: FileResolution { file, edges, keys } }
     };
     let helpers = if files.len() > 1 { rayon::current_num_threads().saturating_sub(1) } else { 0 };
     // Bounded: with more helpers than a sink keeps up with, they wait rather than hold every
@@ -480,16 +475,15 @@ pub fn resolve_into<E>(input: &ResolveInput, files: &[i64], mut sink: impl FnMut
         let mut in_order = InOrder::new(files.len());
         // Each file's edges stay in the vector they were resolved into (copied into one per
         // batch, the copies and the pages they faulted in were ~1 % of django's full index).
-        let new_batch = || Resolution { files: Vec::with_capacity(BATCH) };
-        let mut batch = new_batch();
+        let mut batch = Vec::with_capacity(BATCH);
         loop {
             for resolved in receiver.try_iter() {
                 in_order.insert(resolved);
             }
-            while let Some(Resolved { file, .. }) = in_order.pop_next() {
-                batch.files.push(file);
-                if batch.files.len() == BATCH || in_order.done() {
-                    sink(std::mem::replace(&mut batch, new_batch()))?;
+            while let Some(Resolved { resolution, .. }) = in_order.pop_next() {
+                batch.push(resolution);
+                if batch.len() == BATCH || in_order.done() {
+                    sink(std::mem::replace(&mut batch, Vec::with_capacity(BATCH)))?;
                 }
             }
             if in_order.done() {
@@ -544,7 +538,7 @@ impl InOrder {
 struct Resolved {
     /// The file's position in the files to resolve.
     at: usize,
-    file: FileResolution,
+    resolution: FileResolution,
 }
 
 impl Resolver<'_> {
@@ -569,12 +563,12 @@ impl Resolver<'_> {
         (edges, keys)
     }
 }
-/// Resolves the given files (all when `only` is `None`).
-pub fn resolve(input: &ResolveInput, only: Option<&HashSet<i64>>) -> Resolution {
-    let mut all = Resolution { files: Vec::new() };
+/// Resolves the given files (all when `only` is `None`), in file order.
+pub fn resolve(input: &ResolveInput, only: Option<&HashSet<i64>>) -> Vec<FileResolution> {
+    let mut all = Vec::new();
     let files = files_to_resolve(input, only);
-    let Ok(()) = resolve_into::<std::convert::Infallible>(input, &files, |r| {
-        all.files.extend(r.files);
+    let Ok(()) = resolve_into::<std::convert::Infallible>(input, &files, |batch| {
+        all.extend(batch);
         Ok(())
     });
     all
@@ -600,8 +594,8 @@ mod tests {
         };
         let files: Vec<i64> = (1..=1000).collect();
         let mut batches = Vec::new();
-        let Ok(()) = resolve_into::<std::convert::Infallible>(&input, &files, |r| {
-            batches.push(r.files.iter().map(|f| f.file).collect::<Vec<i64>>());
+        let Ok(()) = resolve_into::<std::convert::Infallible>(&input, &files, |batch| {
+            batches.push(batch.iter().map(|f| f.file).collect::<Vec<i64>>());
             Ok(())
         });
         assert_eq!(batches.iter().map(Vec::len).collect::<Vec<_>>(), [BATCH, BATCH, BATCH, 1000 - 3 * BATCH]);

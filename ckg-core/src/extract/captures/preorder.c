@@ -54,19 +54,24 @@ typedef struct {
   bool visible;
 } Frame;
 
-// A listing under way: the nodes whose children are being listed, the innermost last.
+// The nodes whose children are being listed, the innermost last.
+typedef struct {
+  Frame *frames;
+  size_t depth, cap;
+  // Room on the caller's stack that `frames` starts in (NULL: none), never freed.
+  Frame *inline_frames;
+  // The visible frames.
+  uint32_t visible_depth;
+} Stack;
+
+// A listing under way.
 typedef struct {
   const TSLanguage *language;
   TSNode root;
   bool root_listed;
   // Anonymous nodes without children are left out.
   bool skip_anonymous_leaves;
-  Frame *stack;
-  size_t depth, cap;
-  // Room on the caller's stack that `stack` starts in (NULL: none), never freed.
-  Frame *inline_stack;
-  // The visible frames on the stack.
-  uint32_t visible_depth;
+  Stack stack;
 } CkgPreorder;
 
 // The field of the child at `structural_index` of a node of production `production_id`
@@ -129,27 +134,44 @@ static inline TSFieldId field_of(const TSLanguage *language, const Frame *frame,
 }
 
 // Pushes a frame for the children of `subtree` (which has some); false without memory.
-static bool push(CkgPreorder *self, Subtree subtree, Length position, TSFieldId field, bool visible) {
-  if (self->depth == self->cap) {
-    size_t cap = self->cap ? 2 * self->cap : 64;
-    bool moving = self->inline_stack && self->stack == self->inline_stack;
-    Frame *grown = moving ? malloc(cap * sizeof(Frame)) : realloc(self->stack, cap * sizeof(Frame));
+static bool push(Stack *stack, const TSLanguage *language, Subtree subtree, Length position, TSFieldId field, bool visible) {
+  if (stack->depth == stack->cap) {
+    size_t cap = stack->cap ? 2 * stack->cap : 64;
+    bool moving = stack->inline_frames && stack->frames == stack->inline_frames;
+    Frame *grown = moving ? malloc(cap * sizeof(Frame)) : realloc(stack->frames, cap * sizeof(Frame));
     if (!grown) return false;
-    if (moving) memcpy(grown, self->inline_stack, self->depth * sizeof(Frame));
-    self->stack = grown;
-    self->cap = cap;
+    if (moving) memcpy(grown, stack->inline_frames, stack->depth * sizeof(Frame));
+    stack->frames = grown;
+    stack->cap = cap;
   }
-  self->stack[self->depth++] = (Frame){
+  stack->frames[stack->depth++] = (Frame){
     .parent = subtree,
-    .alias_sequence = ts_language_alias_sequence(self->language, subtree.ptr->production_id),
+    .alias_sequence = ts_language_alias_sequence(language, subtree.ptr->production_id),
     .position = position,
     .child_index = 0,
     .structural_child_index = 0,
     .field = field,
     .visible = visible,
   };
-  self->visible_depth += visible;
+  stack->visible_depth += visible;
   return true;
+}
+
+// The innermost frame with children left to list, the frames done popped; NULL when none is
+// left.
+static Frame *innermost(Stack *stack) {
+  while (stack->depth > 0) {
+    Frame *frame = &stack->frames[stack->depth - 1];
+    if (frame->child_index < frame->parent.ptr->child_count) return frame;
+    stack->visible_depth -= frame->visible;
+    stack->depth--;
+  }
+  return NULL;
+}
+
+// Frees what the stack took from the heap.
+static void release(Stack *stack) {
+  if (stack->frames != stack->inline_frames) free(stack->frames);
 }
 
 // `ts_node_is_named` of a node with this subtree and alias (`ts_language_symbol_metadata`,
@@ -193,7 +215,7 @@ CkgPreorder *ckg_preorder_new(TSNode root, bool skip_anonymous_leaves) {
 
 void ckg_preorder_delete(CkgPreorder *self) {
   if (!self) return;
-  free(self->stack);
+  release(&self->stack);
   free(self);
 }
 
@@ -210,18 +232,11 @@ size_t ckg_preorder_next(CkgPreorder *self, CkgListed *out, size_t cap) {
     Length position = {root.context[0], {root.context[1], root.context[2]}};
     TSSymbol alias = (TSSymbol)root.context[3];
     out[count++] = listed(language, subtree, position, alias, 0, 0, is_named(language, *subtree, alias));
-    if (ts_subtree_child_count(*subtree) > 0 && !push(self, *subtree, position, 0, true)) return SIZE_MAX;
+    if (ts_subtree_child_count(*subtree) > 0 && !push(&self->stack, language, *subtree, position, 0, true)) return SIZE_MAX;
   }
 
-  while (self->depth > 0 && count < cap) {
-    Frame *frame = &self->stack[self->depth - 1];
-    uint32_t child_count = frame->parent.ptr->child_count;
-    if (frame->child_index == child_count) {
-      self->visible_depth -= frame->visible;
-      self->depth--;
-      continue;
-    }
-
+  Frame *frame;
+  while (count < cap && (frame = innermost(&self->stack))) {
     Child child = next_child(frame);
     Subtree subtree = *child.subtree;
     bool named = false;
@@ -236,67 +251,53 @@ size_t ckg_preorder_next(CkgPreorder *self, CkgListed *out, size_t cap) {
     TSFieldId field = field_of(language, frame, child);
     if (child.visible) {
       // `ts_tree_cursor_current_node`.
-      out[count++] = listed(language, child.subtree, child.position, child.alias, self->visible_depth, field, named);
+      out[count++] = listed(language, child.subtree, child.position, child.alias, self->stack.visible_depth, field, named);
       if (ts_subtree_child_count(subtree) == 0) continue;
     }
     // `frame` is not used again: `push` may move the stack.
-    if (!push(self, subtree, child.position, field, child.visible)) return SIZE_MAX;
+    if (!push(&self->stack, language, subtree, child.position, field, child.visible)) return SIZE_MAX;
   }
   return count;
 }
 
-// Lists the visible children of `node` (only the named ones when `named_only`), in order, into
-// `out`, up to `cap` of them, with their position and whether they are named (no kind, field or
-// depth); returns how many there are (more than `cap`: call again with room for that many), or
-// SIZE_MAX without memory. The children a `TSTreeCursor` goes to from
-// `node`, stepping through hidden nodes, without the cursor's cost per step.
-size_t ckg_children(TSNode node, bool named_only, CkgListed *out, size_t cap) {
+// Lists the named children of `node`, in order, into `out`, up to `cap` of them, with their
+// position (no kind, field or depth); returns how many there are (more than `cap`: call again
+// with room for that many), or SIZE_MAX without memory. The children a `TSTreeCursor` goes to
+// from `node`, stepping through hidden nodes, without the cursor's cost per step.
+size_t ckg_named_children(TSNode node, CkgListed *out, size_t cap) {
+  const TSLanguage *language = node.tree->language;
   Subtree subtree = *(const Subtree *)node.id;
   if (ts_subtree_child_count(subtree) == 0) return 0;
   // The hidden nodes between `node` and its children are few: a small stack, on the heap when
   // deeper.
-  Frame local[16];
-  CkgPreorder self = {
-    .language = node.tree->language,
-    .root = node,
-    .root_listed = true,
-    .stack = local,
-    .cap = 16,
-    .inline_stack = local,
-  };
-  Length position = {node.context[0], {node.context[1], node.context[2]}};
-  push(&self, subtree, position, 0, true);
+  Frame inline_frames[16];
+  Stack stack = {.frames = inline_frames, .cap = 16, .inline_frames = inline_frames};
+  push(&stack, language, subtree, (Length){node.context[0], {node.context[1], node.context[2]}}, 0, true);
   size_t count = 0;
   bool failed = false;
-  while (self.depth > 0) {
-    Frame *frame = &self.stack[self.depth - 1];
-    if (frame->child_index == frame->parent.ptr->child_count) {
-      self.depth--;
-      continue;
-    }
+  Frame *frame;
+  while ((frame = innermost(&stack))) {
     Child child = next_child(frame);
     if (child.visible) {
-      // The node, and whether it is named: its kind and field are not asked for.
-      bool named = is_named(self.language, *child.subtree, child.alias);
-      if (!named_only || named) {
-        if (count < cap) {
-          out[count] = (CkgListed){
-            .id = child.subtree,
-            .start_byte = child.position.bytes,
-            .row = child.position.extent.row,
-            .column = child.position.extent.column,
-            .depth = 1,
-            .alias = child.alias,
-            .named = named,
-          };
-        }
-        count++;
+      if (!is_named(language, *child.subtree, child.alias)) continue;
+      if (count < cap) {
+        out[count] = (CkgListed){
+          .id = child.subtree,
+          .start_byte = child.position.bytes,
+          .row = child.position.extent.row,
+          .column = child.position.extent.column,
+          .depth = 1,
+          .alias = child.alias,
+          .named = true,
+        };
       }
-    } else if (ts_subtree_visible_child_count(*child.subtree) > 0 && !push(&self, *child.subtree, child.position, 0, false)) {
+      count++;
+    } else if (ts_subtree_visible_child_count(*child.subtree) > 0 &&
+               !push(&stack, language, *child.subtree, child.position, 0, false)) {
       failed = true;
       break;
     }
   }
-  if (self.stack != local) free(self.stack);
+  release(&stack);
   return failed ? SIZE_MAX : count;
 }

@@ -36,9 +36,21 @@ unsafe extern "C" {
     /// `usize::MAX` when the walk's stack could not be allocated.
     fn ckg_preorder_next(state: *mut State, out: *mut Raw, cap: usize) -> usize;
     fn ckg_preorder_delete(state: *mut State);
-    /// Lists the visible children of `node` (the named ones when `named_only`) into `out`
-    /// (room for `cap`); returns how many there are, or `usize::MAX` without memory.
-    fn ckg_children(node: ffi::TSNode, named_only: bool, out: *mut Raw, cap: usize) -> usize;
+    /// Lists the named children of `node` into `out` (room for `cap`); returns how many there
+    /// are, or `usize::MAX` without memory.
+    fn ckg_named_children(node: ffi::TSNode, out: *mut Raw, cap: usize) -> usize;
+}
+
+impl Raw {
+    /// The listed node, of the tree `tree`.
+    ///
+    /// # Safety
+    /// `tree` is the tree the entry was listed from, and outlives `'t`.
+    unsafe fn node<'t>(&self, tree: *const ffi::TSTree) -> Node<'t> {
+        let node = ffi::TSNode { context: [self.start_byte, self.row, self.column, self.alias.into()], id: self.id, tree };
+        // SAFETY: a node of `tree`, with the fields tree-sitter's `ts_node_new` gives it.
+        unsafe { Node::from_raw(node) }
+    }
 }
 
 /// Children listed without going to the heap.
@@ -50,24 +62,19 @@ pub(in crate::extract) fn named_children(node: Node<'_>) -> smallvec::SmallVec<[
     let raw_node = node.into_raw();
     let mut buffer = [std::mem::MaybeUninit::<Raw>::uninit(); INLINE_CHILDREN];
     // SAFETY: `buffer` has room for `INLINE_CHILDREN` entries; `node` is a node of a live tree.
-    let n = unsafe { ckg_children(raw_node, true, buffer.as_mut_ptr().cast(), INLINE_CHILDREN) };
+    let n = unsafe { ckg_named_children(raw_node, buffer.as_mut_ptr().cast(), INLINE_CHILDREN) };
     assert!(n != usize::MAX, "out of memory listing the children of a node");
-    let of = |raw: &Raw| {
-        let node = ffi::TSNode { context: [raw.start_byte, raw.row, raw.column, raw.alias.into()], id: raw.id, tree: raw_node.tree };
-        // SAFETY: a node of the same tree as `node`, as tree-sitter makes them.
-        unsafe { Node::from_raw(node) }
-    };
     if n <= INLINE_CHILDREN {
-        // SAFETY: the first `n` entries were written.
-        return buffer[..n].iter().map(|raw| of(unsafe { raw.assume_init_ref() })).collect();
+        // SAFETY: the first `n` entries were written, from `node`'s tree.
+        return buffer[..n].iter().map(|raw| unsafe { raw.assume_init_ref().node(raw_node.tree) }).collect();
     }
     let mut heap: Vec<Raw> = Vec::with_capacity(n);
     // SAFETY: `heap` has room for `n` entries, all the children.
-    let written = unsafe { ckg_children(raw_node, true, heap.as_mut_ptr(), n) };
+    let written = unsafe { ckg_named_children(raw_node, heap.as_mut_ptr(), n) };
     assert!(written == n, "the children of a node listed twice differ ({n}, then {written})");
-    // SAFETY: the first `n` entries were written.
+    // SAFETY: the first `n` entries were written, from `node`'s tree.
     unsafe { heap.set_len(n) };
-    heap.iter().map(of).collect()
+    heap.iter().map(|raw| unsafe { raw.node(raw_node.tree) }).collect()
 }
 
 /// Nodes listed per call: 8 KiB, which stays in the first-level cache while it is read.
@@ -96,6 +103,8 @@ pub(super) struct Preorder<'t> {
     tree: *const ffi::TSTree,
     chunk: Vec<Raw>,
     next: usize,
+    /// The depth of a node whose descendants are passed over ([`Preorder::skip_descendants`]).
+    skip_below: usize,
     _tree: PhantomData<Node<'t>>,
 }
 
@@ -107,14 +116,16 @@ impl<'t> Preorder<'t> {
         // SAFETY: `root` is a node of a tree that outlives the listing (`'t`).
         let state = unsafe { ckg_preorder_new(raw, skip_anonymous_leaves) };
         assert!(!state.is_null(), "out of memory listing the nodes of a tree");
-        Preorder { state, tree: raw.tree, chunk: Vec::with_capacity(CHUNK), next: 0, _tree: PhantomData }
+        Preorder { state, tree: raw.tree, chunk: Vec::with_capacity(CHUNK), next: 0, skip_below: usize::MAX, _tree: PhantomData }
     }
-}
 
-impl<'t> Iterator for Preorder<'t> {
-    type Item = Listed<'t>;
+    /// Passes over the descendants of the node last given (at `depth`).
+    pub(super) fn skip_descendants(&mut self, depth: usize) {
+        self.skip_below = depth;
+    }
 
-    fn next(&mut self) -> Option<Listed<'t>> {
+    /// The next entry listed, descendants passed over or not.
+    fn next_raw(&mut self) -> Option<Raw> {
         if self.next == self.chunk.len() {
             // SAFETY: `chunk` has room for `CHUNK` entries; `state` is live until dropped.
             let n = unsafe { ckg_preorder_next(self.state, self.chunk.as_mut_ptr(), CHUNK) };
@@ -125,10 +136,24 @@ impl<'t> Iterator for Preorder<'t> {
         }
         let raw = *self.chunk.get(self.next)?;
         self.next += 1;
-        let node = ffi::TSNode { context: [raw.start_byte, raw.row, raw.column, raw.alias.into()], id: raw.id, tree: self.tree };
+        Some(raw)
+    }
+}
+
+impl<'t> Iterator for Preorder<'t> {
+    type Item = Listed<'t>;
+
+    fn next(&mut self) -> Option<Listed<'t>> {
+        let raw = loop {
+            let raw = self.next_raw()?;
+            if raw.depth as usize <= self.skip_below {
+                self.skip_below = usize::MAX;
+                break raw;
+            }
+        };
         Some(Listed {
-            // SAFETY: a node of the tree that `'t` borrows, as tree-sitter makes them.
-            node: unsafe { Node::from_raw(node) },
+            // SAFETY: listed from `self.tree`, which `'t` borrows.
+            node: unsafe { raw.node(self.tree) },
             depth: raw.depth as usize,
             kind: raw.kind,
             field: raw.field,

@@ -133,14 +133,9 @@ pub(super) fn walk<'t>(root: Node<'t>, src: &[u8]) -> Captures<'t> {
     let mut order = 0u32;
     let mut type_parents = crate::resolve::Map::default();
     let mut seen_parents = Vec::new();
-    // The depth of a node whose descendants are not visited.
-    let mut skip_below = usize::MAX;
     // Anonymous leaves (punctuation, keywords: a third of django's nodes) complete no pattern.
-    for n in Preorder::new(root, true) {
-        if n.depth > skip_below {
-            continue;
-        }
-        skip_below = usize::MAX;
+    let mut nodes = Preorder::new(root, true);
+    while let Some(n) = nodes.next() {
         path.truncate(n.depth);
         let node = n.node;
         let mut frame = Frame { node, kind: n.kind, field: n.field, named: n.named, noted: false };
@@ -154,7 +149,7 @@ pub(super) fn walk<'t>(root: Node<'t>, src: &[u8]) -> Captures<'t> {
             type_parents.insert(node.id(), p.node);
         }
         if frame.kind == k.string && plain_string(src, node) {
-            skip_below = n.depth;
+            nodes.skip_descendants(n.depth);
         }
         path.push(frame);
     }

@@ -366,13 +366,8 @@ pub(super) fn walk<'t>(root: Node<'t>, src: &[u8], tsx: bool) -> Captures<'t> {
     let mut seen_parents = Vec::new();
     // Entering and leaving a node are events of a cursor's walk, numbered in turn.
     let mut event = 0u32;
-    // The depth of a node whose descendants are not visited.
-    let mut skip_below = usize::MAX;
-    for n in Preorder::new(root, false) {
-        if n.depth > skip_below {
-            continue;
-        }
-        skip_below = usize::MAX;
+    let mut nodes = Preorder::new(root, false);
+    while let Some(n) = nodes.next() {
         // Leaving the nodes visited before, down to this one's parent.
         while path.len() > n.depth {
             leave(&mut path, &mut objects, &mut event, &mut found);
@@ -406,7 +401,7 @@ pub(super) fn walk<'t>(root: Node<'t>, src: &[u8], tsx: bool) -> Captures<'t> {
         // A string's parts (quotes, `string_fragment`, escapes: 12 % of effect's nodes) complete
         // no pattern; template strings, which hold expressions, are another kind.
         if kind == K::String && !node.has_error() {
-            skip_below = n.depth;
+            nodes.skip_descendants(n.depth);
         }
         path.push(frame);
     }

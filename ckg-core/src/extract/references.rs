@@ -31,6 +31,9 @@ impl File<'_, '_> {
         // At most one fact per capture (growing the list was ~1 % of extraction).
         facts.refs.reserve(caps.refs.len());
         let claimed = &caps.claimed;
+        // The byte range of each function definition's parameters, by interval, read once (a
+        // field lookup for each reference in a function was ~3 % of Python's extraction).
+        let mut params_of: Vec<Option<Option<std::ops::Range<usize>>>> = if is_py { vec![None; iv.len()] } else { Vec::new() };
         for ((kind, name_node, role_node), point) in caps.refs.iter().zip(&self.points.refs) {
             let (mut kind, mut name_node, role_node) = (*kind, *name_node, *role_node);
             if matches!(kind, RefKind::With | RefKind::Iter) && is_py && python::is_async(&self.parents, name_node) {
@@ -100,11 +103,11 @@ impl File<'_, '_> {
             // Python default values run when the function is defined, in the enclosing scope.
             if is_py {
                 if let Some(i) = nesting.def_of(inner) {
-                    let node = iv[i].def.map(|d| caps.defs[d].1);
-                    let in_params = node.and_then(|n| n.field("parameters")).is_some_and(|p| {
-                        p.byte_range().contains(&name_node.start_byte()) && node.is_some_and(|n| n.kind_name() == "function_definition")
+                    let params = params_of[i].get_or_insert_with(|| {
+                        let node = iv[i].def.map(|d| caps.defs[d].1).filter(|n| n.kind_name() == "function_definition");
+                        node.and_then(|n| n.field("parameters")).map(|p| p.byte_range())
                     });
-                    if in_params {
+                    if params.as_ref().is_some_and(|p| p.contains(&name_node.start_byte())) {
                         src_sym = iv[i].def_above.and_then(|p| sym_of_interval.get(&p).copied()).unwrap_or(0);
                         inner = iv[i].scope_above;
                     }

@@ -51,6 +51,8 @@ typedef struct {
   // A hidden node's own field, which its children take when their parent's production gives
   // them none.
   TSFieldId field;
+  // The kind of the nearest visible node at or above it: the parent of the nodes it lists.
+  uint16_t visible_kind;
   bool visible;
 } Frame;
 
@@ -64,13 +66,19 @@ typedef struct {
   uint32_t visible_depth;
 } Stack;
 
+// Which anonymous nodes without children (punctuation, keywords) a listing gives, by kind
+// (`ts_node_symbol`): an anonymous leaf is listed when its kind has `CKG_KEEP_LEAF`, or its
+// parent's kind `CKG_KEEP_CHILDREN`. Kinds past the table have neither.
+enum { CKG_KEEP_LEAF = 1, CKG_KEEP_CHILDREN = 2 };
+
 // A listing under way.
 typedef struct {
   const TSLanguage *language;
   TSNode root;
   bool root_listed;
-  // Anonymous nodes without children are left out.
-  bool skip_anonymous_leaves;
+  // NULL: every anonymous leaf is listed.
+  const uint8_t *keep;
+  size_t keep_len;
   Stack stack;
 } CkgPreorder;
 
@@ -133,8 +141,10 @@ static inline TSFieldId field_of(const TSLanguage *language, const Frame *frame,
   return !field && !frame->visible ? frame->field : field;
 }
 
-// Pushes a frame for the children of `subtree` (which has some); false without memory.
-static bool push(Stack *stack, const TSLanguage *language, Subtree subtree, Length position, TSFieldId field, bool visible) {
+// Pushes a frame for the children of `subtree` (which has some), a node of kind `kind` when
+// visible; false without memory.
+static bool push(Stack *stack, const TSLanguage *language, Subtree subtree, Length position, TSFieldId field, bool visible,
+                 uint16_t kind) {
   if (stack->depth == stack->cap) {
     size_t cap = stack->cap ? 2 * stack->cap : 64;
     bool moving = stack->inline_frames && stack->frames == stack->inline_frames;
@@ -144,6 +154,8 @@ static bool push(Stack *stack, const TSLanguage *language, Subtree subtree, Leng
     stack->frames = grown;
     stack->cap = cap;
   }
+  // A hidden node is never the root: a frame is below it.
+  uint16_t visible_kind = visible ? kind : stack->frames[stack->depth - 1].visible_kind;
   stack->frames[stack->depth++] = (Frame){
     .parent = subtree,
     .alias_sequence = ts_language_alias_sequence(language, subtree.ptr->production_id),
@@ -151,6 +163,7 @@ static bool push(Stack *stack, const TSLanguage *language, Subtree subtree, Leng
     .child_index = 0,
     .structural_child_index = 0,
     .field = field,
+    .visible_kind = visible_kind,
     .visible = visible,
   };
   stack->visible_depth += visible;
@@ -203,14 +216,23 @@ static CkgListed listed(const TSLanguage *language, const Subtree *subtree, Leng
   };
 }
 
-// A listing of the visible nodes under `root` (itself first), in preorder; NULL without memory.
-CkgPreorder *ckg_preorder_new(TSNode root, bool skip_anonymous_leaves) {
+// A listing of the visible nodes under `root` (itself first), in preorder, with the anonymous
+// leaves `keep` marks (`keep_len` kinds; NULL: all of them); NULL without memory.
+CkgPreorder *ckg_preorder_new(TSNode root, const uint8_t *keep, size_t keep_len) {
   CkgPreorder *self = calloc(1, sizeof(CkgPreorder));
   if (!self) return NULL;
   self->language = root.tree->language;
   self->root = root;
-  self->skip_anonymous_leaves = skip_anonymous_leaves;
+  self->keep = keep;
+  self->keep_len = keep_len;
   return self;
+}
+
+// Whether the listing gives an anonymous leaf of kind `kind` under a node of kind `parent`.
+static inline bool kept_leaf(const CkgPreorder *self, uint16_t kind, uint16_t parent) {
+  if (!self->keep) return true;
+  return (kind < self->keep_len && (self->keep[kind] & CKG_KEEP_LEAF)) ||
+         (parent < self->keep_len && (self->keep[parent] & CKG_KEEP_CHILDREN));
 }
 
 void ckg_preorder_delete(CkgPreorder *self) {
@@ -231,8 +253,11 @@ size_t ckg_preorder_next(CkgPreorder *self, CkgListed *out, size_t cap) {
     const Subtree *subtree = (const Subtree *)root.id;
     Length position = {root.context[0], {root.context[1], root.context[2]}};
     TSSymbol alias = (TSSymbol)root.context[3];
-    out[count++] = listed(language, subtree, position, alias, 0, 0, is_named(language, *subtree, alias));
-    if (ts_subtree_child_count(*subtree) > 0 && !push(&self->stack, language, *subtree, position, 0, true)) return SIZE_MAX;
+    out[count] = listed(language, subtree, position, alias, 0, 0, is_named(language, *subtree, alias));
+    if (ts_subtree_child_count(*subtree) > 0 && !push(&self->stack, language, *subtree, position, 0, true, out[count].kind)) {
+      return SIZE_MAX;
+    }
+    count++;
   }
 
   Frame *frame;
@@ -243,19 +268,24 @@ size_t ckg_preorder_next(CkgPreorder *self, CkgListed *out, size_t cap) {
     if (child.visible) {
       named = is_named(language, subtree, child.alias);
       // An anonymous leaf left out: neither listed nor gone into.
-      if (self->skip_anonymous_leaves && !named && ts_subtree_visible_child_count(subtree) == 0) continue;
+      if (!named && ts_subtree_visible_child_count(subtree) == 0 &&
+          !kept_leaf(self, kind_of(language, subtree, child.alias), frame->visible_kind)) {
+        continue;
+      }
     } else if (ts_subtree_visible_child_count(subtree) == 0) {
       // A hidden node with nothing visible under it: the cursor steps over it.
       continue;
     }
     TSFieldId field = field_of(language, frame, child);
+    uint16_t kind = 0;
     if (child.visible) {
       // `ts_tree_cursor_current_node`.
-      out[count++] = listed(language, child.subtree, child.position, child.alias, self->stack.visible_depth, field, named);
+      out[count] = listed(language, child.subtree, child.position, child.alias, self->stack.visible_depth, field, named);
+      kind = out[count++].kind;
       if (ts_subtree_child_count(subtree) == 0) continue;
     }
     // `frame` is not used again: `push` may move the stack.
-    if (!push(&self->stack, language, subtree, child.position, field, child.visible)) return SIZE_MAX;
+    if (!push(&self->stack, language, subtree, child.position, field, child.visible, kind)) return SIZE_MAX;
   }
   return count;
 }
@@ -272,7 +302,7 @@ size_t ckg_named_children(TSNode node, CkgListed *out, size_t cap) {
   // deeper.
   Frame inline_frames[16];
   Stack stack = {.frames = inline_frames, .cap = 16, .inline_frames = inline_frames};
-  push(&stack, language, subtree, (Length){node.context[0], {node.context[1], node.context[2]}}, 0, true);
+  push(&stack, language, subtree, (Length){node.context[0], {node.context[1], node.context[2]}}, 0, true, 0);
   size_t count = 0;
   bool failed = false;
   Frame *frame;
@@ -293,7 +323,7 @@ size_t ckg_named_children(TSNode node, CkgListed *out, size_t cap) {
       }
       count++;
     } else if (ts_subtree_visible_child_count(*child.subtree) > 0 &&
-               !push(&stack, language, *child.subtree, child.position, 0, false)) {
+               !push(&stack, language, *child.subtree, child.position, 0, false, 0)) {
       failed = true;
       break;
     }

@@ -30,8 +30,9 @@ struct State {
 }
 
 unsafe extern "C" {
-    /// A listing of the visible nodes under `root`; null without memory.
-    fn ckg_preorder_new(root: ffi::TSNode, skip_anonymous_leaves: bool) -> *mut State;
+    /// A listing of the visible nodes under `root`, with the anonymous leaves `keep` marks
+    /// (`keep_len` kinds; null: all of them); null without memory.
+    fn ckg_preorder_new(root: ffi::TSNode, keep: *const u8, keep_len: usize) -> *mut State;
     /// Lists the next nodes into `out` (room for `cap`); returns how many (0 at the end), or
     /// `usize::MAX` when the walk's stack could not be allocated.
     fn ckg_preorder_next(state: *mut State, out: *mut Raw, cap: usize) -> usize;
@@ -80,6 +81,21 @@ pub(in crate::extract) fn named_children(node: Node<'_>) -> smallvec::SmallVec<[
 /// Nodes listed per call: 8 KiB, which stays in the first-level cache while it is read.
 const CHUNK: usize = 256;
 
+/// In a [`Leaves::Kept`] table: an anonymous leaf of this kind is listed.
+pub(super) const KEEP_LEAF: u8 = 1;
+/// In a [`Leaves::Kept`] table: the anonymous leaves under a node of this kind are listed.
+pub(super) const KEEP_CHILDREN: u8 = 2;
+
+/// Which anonymous nodes without children (punctuation, most keywords: a third of the nodes)
+/// a listing gives.
+#[derive(Clone, Copy)]
+pub(super) enum Leaves<'k> {
+    All,
+    /// Those of the kinds marked [`KEEP_LEAF`] or under a node of a kind marked
+    /// [`KEEP_CHILDREN`], in a table by kind id (kinds past its end have neither).
+    Kept(&'k [u8]),
+}
+
 /// A listed node: what a `TreeCursor` gives of it.
 #[derive(Clone, Copy)]
 pub(super) struct Listed<'t> {
@@ -109,12 +125,16 @@ pub(super) struct Preorder<'t> {
 }
 
 impl<'t> Preorder<'t> {
-    /// The nodes under `root`; without the anonymous nodes that have no children when
-    /// `skip_anonymous_leaves` (punctuation and keywords, a third of django's nodes).
-    pub(super) fn new(root: Node<'t>, skip_anonymous_leaves: bool) -> Preorder<'t> {
+    /// The nodes under `root`, with the anonymous leaves `leaves` asks for.
+    pub(super) fn new(root: Node<'t>, leaves: Leaves<'t>) -> Preorder<'t> {
         let raw = root.into_raw();
-        // SAFETY: `root` is a node of a tree that outlives the listing (`'t`).
-        let state = unsafe { ckg_preorder_new(raw, skip_anonymous_leaves) };
+        let (keep, keep_len) = match leaves {
+            Leaves::All => (std::ptr::null(), 0),
+            Leaves::Kept(table) => (table.as_ptr(), table.len()),
+        };
+        // SAFETY: `root` is a node of a tree, and `keep` a table of `keep_len` bytes, that
+        // outlive the listing (`'t`), which reads the table as it lists.
+        let state = unsafe { ckg_preorder_new(raw, keep, keep_len) };
         assert!(!state.is_null(), "out of memory listing the nodes of a tree");
         Preorder { state, tree: raw.tree, chunk: Vec::with_capacity(CHUNK), next: 0, skip_below: usize::MAX, _tree: PhantomData }
     }
@@ -174,33 +194,44 @@ impl Drop for Preorder<'_> {
 mod tests {
     use tree_sitter::{Node, Parser};
 
-    use super::{Preorder, named_children};
+    use super::{KEEP_CHILDREN, KEEP_LEAF, Leaves, Preorder, named_children};
     use crate::lang::{Grammar, LanguageConfig};
 
     /// What a `TreeCursor` walk gives of each node: its id, position, depth, kind, field,
     /// whether it is named and has children.
     type Seen = ((usize, tree_sitter::Point, usize), usize, u16, u16, bool, bool);
 
-    fn by_cursor(root: Node, skip_anonymous_leaves: bool) -> Vec<Seen> {
+    fn by_cursor(root: Node, leaves: Leaves) -> Vec<Seen> {
         let mut out = Vec::new();
         let mut cursor = root.walk();
-        let mut depth = 0;
+        // The kinds of the nodes above the cursor's, the innermost last.
+        let mut above: Vec<u16> = Vec::new();
         'walk: loop {
             let node = cursor.node();
             let field = cursor.field_id().map_or(0, |f| f.get());
             let (named, has_children) = (node.is_named(), node.child_count() > 0);
-            if !(skip_anonymous_leaves && !named && !has_children) {
-                out.push(((node.id(), node.start_position(), node.end_byte()), depth, node.kind_id(), field, named, has_children));
+            let listed = match leaves {
+                Leaves::All => true,
+                Leaves::Kept(table) => {
+                    let marks = |kind: u16| table.get(kind as usize).copied().unwrap_or(0);
+                    named
+                        || has_children
+                        || marks(node.kind_id()) & KEEP_LEAF != 0
+                        || above.last().is_some_and(|&parent| marks(parent) & KEEP_CHILDREN != 0)
+                }
+            };
+            if listed {
+                out.push(((node.id(), node.start_position(), node.end_byte()), above.len(), node.kind_id(), field, named, has_children));
             }
             if cursor.goto_first_child() {
-                depth += 1;
+                above.push(node.kind_id());
                 continue;
             }
             while !cursor.goto_next_sibling() {
                 if !cursor.goto_parent() {
                     break 'walk;
                 }
-                depth -= 1;
+                above.pop();
             }
         }
         out
@@ -210,7 +241,7 @@ mod tests {
     fn children_match(root: Node) -> usize {
         let mut cursor = root.walk();
         let mut most = 0;
-        for n in Preorder::new(root, false) {
+        for n in Preorder::new(root, Leaves::All) {
             let expected: Vec<Node> = n.node.named_children(&mut cursor).collect();
             let got: Vec<Node> = named_children(n.node).into_iter().collect();
             assert_eq!(got, expected, "the named children of {:?}", n.node);
@@ -222,15 +253,16 @@ mod tests {
         most
     }
 
-    fn by_listing(root: Node, skip_anonymous_leaves: bool) -> Vec<Seen> {
-        Preorder::new(root, skip_anonymous_leaves)
+    fn by_listing(root: Node, leaves: Leaves) -> Vec<Seen> {
+        Preorder::new(root, leaves)
             .map(|l| ((l.node.id(), l.node.start_position(), l.node.end_byte()), l.depth, l.kind, l.field, l.named, l.has_children))
             .collect()
     }
 
     /// Every fixture of both grammar families (several listed in more than one chunk), and
-    /// broken sources, with anonymous leaves and without; and every node's named children
-    /// (some nodes have more than fit inline).
+    /// broken sources, with every anonymous leaf, none, those the walks are given, and those
+    /// of a table that marks kinds at random (shorter than the grammar's kinds); and every
+    /// node's named children (some nodes have more than fit inline).
     #[test]
     fn the_listing_is_what_a_tree_cursor_walks() {
         let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf();
@@ -259,10 +291,21 @@ mod tests {
         for (grammar, src) in &files {
             parser.set_language(&LanguageConfig::get(*grammar).language).unwrap();
             let tree = parser.parse(src, None).unwrap();
-            for skip in [false, true] {
-                let expected = by_cursor(tree.root_node(), skip);
+            let walked = match grammar {
+                Grammar::Python => &[][..],
+                Grammar::TypeScript => super::super::typescript::walked_leaves(false),
+                Grammar::Tsx => super::super::typescript::walked_leaves(true),
+            };
+            let kinds = tree.language().node_kind_count();
+            let random: Vec<u8> = (0..kinds - kinds / 8).map(|k| ((k * 2_654_435_761) >> 7) as u8 & 3).collect();
+            for leaves in [Leaves::All, Leaves::Kept(&[]), Leaves::Kept(walked), Leaves::Kept(&random)] {
+                let expected = by_cursor(tree.root_node(), leaves);
                 longest = longest.max(expected.len());
-                assert_eq!(by_listing(tree.root_node(), skip), expected, "{grammar:?} (anonymous leaves skipped: {skip}): {src}");
+                let which = match leaves {
+                    Leaves::All => "all".to_string(),
+                    Leaves::Kept(t) => format!("a table of {} kinds", t.len()),
+                };
+                assert_eq!(by_listing(tree.root_node(), leaves), expected, "{grammar:?} (anonymous leaves: {which}): {src}");
             }
             most_children = most_children.max(children_match(tree.root_node()));
         }

@@ -15,7 +15,7 @@ use std::sync::OnceLock;
 
 use tree_sitter::{Language, Node};
 
-use super::preorder::Preorder;
+use super::preorder::{KEEP_CHILDREN, KEEP_LEAF, Leaves, Preorder};
 use super::{Captures, Match, in_cursor_order, note_ancestors, text};
 use crate::facts::RefKind as R;
 use crate::lang::{Capture, DefKind};
@@ -258,6 +258,9 @@ const FIELDS: &[(F, &str)] = &[
 struct Ids {
     kinds: Vec<K>,
     fields: Vec<F>,
+    /// The anonymous leaves the walk is given ([`Leaves::Kept`]): those the query names, and
+    /// the children of an object and of its pairs, which [`ObjectValue`] steps over.
+    leaves: Vec<u8>,
 }
 
 impl Ids {
@@ -278,7 +281,14 @@ impl Ids {
             let id = language.field_id_for_name(name).unwrap_or_else(|| panic!("the grammar has no field {name:?}"));
             fields[id.get() as usize] = f;
         }
-        Ids { kinds, fields }
+        let leaves = (0..kinds.len() as u16)
+            .map(|id| {
+                let k = kinds[id as usize];
+                let leaf = if k != K::Other && !language.node_kind_is_named(id) { KEEP_LEAF } else { 0 };
+                leaf | if matches!(k, K::Object | K::Pair) { KEEP_CHILDREN } else { 0 }
+            })
+            .collect();
+        Ids { kinds, fields, leaves }
     }
 
     fn kind(&self, node: Node) -> K {
@@ -294,6 +304,12 @@ impl Ids {
     fn field(&self, id: u16) -> F {
         self.fields.get(id as usize).copied().unwrap_or(F::Other)
     }
+}
+
+/// The anonymous leaves the walk of a grammar is given (a table of [`Leaves::Kept`]).
+#[cfg(test)]
+pub(super) fn walked_leaves(tsx: bool) -> &'static [u8] {
+    &ids(tsx).leaves
 }
 
 fn ids(tsx: bool) -> &'static Ids {
@@ -366,7 +382,7 @@ pub(super) fn walk<'t>(root: Node<'t>, src: &[u8], tsx: bool) -> Captures<'t> {
     let mut seen_parents = Vec::new();
     // Entering and leaving a node are events of a cursor's walk, numbered in turn.
     let mut event = 0u32;
-    let mut nodes = Preorder::new(root, false);
+    let mut nodes = Preorder::new(root, Leaves::Kept(&ids.leaves));
     while let Some(n) = nodes.next() {
         // Leaving the nodes visited before, down to this one's parent.
         while path.len() > n.depth {
@@ -375,7 +391,8 @@ pub(super) fn walk<'t>(root: Node<'t>, src: &[u8], tsx: bool) -> Captures<'t> {
         let (node, kind) = (n.node, ids.kind_of(n.kind));
         let mut frame = Frame { node, kind, field: ids.field(n.field), named: n.named, noted: false };
         // Anonymous leaves the query does not name (punctuation, most keywords: a third of the
-        // nodes) complete no pattern: no visit (an object value's state steps over them, so
+        // nodes) complete no pattern: they are not listed, but for the children of objects and
+        // pairs, which are not visited either (an object value's state steps over them, so
         // not while one is waiting).
         let quiet = kind == K::Other && objects.is_empty() && !n.named && !n.has_children;
         if !quiet {

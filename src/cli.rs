@@ -303,6 +303,7 @@ fn index(args: IndexArgs) -> Result<ExitCode> {
     let mut config = index_config(&args);
     // The index-wide totals are only for the summary printed.
     config.totals = args.json || !args.quiet;
+    config.exits_after = true;
     let whole = config.rebuild || !config.db_path().exists();
     if whole {
         // A whole index is built: its peak memory matters more than its allocator's speed,

@@ -8,8 +8,8 @@
 //!
 //! `Node::kind` makes a `&str` of the grammar's C string each time it is called: a `strlen`
 //! and a UTF-8 check (6–7 % of extraction's instructions on pytest and ra-core).
-//! [`Kind::kind_name`] reads the same name from a per-thread table of each grammar's kind
-//! names, made once.
+//! [`Kind::kind_name`] reads the same name from a table of each grammar's kind names, made
+//! once, after one call that reads the node's grammar and kind together.
 
 use std::cell::Cell;
 
@@ -73,10 +73,24 @@ pub(crate) trait Kind {
     fn kind_name(&self) -> &'static str;
 }
 
-thread_local! {
-    /// Each grammar's kind names by kind id, by the grammar's address.
-    static KIND_NAMES: std::cell::RefCell<Vec<(usize, Vec<Option<&'static str>>)>> = const { std::cell::RefCell::new(Vec::new()) };
+/// A node's grammar and kind, as `preorder.c` reads them (`CkgKind`).
+#[repr(C)]
+struct RawKind {
+    language: *const tree_sitter::ffi::TSLanguage,
+    kind: u16,
 }
+
+unsafe extern "C" {
+    /// `ts_node_language` and `ts_node_symbol` of a node, in one call.
+    fn ckg_node_kind(node: tree_sitter::ffi::TSNode) -> RawKind;
+}
+
+/// A grammar (by address) and its kind names by kind id.
+type KindNames = (usize, Box<[Option<&'static str>]>);
+
+/// Each grammar's kind names, in the first free slot when first asked for: more slots than the
+/// process has grammars (Python, TypeScript, TSX).
+static KIND_NAMES: [std::sync::OnceLock<KindNames>; 4] = [const { std::sync::OnceLock::new() }; 4];
 
 impl Kind for Node<'_> {
     #[inline]
@@ -91,22 +105,21 @@ impl Kind for Node<'_> {
 /// (ra-core's extraction: 1.6 % more instructions).
 #[inline(never)]
 fn kind_name(node: Node) -> &'static str {
-    let (grammar, id) = (grammar_of(node), usize::from(node.kind_id()));
-    let known = KIND_NAMES.with(|names| {
-        let mut names = names.borrow_mut();
-        let table = match names.iter().position(|(g, _)| *g == grammar) {
-            Some(i) => &names[i].1,
-            None => {
-                let language = node.language();
-                let count = language.node_kind_count() as u16;
-                names.push((grammar, (0..count).map(|id| language.node_kind_for_id(id)).collect()));
-                &names.last().expect("pushed").1
-            }
-        };
-        table.get(id).copied().flatten()
-    });
-    // Kinds past the table (`ERROR`'s id is the largest) are asked of tree-sitter.
-    known.unwrap_or_else(|| node.kind())
+    // SAFETY: a node borrowed from a live tree; the call reads its tree's language and its
+    // subtree.
+    let RawKind { language, kind } = unsafe { ckg_node_kind(node.into_raw()) };
+    let grammar = language as usize;
+    for slot in &KIND_NAMES {
+        let (g, names) = slot.get_or_init(|| {
+            let language = node.language();
+            (grammar, (0..language.node_kind_count() as u16).map(|id| language.node_kind_for_id(id)).collect())
+        });
+        if *g == grammar {
+            // Kinds past the table (`ERROR`'s id is the largest) are asked of tree-sitter.
+            return names.get(usize::from(kind)).copied().flatten().unwrap_or_else(|| node.kind());
+        }
+    }
+    node.kind()
 }
 
 #[cfg(test)]

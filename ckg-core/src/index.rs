@@ -85,6 +85,11 @@ pub struct IndexConfig {
     /// After a run that resolved, write the names snapshot the next process starts from
     /// (a few milliseconds; the watcher, which keeps the names in memory, turns it off).
     pub snapshot: bool,
+    /// The process exits once the run returns (the shell's `ckg index`): what the run ends
+    /// with is left to the exit rather than freed. Freed, a full index's references (half a
+    /// million on django) took a thread ~90 ms beside the index builds, which returned the
+    /// memory to the system page by page.
+    pub exits_after: bool,
 }
 
 impl IndexConfig {
@@ -98,6 +103,7 @@ impl IndexConfig {
             minified_line_len: 2000,
             totals: true,
             snapshot: true,
+            exits_after: false,
         }
     }
 
@@ -276,11 +282,13 @@ struct Cached {
 impl Cached {
     /// What resolution read, without what the next run reads again anyway (references and
     /// configuration); the generation is set once the run commits.
-    fn new(db: PathBuf, build: Option<String>, mut input: crate::store::ResolveInput) -> Cached {
+    fn new(db: PathBuf, build: Option<String>, mut input: crate::store::ResolveInput, exits_after: bool) -> Cached {
         let refs = std::mem::take(&mut input.refs);
-        // A full index's references (half a million on django, ~90 ms to free) are freed on
-        // another thread, beside the index builds that keep only this one busy.
-        if refs.len() > 50_000 {
+        if exits_after {
+            std::mem::forget(refs);
+        } else if refs.len() > 50_000 {
+            // A full index's references (half a million on django, ~90 ms to free) are freed
+            // on another thread, beside the index builds that keep only this one busy.
             free_elsewhere(refs);
         }
         input.configs = Vec::new();
@@ -292,9 +300,13 @@ impl Cached {
 pub fn index(config: &IndexConfig, progress: &(dyn Fn(Progress) + Sync)) -> Result<Summary> {
     let mut session = Session::default();
     let r = index_with(config, progress, &mut session);
-    // What the session holds is only freed: on another thread, so that a process that exits
-    // now does not wait for it.
-    free_elsewhere(session);
+    if config.exits_after {
+        std::mem::forget(session);
+    } else {
+        // What the session holds is only freed: on another thread, so that a process that
+        // exits now does not wait for it.
+        free_elsewhere(session);
+    }
     r
 }
 
@@ -397,7 +409,7 @@ pub fn index_with(config: &IndexConfig, progress: &(dyn Fn(Progress) + Sync), se
         (re_resolved, edge_files) = (files.len() as u64, writing.edge_files);
         timings.insert("resolve".to_string(), ms(t.elapsed()));
         timings.insert("store_edges".to_string(), ms(writing.time));
-        cache = Some(Cached::new(db.clone(), build.clone(), input));
+        cache = Some(Cached::new(db.clone(), build.clone(), input, config.exits_after));
         None
     } else {
         Some(tx.generation()?)
@@ -607,7 +619,7 @@ impl Preload {
                 // One read transaction: the generation, the build and the facts agree.
                 let tx = conn.unchecked_transaction().ok()?;
                 let (stamp, input, tail) = snapshot::load_names(&tx, &db).ok()?;
-                Some(Cached { generation: stamp.generation, snapshot: tail, ..Cached::new(db, stamp.build, input) })
+                Some(Cached { generation: stamp.generation, snapshot: tail, ..Cached::new(db, stamp.build, input, false) })
             })
             .ok()?;
         Some(Preload { thread, interrupt })
@@ -879,7 +891,7 @@ fn affected_files(tx: &WriteTx, changes: &Changes) -> Result<Option<HashSet<i64>
     if changes.fresh {
         return Ok(None);
     }
-    let keys: HashSet<i64> = changes.changed_keys.iter().map(|k| resolve::lookup_key(k)).collect();
+    let keys: HashSet<u32> = changes.changed_keys.iter().map(|k| resolve::lookup_key(k)).collect();
     let mut affected = tx.files_looking_up(&keys)?;
     affected.extend(changes.changed_files.iter().copied());
     Ok(Some(affected))

@@ -226,15 +226,8 @@ pub fn edge_ids(file_id: i64) -> (i64, i64) {
     (lo, lo + (1 << EDGE_ID_BITS) - 1)
 }
 
-/// The stored form of a lookup key (its upper 32 bits).
-pub(super) fn short_key(key: i64) -> u32 {
-    ((key as u64) >> 32) as u32
-}
-
-/// A file's lookup keys as stored: sorted, deduplicated short keys, 4 bytes each.
-pub(super) fn lookup_blob(keys: &[i64]) -> Vec<u8> {
-    let mut short: Vec<u32> = keys.iter().map(|&k| short_key(k)).collect();
-    short.sort_unstable();
-    short.dedup();
-    short.iter().flat_map(|k| k.to_le_bytes()).collect()
+/// A file's lookup keys as stored: ascending, each once, 4 bytes each.
+pub(super) fn lookup_blob(keys: &[u32]) -> Vec<u8> {
+    debug_assert!(keys.is_sorted_by(|a, b| a < b), "a file's lookup keys are ascending and distinct");
+    keys.iter().flat_map(|k| k.to_le_bytes()).collect()
 }

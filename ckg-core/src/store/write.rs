@@ -9,7 +9,7 @@ use std::path::Path;
 use rusqlite::types::{ToSqlOutput, Value, ValueRef};
 use rusqlite::{OptionalExtension, params};
 
-use super::schema::{lookup_blob, short_key};
+use super::schema::lookup_blob;
 use crate::error::{Error, Result};
 use crate::facts::{Diagnostic, FileRecord, ValueSource, encode_param_uses};
 use crate::refblob;
@@ -213,12 +213,11 @@ impl WriteTx<'_> {
 
     /// The files whose last resolution looked up any of these keys (a scan of every file's
     /// key list: only updates that change an interface ask).
-    pub fn files_looking_up(&self, keys: &std::collections::HashSet<i64>) -> Result<std::collections::HashSet<i64>> {
+    pub fn files_looking_up(&self, wanted: &std::collections::HashSet<u32>) -> Result<std::collections::HashSet<i64>> {
         let mut out = std::collections::HashSet::new();
-        if keys.is_empty() {
+        if wanted.is_empty() {
             return Ok(out);
         }
-        let wanted: std::collections::HashSet<u32> = keys.iter().map(|&k| short_key(k)).collect();
         let mut s = self.tx.prepare_cached("SELECT file_id, keys FROM lookups").map_err(|e| self.err(e))?;
         let mut rows = s.query([]).map_err(|e| self.err(e))?;
         while let Some(r) = rows.next().map_err(|e| self.err(e))? {
@@ -230,8 +229,9 @@ impl WriteTx<'_> {
         Ok(out)
     }
 
-    /// Replaces what a file's resolution looked up, unless it is what is stored.
-    pub fn put_lookups(&self, file_id: i64, keys: &[i64]) -> Result<()> {
+    /// Replaces what a file's resolution looked up (its keys ascending, each once), unless it
+    /// is what is stored.
+    pub fn put_lookups(&self, file_id: i64, keys: &[u32]) -> Result<()> {
         self.put_blob(&LOOKUPS_BLOB, file_id, Some(lookup_blob(keys)))
     }
 

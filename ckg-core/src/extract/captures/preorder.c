@@ -331,3 +331,16 @@ size_t ckg_named_children(TSNode node, CkgListed *out, size_t cap) {
   release(&stack);
   return failed ? SIZE_MAX : count;
 }
+
+// A node's grammar and kind (`ts_node_language`, `ts_node_symbol`), read in one call: a kind's
+// name is then read from a table of the grammar's names (`field.rs`), the most frequent
+// question extraction asks of a node.
+typedef struct {
+  const TSLanguage *language;
+  uint16_t kind;
+} CkgKind;
+
+CkgKind ckg_node_kind(TSNode node) {
+  const TSLanguage *language = node.tree->language;
+  return (CkgKind){language, kind_of(language, *(const Subtree *)node.id, (TSSymbol)node.context[3])};
+}

@@ -90,6 +90,8 @@ pub(super) const KEEP_CHILDREN: u8 = 2;
 /// a listing gives.
 #[derive(Clone, Copy)]
 pub(super) enum Leaves<'k> {
+    /// All of them (what a `TreeCursor` gives: the tests compare the two).
+    #[cfg(test)]
     All,
     /// Those of the kinds marked [`KEEP_LEAF`] or under a node of a kind marked
     /// [`KEEP_CHILDREN`], in a table by kind id (kinds past its end have neither).
@@ -129,6 +131,7 @@ impl<'t> Preorder<'t> {
     pub(super) fn new(root: Node<'t>, leaves: Leaves<'t>) -> Preorder<'t> {
         let raw = root.into_raw();
         let (keep, keep_len) = match leaves {
+            #[cfg(test)]
             Leaves::All => (std::ptr::null(), 0),
             Leaves::Kept(table) => (table.as_ptr(), table.len()),
         };

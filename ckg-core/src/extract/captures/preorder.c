@@ -228,11 +228,14 @@ CkgPreorder *ckg_preorder_new(TSNode root, const uint8_t *keep, size_t keep_len)
   return self;
 }
 
-// Whether the listing gives an anonymous leaf of kind `kind` under a node of kind `parent`.
-static inline bool kept_leaf(const CkgPreorder *self, uint16_t kind, uint16_t parent) {
+// Whether the listing gives an anonymous leaf (`subtree`, with `alias`) under a node of kind
+// `parent`. Its own kind is read only when the table could mark it.
+static inline bool kept_leaf(const CkgPreorder *self, Subtree subtree, TSSymbol alias, uint16_t parent) {
   if (!self->keep) return true;
-  return (kind < self->keep_len && (self->keep[kind] & CKG_KEEP_LEAF)) ||
-         (parent < self->keep_len && (self->keep[parent] & CKG_KEEP_CHILDREN));
+  if (self->keep_len == 0) return false;
+  if (parent < self->keep_len && (self->keep[parent] & CKG_KEEP_CHILDREN)) return true;
+  uint16_t kind = kind_of(self->language, subtree, alias);
+  return kind < self->keep_len && (self->keep[kind] & CKG_KEEP_LEAF);
 }
 
 void ckg_preorder_delete(CkgPreorder *self) {
@@ -269,7 +272,7 @@ size_t ckg_preorder_next(CkgPreorder *self, CkgListed *out, size_t cap) {
       named = is_named(language, subtree, child.alias);
       // An anonymous leaf left out: neither listed nor gone into.
       if (!named && ts_subtree_visible_child_count(subtree) == 0 &&
-          !kept_leaf(self, kind_of(language, subtree, child.alias), frame->visible_kind)) {
+          !kept_leaf(self, subtree, child.alias, frame->visible_kind)) {
         continue;
       }
     } else if (ts_subtree_visible_child_count(subtree) == 0) {

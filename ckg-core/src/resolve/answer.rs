@@ -47,6 +47,8 @@ impl Resolver<'_> {
     /// need no resolution and give `None`.
     pub fn answer(&self, file: i64, fact: &crate::extract::PositionFact, imports: &[crate::facts::ImportFact]) -> Option<Answer> {
         use crate::extract::PositionFact as P;
+        // What an answer looks up is not kept (only a file's resolution stores it).
+        super::start_recording();
         HOPS.with(|h| h.borrow_mut().clear());
         RECORD_HOPS.with(|r| r.set(true));
         let resolved = match fact {

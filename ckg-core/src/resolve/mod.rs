@@ -38,6 +38,7 @@ mod values;
 
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 
 use crate::facts::{SymbolKind, ValueSource};
 use crate::lang::Lang;
@@ -55,8 +56,12 @@ pub const UNRESOLVED: &str = "unresolved";
 const MAX_HOPS: usize = 12;
 
 thread_local! {
-    /// The keys looked up while resolving the current file (one file per thread at a time).
+    /// The keys looked up while resolving the current file (one file per thread at a time),
+    /// but for those of answers kept for later, which are in [`REUSED`].
     static LOOKUPS: RefCell<Vec<u32>> = const { RefCell::new(Vec::new()) };
+    /// The keys of the answers kept for later that the current file reused, one entry per
+    /// reuse (shared with the answer, not copied: a file reuses some answers hundreds of times).
+    static REUSED: RefCell<Vec<Arc<[u32]>>> = const { RefCell::new(Vec::new()) };
     /// Property getters run while walking the path of the current reference.
     static GETTERS: RefCell<Vec<i64>> = const { RefCell::new(Vec::new()) };
     /// The class of the instance whose member the last step of the current reference's path
@@ -118,9 +123,35 @@ pub(crate) fn record(kind: &str, name: &str) {
     LOOKUPS.with(|l| l.borrow_mut().push(key));
 }
 
-/// Where the keys recorded from now on start (see [`Kept::since`]).
-fn recorded_mark() -> usize {
-    LOOKUPS.with(|l| l.borrow().len())
+/// Forgets the keys recorded so far: a file's resolution, or an answer, starts.
+fn start_recording() {
+    LOOKUPS.with(|l| l.borrow_mut().clear());
+    REUSED.with(|r| r.borrow_mut().clear());
+}
+
+/// Where the keys recorded from now on start (see [`Kept::since`]): in [`LOOKUPS`] and in
+/// [`REUSED`].
+type Mark = (usize, usize);
+
+fn recorded_mark() -> Mark {
+    (LOOKUPS.with(|l| l.borrow().len()), REUSED.with(|r| r.borrow().len()))
+}
+
+/// The keys recorded since `mark`, ascending, each once. The answers reused more than once
+/// since then are counted once (by address: each is held in [`REUSED`] meanwhile).
+fn recorded_since(mark: Mark) -> Vec<u32> {
+    let mut keys = LOOKUPS.with(|l| l.borrow()[mark.0..].to_vec());
+    REUSED.with(|r| {
+        let mut reused: Vec<&Arc<[u32]>> = Vec::new();
+        let r = r.borrow();
+        reused.extend(&r[mark.1..]);
+        reused.sort_unstable_by_key(|k| k.as_ptr());
+        reused.dedup_by_key(|k| k.as_ptr());
+        for k in reused {
+            keys.extend_from_slice(k);
+        }
+    });
+    sorted_distinct(&keys)
 }
 
 /// Runs `compute` and gives the deepest path nesting ([`NESTING`]) it reached, at least the
@@ -142,23 +173,20 @@ fn deepest_nesting_of<T>(compute: impl FnOnce() -> T) -> (T, usize) {
 /// file that reuses it depends on them as if it had computed the answer itself.
 struct Kept<V> {
     value: V,
-    keys: Vec<u32>,
+    /// Ascending, each once (a barrel module's member reads the same module paths and exports
+    /// again for each star re-export it goes through).
+    keys: Arc<[u32]>,
 }
 
 impl<V> Kept<V> {
     /// `value`, computed since `mark` ([`recorded_mark`]).
-    fn since(mark: usize, value: V) -> std::sync::Arc<Kept<V>> {
-        // Each reuse replays the keys: once each (a barrel module's member reads the same
-        // module paths and exports again for each star re-export it goes through).
-        let mut keys = LOOKUPS.with(|l| l.borrow()[mark..].to_vec());
-        keys.sort_unstable();
-        keys.dedup();
-        std::sync::Arc::new(Kept { value, keys })
+    fn since(mark: Mark, value: V) -> Arc<Kept<V>> {
+        Arc::new(Kept { value, keys: recorded_since(mark).into() })
     }
 
     /// The value, its keys recorded again for the file being resolved now.
     fn reuse(&self) -> &V {
-        LOOKUPS.with(|l| l.borrow_mut().extend_from_slice(&self.keys));
+        REUSED.with(|r| r.borrow_mut().push(self.keys.clone()));
         &self.value
     }
 }
@@ -551,28 +579,23 @@ struct Resolved {
 impl Resolver<'_> {
     /// Resolves one file: its edges, sorted by site, and the keys its resolution looked up.
     fn resolve_file(&self, file: i64, refs: &[&crate::store::RefRow]) -> (Vec<EdgeRow>, Vec<u32>) {
-        LOOKUPS.with(|l| l.borrow_mut().clear());
+        start_recording();
         // By site (`file_edges` sorts them so): each file's edges are stored as one ascending
         // range of ids. Sorted on the thread that resolved them: every edge of a file has its
         // site in that file, so the files in order are their edges in order.
         let edges = self.file_edges(file, refs);
         debug_assert!(edges.iter().all(|e| e.file == file));
         debug_assert!(edges.is_sorted_by_key(|e| (e.line, e.col)));
-        // The thread's buffer keeps its room for the next file.
-        let keys = LOOKUPS.with(|l| {
-            let mut l = l.borrow_mut();
-            let keys = sorted_distinct(&l);
-            l.clear();
-            keys
-        });
+        let keys = recorded_since((0, 0));
+        // The answers reused are let go; the buffers keep their room for the next file.
+        start_recording();
         (edges, keys)
     }
 }
 
-/// `keys` in ascending order, each once. A file's keys are thousands on TypeScript (an answer
-/// kept for later replays all its keys at each reuse), mostly distinct: they are sorted a byte
-/// at a time (least significant first), in four passes that each count then place them.
-/// Comparison sorting them was ~2 % of ra-core's full index.
+/// `keys` in ascending order, each once. A file's keys can be thousands, most of them distinct
+/// on TypeScript: they are sorted a byte at a time (least significant first), in four passes
+/// that each count then place them.
 fn sorted_distinct(keys: &[u32]) -> Vec<u32> {
     let mut sorted = keys.to_vec();
     if sorted.len() <= 64 {
@@ -668,6 +691,31 @@ mod tests {
             if calls == 2 { Err("full disk") } else { Ok(()) }
         });
         assert_eq!((failed, calls), (Err("full disk"), 2));
+    }
+
+    /// An answer to a query (`ckg def`, the service) starts from no recorded keys: a thread
+    /// that answers many does not keep the keys of all of them.
+    #[test]
+    fn answers_do_not_pile_up_lookup_keys() {
+        let input = ResolveInput {
+            files: vec![crate::store::FileRow { id: 1, path: "m.py".into(), lang: Lang::Python, module: "m".into() }],
+            symbols: rows(&[1]),
+            ..ResolveInput::default()
+        };
+        let resolver = Resolver::new(&input);
+        let fact = crate::extract::PositionFact::Use {
+            src: "m.s1".into(),
+            path: "pkg.helper.run".into(),
+            binding: crate::facts::LocalBinding::Free,
+        };
+        let recorded = || LOOKUPS.with(|l| l.borrow().len()) + REUSED.with(|r| r.borrow().len());
+        resolver.answer(1, &fact, &[]);
+        let once = recorded();
+        assert!(once > 0, "an answer records the keys it looks up");
+        for _ in 0..50 {
+            resolver.answer(1, &fact, &[]);
+        }
+        assert_eq!(recorded(), once);
     }
 
     /// The dense index answers as a map from id to position would, on dense, unsorted,

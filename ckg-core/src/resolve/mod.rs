@@ -151,7 +151,7 @@ fn recorded_since(mark: Mark) -> Vec<u32> {
             keys.extend_from_slice(k);
         }
     });
-    sorted_distinct(&keys)
+    sorted_distinct(keys)
 }
 
 /// Runs `compute` and gives the deepest path nesting ([`NESTING`]) it reached, at least the
@@ -593,11 +593,10 @@ impl Resolver<'_> {
     }
 }
 
-/// `keys` in ascending order, each once. A file's keys can be thousands, most of them distinct
+/// The keys in ascending order, each once. A file's keys can be thousands, most of them distinct
 /// on TypeScript: they are sorted a byte at a time (least significant first), in four passes
 /// that each count then place them.
-fn sorted_distinct(keys: &[u32]) -> Vec<u32> {
-    let mut sorted = keys.to_vec();
+fn sorted_distinct(mut sorted: Vec<u32>) -> Vec<u32> {
     if sorted.len() <= 64 {
         sorted.sort_unstable();
     } else {
@@ -663,7 +662,7 @@ mod tests {
             let mut expected = keys.clone();
             expected.sort_unstable();
             expected.dedup();
-            assert_eq!(sorted_distinct(&keys), expected, "{n} keys");
+            assert_eq!(sorted_distinct(keys), expected, "{n} keys");
         }
     }
 

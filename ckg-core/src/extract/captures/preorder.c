@@ -76,7 +76,7 @@ typedef struct {
   const TSLanguage *language;
   TSNode root;
   bool root_listed;
-  // NULL: every anonymous leaf is listed.
+  // The table of `CKG_KEEP_*` marks, by kind.
   const uint8_t *keep;
   size_t keep_len;
   Stack stack;
@@ -217,7 +217,7 @@ static CkgListed listed(const TSLanguage *language, const Subtree *subtree, Leng
 }
 
 // A listing of the visible nodes under `root` (itself first), in preorder, with the anonymous
-// leaves `keep` marks (`keep_len` kinds; NULL: all of them); NULL without memory.
+// leaves `keep` marks (a table of `keep_len` kinds); NULL without memory.
 CkgPreorder *ckg_preorder_new(TSNode root, const uint8_t *keep, size_t keep_len) {
   CkgPreorder *self = calloc(1, sizeof(CkgPreorder));
   if (!self) return NULL;
@@ -231,7 +231,6 @@ CkgPreorder *ckg_preorder_new(TSNode root, const uint8_t *keep, size_t keep_len)
 // Whether the listing gives an anonymous leaf (`subtree`, with `alias`) under a node of kind
 // `parent`. Its own kind is read only when the table could mark it.
 static inline bool kept_leaf(const CkgPreorder *self, Subtree subtree, TSSymbol alias, uint16_t parent) {
-  if (!self->keep) return true;
   if (self->keep_len == 0) return false;
   if (parent < self->keep_len && (self->keep[parent] & CKG_KEEP_CHILDREN)) return true;
   uint16_t kind = kind_of(self->language, subtree, alias);

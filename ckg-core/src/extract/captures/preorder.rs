@@ -31,7 +31,7 @@ struct State {
 
 unsafe extern "C" {
     /// A listing of the visible nodes under `root`, with the anonymous leaves `keep` marks
-    /// (`keep_len` kinds; null: all of them); null without memory.
+    /// (a table of `keep_len` kinds); null without memory.
     fn ckg_preorder_new(root: ffi::TSNode, keep: *const u8, keep_len: usize) -> *mut State;
     /// Lists the next nodes into `out` (room for `cap`); returns how many (0 at the end), or
     /// `usize::MAX` when the walk's stack could not be allocated.
@@ -81,22 +81,12 @@ pub(in crate::extract) fn named_children(node: Node<'_>) -> smallvec::SmallVec<[
 /// Nodes listed per call: 8 KiB, which stays in the first-level cache while it is read.
 const CHUNK: usize = 256;
 
-/// In a [`Leaves::Kept`] table: an anonymous leaf of this kind is listed.
-pub(super) const KEEP_LEAF: u8 = 1;
-/// In a [`Leaves::Kept`] table: the anonymous leaves under a node of this kind are listed.
-pub(super) const KEEP_CHILDREN: u8 = 2;
-
 /// Which anonymous nodes without children (punctuation, most keywords: a third of the nodes)
-/// a listing gives.
-#[derive(Clone, Copy)]
-pub(super) enum Leaves<'k> {
-    /// All of them (what a `TreeCursor` gives: the tests compare the two).
-    #[cfg(test)]
-    All,
-    /// Those of the kinds marked [`KEEP_LEAF`] or under a node of a kind marked
-    /// [`KEEP_CHILDREN`], in a table by kind id (kinds past its end have neither).
-    Kept(&'k [u8]),
-}
+/// a listing gives is a table by kind id, of these marks (`CKG_KEEP_*` in `preorder.c`); kinds
+/// past its end have none. An anonymous leaf of a kind marked `KEEP_LEAF` is listed.
+pub(super) const KEEP_LEAF: u8 = 1;
+/// The anonymous leaves under a node of a kind marked `KEEP_CHILDREN` are listed.
+pub(super) const KEEP_CHILDREN: u8 = 2;
 
 /// A listed node: what a `TreeCursor` gives of it.
 #[derive(Clone, Copy)]
@@ -127,17 +117,12 @@ pub(super) struct Preorder<'t> {
 }
 
 impl<'t> Preorder<'t> {
-    /// The nodes under `root`, with the anonymous leaves `leaves` asks for.
-    pub(super) fn new(root: Node<'t>, leaves: Leaves<'t>) -> Preorder<'t> {
+    /// The nodes under `root`, with the anonymous leaves the table `keep` marks ([`KEEP_LEAF`]).
+    pub(super) fn new(root: Node<'t>, keep: &'t [u8]) -> Preorder<'t> {
         let raw = root.into_raw();
-        let (keep, keep_len) = match leaves {
-            #[cfg(test)]
-            Leaves::All => (std::ptr::null(), 0),
-            Leaves::Kept(table) => (table.as_ptr(), table.len()),
-        };
-        // SAFETY: `root` is a node of a tree, and `keep` a table of `keep_len` bytes, that
-        // outlive the listing (`'t`), which reads the table as it lists.
-        let state = unsafe { ckg_preorder_new(raw, keep, keep_len) };
+        // SAFETY: `root` is a node of a tree, and `keep` a table, that outlive the listing
+        // (`'t`), which reads the table as it lists.
+        let state = unsafe { ckg_preorder_new(raw, keep.as_ptr(), keep.len()) };
         assert!(!state.is_null(), "out of memory listing the nodes of a tree");
         Preorder { state, tree: raw.tree, chunk: Vec::with_capacity(CHUNK), next: 0, skip_below: usize::MAX, _tree: PhantomData }
     }
@@ -197,14 +182,14 @@ impl Drop for Preorder<'_> {
 mod tests {
     use tree_sitter::{Node, Parser};
 
-    use super::{KEEP_CHILDREN, KEEP_LEAF, Leaves, Preorder, named_children};
+    use super::{KEEP_CHILDREN, KEEP_LEAF, Preorder, named_children};
     use crate::lang::{Grammar, LanguageConfig};
 
     /// What a `TreeCursor` walk gives of each node: its id, position, depth, kind, field,
     /// whether it is named and has children.
     type Seen = ((usize, tree_sitter::Point, usize), usize, u16, u16, bool, bool);
 
-    fn by_cursor(root: Node, leaves: Leaves) -> Vec<Seen> {
+    fn by_cursor(root: Node, keep: &[u8]) -> Vec<Seen> {
         let mut out = Vec::new();
         let mut cursor = root.walk();
         // The kinds of the nodes above the cursor's, the innermost last.
@@ -213,16 +198,11 @@ mod tests {
             let node = cursor.node();
             let field = cursor.field_id().map_or(0, |f| f.get());
             let (named, has_children) = (node.is_named(), node.child_count() > 0);
-            let listed = match leaves {
-                Leaves::All => true,
-                Leaves::Kept(table) => {
-                    let marks = |kind: u16| table.get(kind as usize).copied().unwrap_or(0);
-                    named
-                        || has_children
-                        || marks(node.kind_id()) & KEEP_LEAF != 0
-                        || above.last().is_some_and(|&parent| marks(parent) & KEEP_CHILDREN != 0)
-                }
-            };
+            let marks = |kind: u16| keep.get(kind as usize).copied().unwrap_or(0);
+            let listed = named
+                || has_children
+                || marks(node.kind_id()) & KEEP_LEAF != 0
+                || above.last().is_some_and(|&parent| marks(parent) & KEEP_CHILDREN != 0);
             if listed {
                 out.push(((node.id(), node.start_position(), node.end_byte()), above.len(), node.kind_id(), field, named, has_children));
             }
@@ -241,10 +221,10 @@ mod tests {
     }
 
     /// Every node's named children, as `Node::named_children` gives them.
-    fn children_match(root: Node) -> usize {
+    fn children_match(root: Node, every_leaf: &[u8]) -> usize {
         let mut cursor = root.walk();
         let mut most = 0;
-        for n in Preorder::new(root, Leaves::All) {
+        for n in Preorder::new(root, every_leaf) {
             let expected: Vec<Node> = n.node.named_children(&mut cursor).collect();
             let got: Vec<Node> = named_children(n.node).into_iter().collect();
             assert_eq!(got, expected, "the named children of {:?}", n.node);
@@ -256,8 +236,8 @@ mod tests {
         most
     }
 
-    fn by_listing(root: Node, leaves: Leaves) -> Vec<Seen> {
-        Preorder::new(root, leaves)
+    fn by_listing(root: Node, keep: &[u8]) -> Vec<Seen> {
+        Preorder::new(root, keep)
             .map(|l| ((l.node.id(), l.node.start_position(), l.node.end_byte()), l.depth, l.kind, l.field, l.named, l.has_children))
             .collect()
     }
@@ -300,17 +280,16 @@ mod tests {
                 Grammar::Tsx => super::super::typescript::walked_leaves(true),
             };
             let kinds = tree.language().node_kind_count();
+            let every_leaf = vec![KEEP_LEAF; kinds];
             let random: Vec<u8> = (0..kinds - kinds / 8).map(|k| ((k * 2_654_435_761) >> 7) as u8 & 3).collect();
-            for leaves in [Leaves::All, Leaves::Kept(&[]), Leaves::Kept(walked), Leaves::Kept(&random)] {
-                let expected = by_cursor(tree.root_node(), leaves);
+            for (which, keep) in [("every leaf", &every_leaf[..]), ("none", &[]), ("the walk's", walked), ("random marks", &random)] {
+                let expected = by_cursor(tree.root_node(), keep);
                 longest = longest.max(expected.len());
-                let which = match leaves {
-                    Leaves::All => "all".to_string(),
-                    Leaves::Kept(t) => format!("a table of {} kinds", t.len()),
-                };
-                assert_eq!(by_listing(tree.root_node(), leaves), expected, "{grammar:?} (anonymous leaves: {which}): {src}");
+                assert_eq!(by_listing(tree.root_node(), keep), expected, "{grammar:?} (anonymous leaves: {which}): {src}");
             }
-            most_children = most_children.max(children_match(tree.root_node()));
+            // The first table leaves nothing out: the listing was compared with a whole walk.
+            assert_eq!(by_cursor(tree.root_node(), &every_leaf).len(), tree.root_node().descendant_count(), "{grammar:?}: {src}");
+            most_children = most_children.max(children_match(tree.root_node(), &every_leaf));
         }
         assert!(longest > 2 * super::CHUNK, "a fixture listed in three chunks or more: {longest} nodes at most");
         assert!(most_children > super::INLINE_CHILDREN, "a node with more named children than fit inline: {most_children} at most");

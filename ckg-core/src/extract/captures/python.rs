@@ -13,7 +13,7 @@ use std::sync::OnceLock;
 
 use tree_sitter::{Language, Node};
 
-use super::preorder::{Leaves, Preorder};
+use super::preorder::Preorder;
 use super::{Captures, Match, in_cursor_order, note_ancestors, text};
 use crate::facts::RefKind as R;
 use crate::lang::{Capture, DefKind};
@@ -134,7 +134,7 @@ pub(super) fn walk<'t>(root: Node<'t>, src: &[u8]) -> Captures<'t> {
     let mut type_parents = crate::resolve::Map::default();
     let mut seen_parents = Vec::new();
     // Anonymous leaves (punctuation, keywords: a third of django's nodes) complete no pattern.
-    let mut nodes = Preorder::new(root, Leaves::Kept(&[]));
+    let mut nodes = Preorder::new(root, &[]);
     while let Some(n) = nodes.next() {
         path.truncate(n.depth);
         let node = n.node;

@@ -15,7 +15,7 @@ use std::sync::OnceLock;
 
 use tree_sitter::{Language, Node};
 
-use super::preorder::{KEEP_CHILDREN, KEEP_LEAF, Leaves, Preorder};
+use super::preorder::{KEEP_CHILDREN, KEEP_LEAF, Preorder};
 use super::{Captures, Match, in_cursor_order, note_ancestors, text};
 use crate::facts::RefKind as R;
 use crate::lang::{Capture, DefKind};
@@ -258,8 +258,9 @@ const FIELDS: &[(F, &str)] = &[
 struct Ids {
     kinds: Vec<K>,
     fields: Vec<F>,
-    /// The anonymous leaves the walk is given ([`Leaves::Kept`]): those the query names, and
-    /// the children of an object and of its pairs, which [`ObjectValue`] steps over.
+    /// The anonymous leaves the walk is given (a table of `preorder::KEEP_*` marks): those the
+    /// query names, and the children of an object and of its pairs, which [`ObjectValue`]
+    /// steps over.
     leaves: Vec<u8>,
 }
 
@@ -306,7 +307,7 @@ impl Ids {
     }
 }
 
-/// The anonymous leaves the walk of a grammar is given (a table of [`Leaves::Kept`]).
+/// The anonymous leaves the walk of a grammar is given (its table of `preorder::KEEP_*` marks).
 #[cfg(test)]
 pub(super) fn walked_leaves(tsx: bool) -> &'static [u8] {
     &ids(tsx).leaves
@@ -382,7 +383,7 @@ pub(super) fn walk<'t>(root: Node<'t>, src: &[u8], tsx: bool) -> Captures<'t> {
     let mut seen_parents = Vec::new();
     // Entering and leaving a node are events of a cursor's walk, numbered in turn.
     let mut event = 0u32;
-    let mut nodes = Preorder::new(root, Leaves::Kept(&ids.leaves));
+    let mut nodes = Preorder::new(root, &ids.leaves);
     while let Some(n) = nodes.next() {
         // Leaving the nodes visited before, down to this one's parent.
         while path.len() > n.depth {

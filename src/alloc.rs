@@ -18,8 +18,9 @@
 //! service's (100k lines: 86 MiB with glibc, 216 with huge pages, 86 without; 1M lines 567 →
 //! 105 MiB), while an incremental run is faster with them (django edit p50 141.0 → 125.3 ms,
 //! 20 alternating rounds: fewer page faults while the snapshot is decoded). So
-//! [`prefer_low_memory`] also turns huge pages off for the process (`PR_SET_THP_DISABLE`,
-//! which the kernel checks at each fault); incremental runs keep them.
+//! Huge pages are off from the process's start (`PR_SET_THP_DISABLE`, which the kernel
+//! checks at each fault; see [`NO_HUGE_PAGES_AT_START`]); incremental runs turn them on again
+//! ([`never_purge`]), and [`prefer_low_memory`] keeps them off.
 
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
@@ -73,13 +74,41 @@ unsafe extern "C" fn ts_realloc(p: *mut std::ffi::c_void, size: usize) -> *mut s
     unsafe { libmimalloc_sys::mi_heap_realloc(tree_sitter_heap(), p, size) }
 }
 
-/// Freed memory is kept until the process exits: for a short run that updates an index,
-/// which would otherwise spend part of its time returning pages it is about to exit with.
-/// Called before any thread starts.
+/// Freed memory is kept until the process exits, and huge pages are allowed: for a short run
+/// that updates an index, which would otherwise spend part of its time returning pages it is
+/// about to exit with (and is faster with huge pages, see the module's notes). Called before
+/// any thread starts.
 pub fn never_purge() {
     // SAFETY: as in `prefer_low_memory`.
     unsafe {
         libmimalloc_sys::mi_option_set(PURGE_DELAY, -1);
+    }
+    // SAFETY: as in `low_memory`.
+    #[cfg(target_os = "linux")]
+    unsafe {
+        libc::prctl(libc::PR_SET_THP_DISABLE, 0, 0, 0, 0);
+    }
+}
+
+/// No transparent huge pages from the process's first allocation on: run before `main` (and
+/// the Rust runtime's first allocation), as a constructor. mimalloc asks for huge pages on the
+/// arena it reserves at its first allocation, and that arena's first pages were faulted in as
+/// 2 MiB pages, each zeroed and, when the kernel found no free one, compacted for: a run
+/// spent up to ~50 ms in those faults before it read a file (perf on pytest's full index:
+/// 104 of 2,420 samples, all on the main thread in its first 50 ms), and one in five runs on a
+/// one-file repository took 40-75 ms instead of 12-16 ms. Commands that want huge pages ask
+/// for them again ([`never_purge`]).
+#[cfg(target_os = "linux")]
+#[used]
+#[unsafe(link_section = ".init_array")]
+static NO_HUGE_PAGES_AT_START: extern "C" fn() = no_huge_pages_at_start;
+
+#[cfg(target_os = "linux")]
+extern "C" fn no_huge_pages_at_start() {
+    // SAFETY: a process-wide flag with integer arguments; failure (an old kernel) leaves
+    // huge pages on.
+    unsafe {
+        libc::prctl(libc::PR_SET_THP_DISABLE, 1, 0, 0, 0);
     }
 }
 

@@ -17,8 +17,8 @@
 //! 65 MiB with glibc, 94 with huge pages, 70 with them turned off at run time) and the
 //! service's (100k lines: 86 MiB with glibc, 216 with huge pages, 86 without; 1M lines 567 →
 //! 105 MiB), while an incremental run is faster with them (django edit p50 141.0 → 125.3 ms,
-//! 20 alternating rounds: fewer page faults while the snapshot is decoded). So
-//! Huge pages are off from the process's start (`PR_SET_THP_DISABLE`, which the kernel
+//! 20 alternating rounds: fewer page faults while the snapshot is decoded). So huge pages
+//! are off from the process's start (`PR_SET_THP_DISABLE`, which the kernel
 //! checks at each fault; see [`NO_HUGE_PAGES_AT_START`]); incremental runs turn them on again
 //! ([`never_purge`]), and [`prefer_low_memory`] keeps them off.
 
@@ -31,8 +31,9 @@ const PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
 
 /// tree-sitter allocates through mimalloc too (its trees and parse stacks: glibc's `malloc`
 /// and `free` were ~5 % of a full index's CPU), from a heap of its own. In a shared heap, the
-/// parse reused blocks that extraction's facts had held: those facts are freed by the writer
-/// on another core, so each reuse read a cache line the other core last wrote (django: the
+/// parse reused blocks of the parser thread's pages that the writer had freed on the other
+/// core (what it does not keep of each file's facts), so a reuse read a cache line the other
+/// core last wrote (django: the
 /// parse's `mi_malloc` took 158 perf samples against `parse-only`'s 30; with its own heap 52).
 /// A full index's CPU: django 7.20 -> 6.92 s, effect 5.16 -> 4.79 s, salt 10.12 -> 9.20 s
 /// (`benches/full_ab.py`); `parse-only` runs the same instructions. Called first, before any

@@ -20,7 +20,7 @@
 //! 20 alternating rounds: fewer page faults while the snapshot is decoded). So huge pages
 //! are off from the process's start (`PR_SET_THP_DISABLE`, which the kernel
 //! checks at each fault; see [`NO_HUGE_PAGES_AT_START`]); incremental runs turn them on again
-//! ([`never_purge`]), and [`prefer_low_memory`] keeps them off.
+//! ([`prefer_speed`]), and [`prefer_low_memory`] keeps them off.
 
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
@@ -79,7 +79,7 @@ unsafe extern "C" fn ts_realloc(p: *mut std::ffi::c_void, size: usize) -> *mut s
 /// that updates an index, which would otherwise spend part of its time returning pages it is
 /// about to exit with (and is faster with huge pages, see the module's notes). Called before
 /// any thread starts.
-pub fn never_purge() {
+pub fn prefer_speed() {
     // SAFETY: as in `prefer_low_memory`.
     unsafe {
         libmimalloc_sys::mi_option_set(PURGE_DELAY, -1);
@@ -98,7 +98,7 @@ pub fn never_purge() {
 /// spent up to ~50 ms in those faults before it read a file (perf on pytest's full index:
 /// 104 of 2,420 samples, all on the main thread in its first 50 ms), and one in five runs on a
 /// one-file repository took 40-75 ms instead of 12-16 ms. Commands that want huge pages ask
-/// for them again ([`never_purge`]).
+/// for them again ([`prefer_speed`]).
 #[cfg(target_os = "linux")]
 #[used]
 #[unsafe(link_section = ".init_array")]

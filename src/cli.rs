@@ -310,7 +310,7 @@ fn index(args: IndexArgs) -> Result<ExitCode> {
         // but memory freed while parsing is kept for the next file (the peak comes later).
         crate::alloc::prefer_low_memory_after_parsing();
     } else {
-        crate::alloc::never_purge();
+        crate::alloc::prefer_speed();
     }
     let bar = Bar::new(args.quiet || args.json);
     let summary = ckg_core::index::index(&config, &|p| {

@@ -262,8 +262,8 @@ impl WriteTx<'_> {
             facts.lines,
             facts.parse_errors
         ];
-        // A fresh build stores each path once: a plain insert, without `RETURNING`, whose row
-        // cost more than the insert (as for symbols).
+        // A fresh build stores each path once: a plain insert, its id from `last_insert_rowid`
+        // (as for symbols), rather than an upsert whose `RETURNING` row is stepped through.
         let file_id: i64 = if self.fresh {
             self.tx
                 .prepare_cached(

@@ -18,9 +18,8 @@
 //! service's (100k lines: 86 MiB with glibc, 216 with huge pages, 86 without; 1M lines 567 →
 //! 105 MiB), while an incremental run is faster with them (django edit p50 141.0 → 125.3 ms,
 //! 20 alternating rounds: fewer page faults while the snapshot is decoded). So huge pages
-//! are off from the process's start (`PR_SET_THP_DISABLE`, which the kernel
-//! checks at each fault; see [`NO_HUGE_PAGES_AT_START`]); incremental runs turn them on again
-//! ([`prefer_speed`]), and [`prefer_low_memory`] keeps them off.
+//! are off from the process's start ([`NO_HUGE_PAGES_AT_START`]); incremental runs turn them
+//! on again ([`prefer_speed`]), and [`prefer_low_memory`] keeps them off.
 
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
@@ -33,8 +32,8 @@ const PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
 /// and `free` were ~5 % of a full index's CPU), from a heap of its own. In a shared heap, the
 /// parse reused blocks of the parser thread's pages that the writer had freed on the other
 /// core (what it does not keep of each file's facts), so a reuse read a cache line the other
-/// core last wrote (django: the
-/// parse's `mi_malloc` took 158 perf samples against `parse-only`'s 30; with its own heap 52).
+/// core last wrote (django: the parse's `mi_malloc` took 158 perf samples against
+/// `parse-only`'s 30; with its own heap 52).
 /// A full index's CPU: django 7.20 -> 6.92 s, effect 5.16 -> 4.79 s, salt 10.12 -> 9.20 s
 /// (`benches/full_ab.py`); `parse-only` runs the same instructions. Called first, before any
 /// parser exists: an allocation must be freed by the allocator that made it.
@@ -84,11 +83,7 @@ pub fn prefer_speed() {
     unsafe {
         libmimalloc_sys::mi_option_set(PURGE_DELAY, -1);
     }
-    // SAFETY: as in `low_memory`.
-    #[cfg(target_os = "linux")]
-    unsafe {
-        libc::prctl(libc::PR_SET_THP_DISABLE, 0, 0, 0, 0);
-    }
+    huge_pages(true);
 }
 
 /// No transparent huge pages from the process's first allocation on: run before `main` (and
@@ -106,11 +101,20 @@ static NO_HUGE_PAGES_AT_START: extern "C" fn() = no_huge_pages_at_start;
 
 #[cfg(target_os = "linux")]
 extern "C" fn no_huge_pages_at_start() {
-    // SAFETY: a process-wide flag with integer arguments; failure (an old kernel) leaves
-    // huge pages on.
+    huge_pages(false);
+}
+
+/// Allows or forbids transparent huge pages for the whole process (`PR_SET_THP_DISABLE`,
+/// which the kernel checks at each fault). Failure (an old kernel, another system) leaves
+/// them as they were.
+fn huge_pages(allowed: bool) {
+    // SAFETY: a process-wide flag with integer arguments.
+    #[cfg(target_os = "linux")]
     unsafe {
-        libc::prctl(libc::PR_SET_THP_DISABLE, 1, 0, 0, 0);
+        libc::prctl(libc::PR_SET_THP_DISABLE, libc::c_ulong::from(!allowed), 0, 0, 0);
     }
+    #[cfg(not(target_os = "linux"))]
+    let _ = allowed;
 }
 
 /// [`prefer_low_memory`], except that freed memory is kept for a second before it is returned
@@ -150,10 +154,5 @@ fn low_memory(purge_delay_ms: std::ffi::c_long) {
         libmimalloc_sys::mi_option_set(PURGE_DELAY, purge_delay_ms);
         libmimalloc_sys::mi_option_set(ARENA_EAGER_COMMIT, 0);
     }
-    // SAFETY: a process-wide flag with integer arguments; failure (an old kernel) only leaves
-    // huge pages on.
-    #[cfg(target_os = "linux")]
-    unsafe {
-        libc::prctl(libc::PR_SET_THP_DISABLE, 1, 0, 0, 0);
-    }
+    huge_pages(false);
 }

@@ -252,39 +252,32 @@ impl WriteTx<'_> {
     pub fn put_file(&self, rec: &FileRecord) -> Result<(i64, Vec<i64>)> {
         let e = |e| self.err(e);
         let facts = &rec.facts;
-        let row = params![
-            rec.path,
-            rec.lang.as_str(),
-            rec.module,
-            hash_text(rec.hash),
-            rec.size as i64,
-            rec.mtime_ns,
-            facts.lines,
-            facts.parse_errors
-        ];
-        // A fresh build stores each path once: a plain insert, its id from `last_insert_rowid`
-        // (as for symbols), rather than an upsert whose `RETURNING` row is stepped through.
-        let file_id: i64 = if self.fresh {
-            self.tx
-                .prepare_cached(
-                    "INSERT INTO files(path, lang, module, hash, size, mtime_ns, lines, parse_errors)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+        let file_id: i64 = self
+            .tx
+            .prepare_cached(
+                "INSERT INTO files(path, lang, module, hash, size, mtime_ns, lines, parse_errors)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
+                 ON CONFLICT(path) DO UPDATE SET lang = excluded.lang, module = excluded.module,
+                   hash = excluded.hash, size = excluded.size, mtime_ns = excluded.mtime_ns,
+                   lines = excluded.lines, parse_errors = excluded.parse_errors
+                 RETURNING id",
+            )
+            .and_then(|mut s| {
+                s.query_row(
+                    params![
+                        rec.path,
+                        rec.lang.as_str(),
+                        rec.module,
+                        hash_text(rec.hash),
+                        rec.size as i64,
+                        rec.mtime_ns,
+                        facts.lines,
+                        facts.parse_errors
+                    ],
+                    |r| r.get(0),
                 )
-                .and_then(|mut s| s.execute(row))
-                .map(|_| self.tx.last_insert_rowid())
-        } else {
-            self.tx
-                .prepare_cached(
-                    "INSERT INTO files(path, lang, module, hash, size, mtime_ns, lines, parse_errors)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
-                     ON CONFLICT(path) DO UPDATE SET lang = excluded.lang, module = excluded.module,
-                       hash = excluded.hash, size = excluded.size, mtime_ns = excluded.mtime_ns,
-                       lines = excluded.lines, parse_errors = excluded.parse_errors
-                     RETURNING id",
-                )
-                .and_then(|mut s| s.query_row(row, |r| r.get(0)))
-        }
-        .map_err(e)?;
+            })
+            .map_err(e)?;
         if !self.fresh {
             self.tx.prepare_cached("DELETE FROM shadowed WHERE file_id = ?1").and_then(|mut s| s.execute([file_id])).map_err(e)?;
         }

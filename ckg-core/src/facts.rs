@@ -205,10 +205,13 @@ pub fn split_segment(seg: &str) -> (&str, Step) {
     if let Some(name) = seg.strip_suffix("()") {
         return (name, Step::Call);
     }
-    if let Some((name, rest)) = seg.split_once("(#") {
-        if let Some(i) = rest.strip_suffix(')').and_then(|i| i.parse().ok()) {
-            return (name, Step::Param(i));
-        }
+    // Only a segment ending in `)` can be `name(#i)`: the others (nearly all) are not searched
+    // for `(#`, whose searcher costs ~200 instructions to set up.
+    if seg.ends_with(')')
+        && let Some((name, rest)) = seg.split_once("(#")
+        && let Some(i) = rest.strip_suffix(')').and_then(|i| i.parse().ok())
+    {
+        return (name, Step::Param(i));
     }
     (seg, Step::Member)
 }
@@ -678,7 +681,27 @@ pub struct FileRecord {
 
 #[cfg(test)]
 mod tests {
-    use super::{LocalBinding, ValueSource};
+    use super::{LocalBinding, Step, ValueSource, split_segment};
+
+    /// A segment's name and step: called, a parameter's (`(#i)`), or a member, whatever else
+    /// it holds in parentheses.
+    #[test]
+    fn segments_split_into_name_and_step() {
+        for (seg, name, step) in [
+            ("run()", "run", Step::Call),
+            ("run(#2)", "run", Step::Param(2)),
+            ("f(#12)", "f", Step::Param(12)),
+            ("run", "run", Step::Member),
+            ("[create]", "[create]", Step::Member),
+            ("f(#x)", "f(#x)", Step::Member),
+            ("f(#1)x", "f(#1)x", Step::Member),
+            ("f(x)", "f(x)", Step::Member),
+            ("a(b)(#3)", "a(b)", Step::Param(3)),
+            ("", "", Step::Member),
+        ] {
+            assert_eq!(split_segment(seg), (name, step), "{seg:?}");
+        }
+    }
 
     /// The stored forms of bindings and value sources (indexes on disk hold them): each
     /// variant's text, and each decodes to what was encoded.

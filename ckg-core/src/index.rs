@@ -247,7 +247,7 @@ fn minified(bytes: &[u8], max_line: usize) -> Option<String> {
         return None;
     }
     // The average first: one vectorized count, and code averages far less.
-    let lines = crate::extract::memchr_count(b'\n', bytes) + 1;
+    let lines = crate::extract::count_byte(b'\n', bytes) + 1;
     let average = bytes.len() / lines;
     if average <= 200 {
         return None;

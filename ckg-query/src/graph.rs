@@ -1,8 +1,8 @@
 //! Targets and edge walks: what a target names, inbound and outbound edges, `refs`,
 //! `callers`/`callees`, `def`, `path`, `cycles`, `unused`, and file-level `deps`/`rdeps`.
 //!
-//! Walks are breadth-first with one indexed lookup (`edges_dst` or `edges_src`) per visited
-//! node; `cycles` loads the edges of one kind into a petgraph graph and runs Tarjan's SCC.
+//! Walks are breadth-first with one indexed lookup per visited node (`edges_dst`; outbound,
+//! the range of the source's file and `edges_remote_src`); `cycles` loads the edges of one kind into a petgraph graph and runs Tarjan's SCC.
 
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 
@@ -238,8 +238,28 @@ impl Index {
         self.walk_step(&format!("{EDGE_SELECT} WHERE e.dst_id = ?1 ORDER BY f.path, e.line, e.col, e.kind, src.qname"), id, true)
     }
 
+    /// The edges whose source is `id`. The store keeps no index of every edge's source: they
+    /// are the edges in the range of the source's file (or of a file whose claim to its qname
+    /// waits in `shadowed`) and the few whose source is another file's (`edges_remote_src`).
     pub(crate) fn outbound(&self, id: i64) -> Result<Vec<Hit>> {
-        self.walk_step(&format!("{EDGE_SELECT} WHERE e.src_id = ?1 ORDER BY f.path, e.line, e.col, e.kind, 5"), id, false)
+        static SQL: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+            let bits = ckg_core::store::EDGE_ID_BITS;
+            format!(
+                "{EDGE_SELECT} WHERE e.id IN (
+                     SELECT r.id FROM edge_rows r WHERE r.src_id = ?1 AND r.remote_src = 1
+                     UNION
+                     SELECT r.id FROM (
+                         SELECT file_id FROM symbols WHERE id = ?1 AND file_id IS NOT NULL
+                         UNION
+                         SELECT sh.file_id FROM symbols s JOIN shadowed sh ON sh.qname = s.qname WHERE s.id = ?1
+                     ) AS site
+                     JOIN edge_rows r ON r.id BETWEEN site.file_id << {bits} AND (site.file_id << {bits}) + {last}
+                     WHERE r.src_id = ?1)
+                 ORDER BY f.path, e.line, e.col, e.kind, 5",
+                last = (1i64 << bits) - 1
+            )
+        });
+        self.walk_step(&SQL, id, false)
     }
 
     fn walk_step(&self, sql: &str, id: i64, inbound: bool) -> Result<Vec<Hit>> {
@@ -565,6 +585,65 @@ mod tests {
         assert_eq!(package_of("@scope/pkg/sub.x"), "@scope/pkg");
         assert_eq!(package_of("lodash/fp.map"), "lodash");
         assert_eq!(package_of("<builtin>.len"), "<builtin>");
+    }
+
+    /// A source's edges found through its file's range and `edges_remote_src` are exactly the
+    /// edges whose source it is (a scan of every edge), for every symbol, after a fresh index
+    /// and after updates: with edges a function makes through its parameters at its callers'
+    /// sites (in other files), and with a qname two files define (one file's claim waits in
+    /// `shadowed`), whose owner goes away and comes back.
+    #[test]
+    fn a_sources_edges_are_those_a_scan_finds() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let w = |p: &str, s: &str| {
+            let path = root.join(p);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, s).unwrap();
+        };
+        w("pkg/__init__.py", "");
+        w("pkg/util.py", "def apply(obj, key):\n    obj.save()\n    return obj.render(key)\n");
+        w("pkg/models.py", "class Item:\n    def save(self):\n        pass\n    def render(self, key):\n        return key\n");
+        w("pkg/views.py", "from pkg.util import apply\nfrom pkg.models import Item\n\ndef show():\n    return apply(Item(), 1)\n");
+        // `pkg.helper` is a function of the package and the module `pkg/helper.py`, which owns
+        // the name (its path sorts last).
+        w("pkg/__init__.py", "def helper():\n    return other()\n\n\ndef other():\n    return helper()\n");
+        w("pkg/helper.py", "X = 1\n\n\ndef inner():\n    return X\n");
+        let config = ckg_core::index::IndexConfig::new(root);
+        let mut session = ckg_core::index::Session::default();
+        let check = |when: &str| {
+            let ix = Index::open(&config.db_path()).unwrap();
+            let count = |sql: &str| ix.conn.query_row(sql, [], |r| r.get::<_, i64>(0)).unwrap();
+            let ids: Vec<i64> =
+                ix.conn.prepare("SELECT id FROM symbols").unwrap().query_map([], |r| r.get(0)).unwrap().map(Result::unwrap).collect();
+            let scan = format!("{EDGE_SELECT} WHERE e.src_id = ?1 ORDER BY f.path, e.line, e.col, e.kind, 5");
+            let mut found = 0;
+            for id in ids {
+                let dump = |hits: Vec<Hit>| hits.into_iter().map(|h| format!("{} {:?}", h.id, h.edge)).collect::<Vec<_>>();
+                let (got, want) = (dump(ix.outbound(id).unwrap()), dump(ix.walk_step(&scan, id, false).unwrap()));
+                assert_eq!(got, want, "{when}: the edges from symbol {id}");
+                found += got.len() as i64;
+            }
+            assert_eq!(found, count("SELECT count(*) FROM edge_rows"), "{when}: every edge has a source");
+            (count("SELECT count(*) FROM edge_rows WHERE remote_src = 1"), count("SELECT count(*) FROM shadowed"))
+        };
+        ckg_core::index::index_with(&config, &|_| {}, &mut session).unwrap();
+        let (remote, shadowed) = check("fresh");
+        assert!(remote > 0 && shadowed > 0, "the fixture has remote sources ({remote}) and a shadowed qname ({shadowed})");
+        let edits: Vec<Box<dyn Fn()>> = vec![
+            Box::new(|| w("pkg/__init__.py", "def helper():\n    return other() + 1\n\n\ndef other():\n    return helper()\n")),
+            Box::new(|| std::fs::remove_file(root.join("pkg/helper.py")).unwrap()),
+            Box::new(|| w("pkg/helper.py", "X = 2\n\n\ndef inner():\n    return helper()\n")),
+            Box::new(|| w("pkg/util.py", "def apply(obj, key):\n    return obj.render(key) or obj.save()\n")),
+            Box::new(|| w("pkg/views.py", "from pkg.util import apply\nfrom pkg.models import Item\n\ndef show():\n    return 0\n")),
+            Box::new(|| w("pkg/__init__.py", "def other():\n    return 0\n")),
+        ];
+        for (n, edit) in edits.iter().enumerate() {
+            std::thread::sleep(std::time::Duration::from_millis(5));
+            edit();
+            ckg_core::index::index_with(&config, &|_| {}, &mut session).unwrap();
+            check(&format!("edit {n}"));
+        }
     }
 
     #[test]

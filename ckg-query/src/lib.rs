@@ -3,7 +3,8 @@
 //!
 //! Queries open the index read-only (WAL readers never block the writer) and every answer
 //! carries the generation it read. Graph walks are breadth-first over the `edges` table's
-//! indexes (`edges_dst`, `edges_src`), one indexed lookup per visited node.
+//! indexes (`edges_dst`; outbound, each file's range of edge ids and `edges_remote_src`), one
+//! indexed lookup per visited node.
 //!
 //! ```no_run
 //! let index = ckg_query::Index::open(&ckg_query::locate_db(None)?)?;

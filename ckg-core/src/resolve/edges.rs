@@ -17,7 +17,7 @@ const MAX_FORWARDS: usize = 4;
 
 /// An edge at a reference site.
 fn site_edge(r: &RefRow, kind: &'static str, src: i64, dst: Dst, evidence: &'static str, dynamic: u8) -> EdgeRow {
-    EdgeRow { kind, src, dst, file: r.file, line: r.line, col: r.col, evidence, dynamic }
+    EdgeRow { kind, src, dst, file: r.file, line: r.line, col: r.col, evidence, dynamic, remote_src: false }
 }
 
 impl<'a> Resolver<'a> {
@@ -47,7 +47,17 @@ impl<'a> Resolver<'a> {
                 };
                 let Some(dst) = dst else { continue };
                 let evidence = if matches!(dst, Dst::Unresolved(_)) { UNRESOLVED } else { EXACT };
-                out.push(EdgeRow { kind: "imports", src: module_sym, dst, file, line: imp.line, col: imp.col, evidence, dynamic: 0 });
+                out.push(EdgeRow {
+                    kind: "imports",
+                    src: module_sym,
+                    dst,
+                    file,
+                    line: imp.line,
+                    col: imp.col,
+                    evidence,
+                    dynamic: 0,
+                    remote_src: false,
+                });
                 // The imported name: an edge to the definition it names (re-exports followed),
                 // from the scope that imports it. (`export { a } from` binds nothing: it is an
                 // exports edge.)
@@ -63,6 +73,7 @@ impl<'a> Resolver<'a> {
                                 col: imp.col,
                                 evidence: EXACT,
                                 dynamic: 0,
+                                remote_src: false,
                             };
                             out.push(edge);
                         }
@@ -94,7 +105,17 @@ impl<'a> Resolver<'a> {
                     if dst == Dst::Symbol(module_sym) {
                         continue;
                     }
-                    out.push(EdgeRow { kind: "exports", src: module_sym, dst, file, line: e.line, col: e.col, evidence, dynamic: 0 });
+                    out.push(EdgeRow {
+                        kind: "exports",
+                        src: module_sym,
+                        dst,
+                        file,
+                        line: e.line,
+                        col: e.col,
+                        evidence,
+                        dynamic: 0,
+                        remote_src: false,
+                    });
                 }
             }
         }

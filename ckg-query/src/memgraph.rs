@@ -309,38 +309,32 @@ mod tests {
 
     #[test]
     fn a_patched_graph_equals_a_loaded_one_after_every_edit() {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path();
-        let w = |p: &str, s: &str| {
-            let path = root.join(p);
-            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-            std::fs::write(path, s).unwrap();
-        };
+        let repo = crate::testing::TestRepo::new();
         for i in 0..8 {
-            w(
+            repo.write(
                 &format!("src/m{i}.ts"),
                 &format!("import {{ f{j} }} from './m{j}';\nexport function f{i}() {{ return f{j}(); }}\n", j = (i + 1) % 8),
             );
         }
-        let config = ckg_core::index::IndexConfig::new(root);
         let mut session = ckg_core::index::Session::default();
-        ckg_core::index::index_with(&config, &|_| {}, &mut session).unwrap();
-        let mut ix = Index::open(&config.db_path()).unwrap();
+        repo.index(&mut session);
+        let mut ix = repo.open();
         let mut graph = ix.snapshot(None, |ix| ReverseGraph::load(ix)).unwrap();
-        let edits: Vec<Box<dyn Fn()>> = vec![
-            Box::new(|| w("src/m0.ts", "import { f1 } from './m1';\nexport function f0() { return f1() + f1(); }\n")),
-            Box::new(|| w("src/new.ts", "import { f0, f3 } from './m0';\nexport function g() { return f0(); }\n")),
-            Box::new(|| std::fs::remove_file(root.join("src/m3.ts")).unwrap()),
-            Box::new(|| {
-                w("src/m3.ts", "import { g } from './new';\nexport function f3() { return g(); }\nexport function h() { return f3(); }\n")
-            }),
-            Box::new(|| w("src/m5.ts", "export function f5() { return 5; }\n")),
-            Box::new(|| w("src/a/zz.ts", "import { f5 } from '../m5';\nimport { h } from '../m3';\nexport const k = () => f5() + h();\n")),
+        let edits: [&dyn Fn(&crate::testing::TestRepo); 6] = [
+            &|r| r.write("src/m0.ts", "import { f1 } from './m1';\nexport function f0() { return f1() + f1(); }\n"),
+            &|r| r.write("src/new.ts", "import { f0, f3 } from './m0';\nexport function g() { return f0(); }\n"),
+            &|r| r.remove("src/m3.ts"),
+            &|r| {
+                r.write(
+                    "src/m3.ts",
+                    "import { g } from './new';\nexport function f3() { return g(); }\nexport function h() { return f3(); }\n",
+                )
+            },
+            &|r| r.write("src/m5.ts", "export function f5() { return 5; }\n"),
+            &|r| r.write("src/a/zz.ts", "import { f5 } from '../m5';\nimport { h } from '../m3';\nexport const k = () => f5() + h();\n"),
         ];
         for (n, edit) in edits.iter().enumerate() {
-            std::thread::sleep(std::time::Duration::from_millis(5));
-            edit();
-            let summary = ckg_core::index::index_with(&config, &|_| {}, &mut session).unwrap();
+            let summary = repo.edit_and_index(&mut session, edit);
             let files = summary.edge_files.clone().expect("an incremental update lists its files");
             let (patched, loaded) = ix
                 .snapshot(None, |ix| {
@@ -357,21 +351,16 @@ mod tests {
 
     #[test]
     fn walks_through_the_graph_equal_walks_through_sql() {
-        let dir = tempfile::tempdir().unwrap();
-        let w = |p: &str, s: &str| {
-            let path = dir.path().join(p);
-            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-            std::fs::write(path, s).unwrap();
-        };
+        let repo = crate::testing::TestRepo::new();
+        let w = |p: &str, s: &str| repo.write(p, s);
         w("src/a.ts", "import { b } from './b';\nexport function a() { return b() + b(); }\nexport class K { m() { return a(); } }\n");
         w("src/b.ts", "import { a, K } from './a';\nexport function b() { return new K().m(); }\nexport function c() { a(); b(); }\n");
         w("src/c.ts", "import * as A from './a';\nimport { c } from './b';\nexport const run = () => { A.a(); c(); };\n");
         w("p/m.py", "from p.n import g\n\n\ndef f():\n    return g()\n\n\nclass C:\n    def h(self):\n        return f()\n");
         w("p/n.py", "def g():\n    from p.m import C\n    return C().h()\n");
         w("p/__init__.py", "");
-        let config = ckg_core::index::IndexConfig::new(dir.path());
-        ckg_core::index::index(&config, &|_| {}).unwrap();
-        let mut ix = Index::open(&config.db_path()).unwrap();
+        repo.index(&mut ckg_core::index::Session::default());
+        let mut ix = repo.open();
         let targets: Vec<String> = ix.symbols("*", None, 1000).unwrap().symbols.into_iter().map(|n| n.qname).collect();
         assert!(targets.len() > 10);
         let answers = |ix: &Index| -> Vec<String> {

@@ -804,7 +804,9 @@ mod tests {
             tx.write_edges(file, &edges).unwrap();
             let changed = tx.tx.total_changes() - before;
             tx.flush_edge_counts().unwrap();
-            let stored: Vec<(i64, i64, i64, Option<String>, Option<String>, u32, u32, i64, u8, Option<String>, bool)> = tx
+            // id, kind, source, target qname, written name, line, col, evidence, dynamic, last name, remote source
+            type Row = (i64, i64, i64, Option<String>, Option<String>, u32, u32, i64, u8, Option<String>, bool);
+            let stored: Vec<Row> = tx
                 .tx
                 .prepare(
                     "SELECT e.id, e.kind, e.src_id, s.qname, e.dst_name, e.line, e.col, e.evidence, e.dynamic, e.dst_last, e.remote_src

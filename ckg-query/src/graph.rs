@@ -2,7 +2,8 @@
 //! `callers`/`callees`, `def`, `path`, `cycles`, `unused`, and file-level `deps`/`rdeps`.
 //!
 //! Walks are breadth-first with one indexed lookup per visited node (`edges_dst`; outbound,
-//! the range of the source's file and `edges_remote_src`); `cycles` loads the edges of one kind into a petgraph graph and runs Tarjan's SCC.
+//! the range of the source's file and `edges_remote_src`); `cycles` loads the edges of one
+//! kind into a petgraph graph and runs Tarjan's SCC.
 
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 
@@ -159,6 +160,9 @@ pub(crate) const EDGE_SELECT: &str =
      FROM edges e JOIN symbols src ON src.id = e.src_id LEFT JOIN symbols dst ON dst.id = e.dst_id
      JOIN files f ON f.id = e.file_id";
 
+/// The order of a node's outbound edges: by site, then kind and target.
+const OUTBOUND_ORDER: &str = "ORDER BY f.path, e.line, e.col, e.kind, 5";
+
 pub(crate) fn row_edge(r: &rusqlite::Row) -> rusqlite::Result<(i64, Option<i64>, Edge)> {
     Ok((
         r.get(0)?,
@@ -255,7 +259,7 @@ impl Index {
                          SELECT r.id FROM symbols s JOIN shadowed sh ON sh.qname = s.qname
                          JOIN edge_rows r ON r.id BETWEEN sh.file_id << {bits} AND (sh.file_id << {bits}) + {last}
                          WHERE s.id = ?1 AND r.src_id = ?1))
-                 ORDER BY f.path, e.line, e.col, e.kind, 5"
+                 {OUTBOUND_ORDER}"
             )
         });
         self.walk_step(&SQL, id, false)
@@ -606,7 +610,7 @@ mod tests {
             let count = |sql: &str| ix.conn.query_row(sql, [], |r| r.get::<_, i64>(0)).unwrap();
             let ids: Vec<i64> =
                 ix.conn.prepare("SELECT id FROM symbols").unwrap().query_map([], |r| r.get(0)).unwrap().map(Result::unwrap).collect();
-            let scan = format!("{EDGE_SELECT} WHERE e.src_id = ?1 ORDER BY f.path, e.line, e.col, e.kind, 5");
+            let scan = format!("{EDGE_SELECT} WHERE e.src_id = ?1 {OUTBOUND_ORDER}");
             let mut found = 0;
             for id in ids {
                 let dump = |hits: Vec<Hit>| hits.into_iter().map(|h| format!("{} {:?}", h.id, h.edge)).collect::<Vec<_>>();

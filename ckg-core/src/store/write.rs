@@ -59,7 +59,9 @@ pub struct EdgeRow {
     /// 0: a named target; 1: a dynamic site with an unnamed receiver; 2: a computed callee;
     /// 3: monkey-patching.
     pub dynamic: u8,
-    /// The source is not a symbol of the site's file (see `edge_rows.remote_src`).
+    /// The source is not a symbol of the site's file (see `edge_rows.remote_src`). Known once
+    /// the source's file is: the resolver's edges are made with `false`, and
+    /// `Resolver::resolve_file` sets it for each.
     pub remote_src: bool,
 }
 

@@ -106,7 +106,7 @@ pub(crate) struct IndexArgs {
     /// Skip files larger than this many bytes.
     #[arg(long, default_value_t = 2 * 1024 * 1024, value_name = "BYTES")]
     pub(crate) max_file_size: u64,
-    /// Delete the existing index and build it from scratch.
+    /// Delete the existing index and build it from scratch (the tree walked whole again).
     #[arg(long)]
     pub(crate) rebuild: bool,
     /// No progress bar and no summary (nor the index-wide totals it would print).

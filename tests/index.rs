@@ -135,6 +135,24 @@ fn a_file_that_becomes_unindexable_is_removed_but_others_are_kept() {
 }
 
 #[test]
+fn rebuild_walks_the_tree_whole() {
+    let repo = Repo::new();
+    repo.write("pkg/a.py", "def a(): pass\n");
+    let pkg = repo.path().join("pkg");
+    let set_time = |t: std::time::SystemTime| {
+        std::fs::File::open(&pkg).unwrap().set_times(std::fs::FileTimes::new().set_modified(t)).unwrap();
+    };
+    let past = std::time::SystemTime::now() - std::time::Duration::from_secs(100_000);
+    set_time(past);
+    assert_eq!(repo.index_json(&[])["files_by_lang"]["python"], 1);
+    // A file added behind the walk's back: the directory's time set back to what it recorded.
+    repo.write("pkg/b.py", "def b(): pass\n");
+    set_time(past);
+    assert_eq!(repo.index_json(&[])["files_by_lang"]["python"], 1, "the listing of the last walk is trusted");
+    assert_eq!(repo.index_json(&["--rebuild"])["files_by_lang"]["python"], 2, "--rebuild walks again");
+}
+
+#[test]
 fn symlink_loops_are_reported_not_followed_forever() {
     let repo = Repo::new();
     repo.write("src/a.ts", "export function a() {}\n");

@@ -347,6 +347,10 @@ pub fn index_with(config: &IndexConfig, progress: &(dyn Fn(Progress) + Sync), se
         stored != Some((f.size, f.mtime_ns))
     };
     let walk_cache = db.with_extension("walk");
+    if config.rebuild {
+        // From scratch: the tree is walked whole, not brought up to date from the last walk.
+        let _ = std::fs::remove_file(&walk_cache);
+    }
     let t = Instant::now();
     // Before the files are stat'ed: a file written after this is not trusted by the next run.
     let scan_started = now_ns();

@@ -116,8 +116,8 @@ impl Listing {
         }
     }
 
-    /// Adds what a walk of a subtree listed.
-    fn merge(&mut self, other: Listing) {
+    /// Adds what a walk of a subtree, or one thread of a walk, listed.
+    pub(super) fn merge(&mut self, other: Listing) {
         self.dirs.extend(other.dirs);
         self.venvs.extend(other.venvs);
         self.files.extend(other.files);

@@ -239,7 +239,8 @@ impl<'a> Walker<'a> {
                 self.take(&mut out, entry);
             }
         }
-        out.errors.sort_by(|a, b| a.path.cmp(&b.path));
+        // The threads' errors in one order, whichever thread met them.
+        out.errors.sort_by(|a, b| (&a.path, &a.diagnostic.message).cmp(&(&b.path, &b.diagnostic.message)));
         for v in venvs.lock().unwrap_or_else(|p| p.into_inner()).drain(..) {
             let mtime = std::fs::metadata(&v).map(|m| mtime_ns(&m)).unwrap_or(0);
             out.venvs.insert(rel_path(self.root, &v), mtime);

@@ -133,11 +133,11 @@ pub(super) fn container_writes(root: Node, src: &[u8]) -> Vec<(usize, String, Op
         let at = stmt.start_byte();
         let Some(e) = stmt.named_child(0) else { continue };
         match e.kind_name() {
+            // The shape is checked a field at a time: most statements are plain assignments
+            // and method calls, rejected by their first field.
             "assignment" => {
-                let (Some(left), Some(right)) = (e.field("left"), e.field("right")) else { continue };
-                if left.kind_name() != "subscript" {
-                    continue;
-                }
+                let Some(left) = e.field("left").filter(|l| l.kind_name() == "subscript") else { continue };
+                let Some(right) = e.field("right") else { continue };
                 let Some(container) = left.field("value").filter(|v| v.kind_name() == "identifier") else { continue };
                 let (Some(key), Some(value)) = (left.field("subscript").and_then(|k| literal_key(k, src)), expression_value(right, src, 0))
                 else {
@@ -146,8 +146,9 @@ pub(super) fn container_writes(root: Node, src: &[u8]) -> Vec<(usize, String, Op
                 out.push((at, text(container, src).into_owned(), Some(key), value));
             }
             "augmented_assignment" => {
-                let (Some(left), Some(right)) = (e.field("left"), e.field("right")) else { continue };
-                if left.kind_name() == "identifier" && right.kind_name() == "list" {
+                let Some(left) = e.field("left").filter(|l| l.kind_name() == "identifier") else { continue };
+                let Some(right) = e.field("right") else { continue };
+                if right.kind_name() == "list" {
                     let name = text(left, src).into_owned();
                     out.extend(
                         named_children(right).into_iter().filter_map(|v| expression_value(v, src, 0)).map(|v| (at, name.clone(), None, v)),
@@ -156,16 +157,14 @@ pub(super) fn container_writes(root: Node, src: &[u8]) -> Vec<(usize, String, Op
             }
             "call" => {
                 let Some(f) = e.field("function").filter(|f| f.kind_name() == "attribute") else { continue };
-                let (Some(object), Some(method)) = (f.field("object"), f.field("attribute")) else { continue };
-                if object.kind_name() != "identifier" {
-                    continue;
-                }
                 // Most calls made as statements are not a container's (`log.info(...)`): their
-                // arguments are not read.
+                // object and arguments are not read.
+                let Some(method) = f.field("attribute") else { continue };
                 let method = text(method, src);
                 if !CONTAINER_METHODS.contains(&method.as_ref()) {
                     continue;
                 }
+                let Some(object) = f.field("object").filter(|o| o.kind_name() == "identifier") else { continue };
                 let Some(args) = e.field("arguments") else { continue };
                 let name = text(object, src).into_owned();
                 let args: Vec<Node> = named_children(args).into_iter().filter(|a| a.kind_name() != "comment").collect();

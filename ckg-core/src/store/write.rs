@@ -865,4 +865,47 @@ mod tests {
         assert!(write(1) >= 75);
         assert_eq!(write(2), 0);
     }
+
+    /// An external node whose qname a stored symbol has is that symbol, in a fresh build (the
+    /// insert finds the name taken) and in an update (the name is looked up first).
+    #[test]
+    fn an_external_node_named_like_a_symbol_is_that_symbol() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("index.db");
+        for mtime in [1, 2] {
+            let (mut store, _) = Store::open(&db, false).unwrap();
+            assert_eq!(store.is_fresh(), mtime == 1);
+            let mut tx = store.begin().unwrap();
+            let rec = record(SOURCE, mtime);
+            let (file, ids) = tx.put_file(&rec).unwrap();
+            let a = ids[rec.facts.symbols.iter().position(|s| s.qname == "m.A").unwrap()];
+            let edge = |dst, line| EdgeRow {
+                kind: "calls",
+                src: ids[0],
+                dst,
+                file,
+                line,
+                col: 4,
+                evidence: "exact",
+                dynamic: 0,
+                remote_src: false,
+            };
+            tx.write_edges(file, &[edge(Dst::External("m.A".into()), 8), edge(Dst::External("os.getcwd".into()), 9)]).unwrap();
+            let dst: Vec<(i64, String)> = tx
+                .tx
+                .prepare("SELECT e.dst_id, s.qname FROM edge_rows e JOIN symbols s ON s.id = e.dst_id WHERE e.file_id = ?1 ORDER BY e.id")
+                .unwrap()
+                .query_map([file], |r| Ok((r.get(0)?, r.get(1)?)))
+                .unwrap()
+                .collect::<rusqlite::Result<_>>()
+                .unwrap();
+            assert_eq!(dst[0], (a, "m.A".to_string()));
+            assert_eq!(dst[1].1, "os.getcwd");
+            let rows: i64 = tx.tx.query_row("SELECT count(*) FROM symbols WHERE qname = 'm.A'", [], |r| r.get(0)).unwrap();
+            assert_eq!(rows, 1);
+            tx.flush_edge_counts().unwrap();
+            tx.commit("{}", &db).unwrap();
+            store.finish().unwrap();
+        }
+    }
 }

@@ -33,8 +33,14 @@ fn wait_for(repo: &Repo, args: &[&str], needle: &str) -> String {
 /// Starts `ckg watch . --json` in the repository: the process (killed when dropped) and its
 /// output lines.
 fn watch(repo: &Repo) -> (Watcher, std::io::Lines<BufReader<std::process::ChildStdout>>) {
+    watch_with(repo, &[])
+}
+
+/// [`watch`] with more arguments.
+fn watch_with(repo: &Repo, extra: &[&str]) -> (Watcher, std::io::Lines<BufReader<std::process::ChildStdout>>) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_ckg"))
         .args(["watch", ".", "--json"])
+        .args(extra)
         .current_dir(repo.path())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
@@ -110,4 +116,23 @@ fn an_idle_tree_makes_no_updates() {
         rx.try_iter().chain(std::iter::from_fn(|| rx.recv_timeout(Duration::from_millis(1500)).ok())).take(3).collect();
     assert!(extra.is_empty(), "updates without changes: {extra:?}");
     drop(guard);
+}
+
+/// `ckg watch --rebuild` rebuilds the index it starts from, once: the batches after it are
+/// updates (an edit parses the one file), not rebuilds.
+#[test]
+fn watch_rebuilds_once_then_updates() {
+    let repo = Repo::new();
+    for i in 0..4 {
+        repo.write(&format!("src/m{i}.ts"), "export function f() { return 1; }\n");
+    }
+    repo.ok(&["index", "."]);
+    let (_guard, mut lines) = watch_with(&repo, &["--rebuild"]);
+    let mut next = || -> serde_json::Value { serde_json::from_str(&lines.next().unwrap().unwrap()).unwrap() };
+    let first = next();
+    assert_eq!(first["parsed"], 4, "{first}");
+    repo.write("src/m0.ts", "export function g() { return 2; }\n");
+    let update = next();
+    assert_eq!(update["parsed"], 1, "an edit after the rebuild: {update}");
+    assert!(update["generation"].as_i64().unwrap() > first["generation"].as_i64().unwrap(), "{first} then {update}");
 }

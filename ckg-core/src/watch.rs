@@ -114,6 +114,8 @@ pub fn watch(config: &WatchConfig, stop: &AtomicBool, on_event: &mut dyn FnMut(W
     // The facts resolution reads stay in memory between batches.
     let mut session = Session::default();
     let summary = index_with(&config.index, &|_| {}, &mut session)?;
+    // `--rebuild` is for the index the watch starts from; the batches update it.
+    let index_config = IndexConfig { rebuild: false, ..config.index.clone() };
     on_event(WatchEvent::Updated(&Update { event_paths: 0, rescan: true, latency: t.elapsed(), summary }));
     let mut identity = file_identity(&db);
     // Set after a failed batch: when to try again, and the pause after the next failure.
@@ -152,7 +154,7 @@ pub fn watch(config: &WatchConfig, stop: &AtomicBool, on_event: &mut dyn FnMut(W
         if batch.paths.is_empty() && !batch.rescan {
             continue;
         }
-        match index_with(&config.index, &|_| {}, &mut session) {
+        match index_with(&index_config, &|_| {}, &mut session) {
             Ok(summary) => {
                 retry = None;
                 identity = file_identity(&db);

@@ -228,9 +228,9 @@ impl<'a> Walker<'a> {
             });
         let mut out = cache::Listing::default();
         if parallel {
-            let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+            // The walker's own number of threads: one per core, at most 12.
             let parts = std::sync::Mutex::new(Vec::new());
-            builder.threads(threads).build_parallel().visit(&mut PartsBuilder { walker: self, parts: &parts });
+            builder.build_parallel().visit(&mut PartsBuilder { walker: self, parts: &parts });
             for part in parts.into_inner().unwrap_or_else(|p| p.into_inner()) {
                 out.merge(part);
             }

@@ -347,10 +347,6 @@ pub fn index_with(config: &IndexConfig, progress: &(dyn Fn(Progress) + Sync), se
         stored != Some((f.size, f.mtime_ns))
     };
     let walk_cache = db.with_extension("walk");
-    if config.rebuild {
-        // From scratch: the tree is walked whole, not brought up to date from the last walk.
-        let _ = std::fs::remove_file(&walk_cache);
-    }
     let t = Instant::now();
     // Before the files are stat'ed: a file written after this is not trusted by the next run.
     let scan_started = now_ns();
@@ -545,7 +541,7 @@ impl Changes {
 }
 
 /// The files under the (canonical) root, never our own database folder; with the walk's
-/// listing when it changed (saved once the run is committed).
+/// listing when it changed (saved once the run is committed). A rebuild walks the tree whole.
 fn discover_tree(
     root: &Path,
     config: &IndexConfig,
@@ -555,6 +551,10 @@ fn discover_tree(
     let mut discover_config = config.discover.clone();
     // Never index our own database folder.
     discover_config.exclude.push(".ckg/**".into());
+    if config.rebuild {
+        // From scratch: the tree is walked whole, not brought up to date from the last walk.
+        let _ = std::fs::remove_file(cache);
+    }
     discover::discover_cached(root, &discover_config, cache, seen)
 }
 

@@ -731,10 +731,14 @@ mod tests {
         FileRecord { path: "m.py".into(), lang: Lang::Python, hash, size: source.len() as u64, mtime_ns, module: "m".into(), facts }
     }
 
+    /// An exact call from `src` at `line` of `file`.
+    fn call(file: i64, src: i64, dst: Dst, line: u32) -> EdgeRow {
+        EdgeRow { kind: "calls", src, dst, file, line, col: 4, evidence: "exact", dynamic: 0, remote_src: false }
+    }
+
     /// An edge of each kind of target: a symbol, an external node, an unresolved name.
     fn edges(file: i64, ids: &[i64]) -> Vec<EdgeRow> {
-        let edge =
-            |dst, line| EdgeRow { kind: "calls", src: ids[0], dst, file, line, col: 4, evidence: "exact", dynamic: 0, remote_src: false };
+        let edge = |dst, line| call(file, ids[0], dst, line);
         vec![edge(Dst::External("os.path.join".into()), 5), edge(Dst::Symbol(ids[1]), 8), edge(Dst::Unresolved("x.run".into()), 9)]
     }
 
@@ -879,17 +883,7 @@ mod tests {
             let rec = record(SOURCE, mtime);
             let (file, ids) = tx.put_file(&rec).unwrap();
             let a = ids[rec.facts.symbols.iter().position(|s| s.qname == "m.A").unwrap()];
-            let edge = |dst, line| EdgeRow {
-                kind: "calls",
-                src: ids[0],
-                dst,
-                file,
-                line,
-                col: 4,
-                evidence: "exact",
-                dynamic: 0,
-                remote_src: false,
-            };
+            let edge = |dst, line| call(file, ids[0], dst, line);
             tx.write_edges(file, &[edge(Dst::External("m.A".into()), 8), edge(Dst::External("os.getcwd".into()), 9)]).unwrap();
             let dst: Vec<(i64, String)> = tx
                 .tx

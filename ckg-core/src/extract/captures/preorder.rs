@@ -220,11 +220,19 @@ mod tests {
         out
     }
 
-    /// Every node's named children, as `Node::named_children` gives them.
+    /// Every node's named children, as `Node::named_children` gives them, and its child by each
+    /// of the grammar's fields, as `Node::child_by_field_id` gives it.
     fn children_match(root: Node, every_leaf: &[u8]) -> usize {
         let mut cursor = root.walk();
         let mut most = 0;
         for n in Preorder::new(root, every_leaf) {
+            for field in 1..=root.language().field_count() as u16 {
+                let (got, expected) = (crate::field::child_by_field_id(n.node, field), n.node.child_by_field_id(field));
+                assert_eq!(got, expected, "the child of {:?} by field {field}", n.node);
+                if let (Some(a), Some(b)) = (got, expected) {
+                    assert_eq!((a.start_position(), a.end_byte(), a.kind_id()), (b.start_position(), b.end_byte(), b.kind_id()));
+                }
+            }
             let expected: Vec<Node> = n.node.named_children(&mut cursor).collect();
             let got: Vec<Node> = named_children(n.node).into_iter().collect();
             assert_eq!(got, expected, "the named children of {:?}", n.node);
@@ -245,7 +253,7 @@ mod tests {
     /// Every fixture of both grammar families (several listed in more than one chunk), and
     /// broken sources, with every anonymous leaf, none, those the walks are given, and those
     /// of a table that marks kinds at random (shorter than the grammar's kinds); and every
-    /// node's named children (some nodes have more than fit inline).
+    /// node's named children (some nodes have more than fit inline) and its child by each field.
     #[test]
     fn the_listing_is_what_a_tree_cursor_walks() {
         let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf();

@@ -337,7 +337,8 @@ fn visit<'t>(k: &Kinds, f: &Fields, src: &[u8], n: Frame<'t>, path: &[Frame<'t>]
     let Some(&g) = path.len().checked_sub(2).and_then(|i| path.get(i)) else { return };
     let (gk, pfield) = (g.kind, p.field);
     if pk == k.attribute {
-        let object_is_self = || p.node.child_by_field_id(f.object).is_some_and(|o| o.kind_id() == k.identifier && is_self(o));
+        let object_is_self =
+            || crate::field::child_by_field_id(p.node, f.object).is_some_and(|o| o.kind_id() == k.identifier && is_self(o));
         if field == f.attribute && ident {
             if gk == k.assignment && pfield == f.left && object_is_self() {
                 emit(2, 3, Capture::Definition(DefKind::Property), g.node, Some(node));
@@ -425,7 +426,7 @@ fn visit<'t>(k: &Kinds, f: &Fields, src: &[u8], n: Frame<'t>, path: &[Frame<'t>]
 /// `setattr(target, "name", …)`: the string is the second named argument, right after the
 /// first, of a call of the identifier `setattr`.
 fn is_setattr_target(k: &Kinds, f: &Fields, src: &[u8], string: Node, call: Node) -> bool {
-    call.child_by_field_id(f.function).is_some_and(|c| c.kind_id() == k.identifier && text(src, c) == b"setattr")
+    crate::field::child_by_field_id(call, f.function).is_some_and(|c| c.kind_id() == k.identifier && text(src, c) == b"setattr")
         && string.prev_named_sibling().is_some_and(|first| first.prev_named_sibling().is_none())
 }
 

@@ -423,6 +423,8 @@ recur:;
         self = node;
         goto recur;
       }
+      // Recursion as tree-sitter's: only into hidden children holding the field, whose
+      // nesting the grammar's productions bound (repetitions are balanced trees).
       TSNode found = ckg_child_by_field_id(node, field_id);
       if (found.id) return found;
       if (++map == map_end) return null_node();

@@ -366,7 +366,7 @@ struct ObjectValue<'t> {
     in_pair: bool,
     /// The pattern is complete.
     done: bool,
-    /// The object's children (`Node::child_count`: all are listed, see [`walked_leaves`]) and
+    /// The object's children (`Node::child_count`: all are listed, see `Ids::leaves`) and
     /// those entered so far: a child is followed by a sibling while some are left
     /// (`Node::next_sibling` walked down from the root each time, ~10k instructions, 1.3 % of
     /// ra-core's full index).

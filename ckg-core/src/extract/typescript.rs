@@ -18,8 +18,7 @@ fn string_value(node: Node, src: &[u8]) -> Option<String> {
 }
 
 fn has_token(node: Node, token: &str) -> bool {
-    let mut cursor = node.walk();
-    node.children(&mut cursor).any(|c| !c.is_named() && c.kind_name() == token)
+    super::captures::preorder::children(node).iter().any(|c| !c.named && c.node.kind_name() == token)
 }
 
 pub(super) fn imports(role: Capture, node: Node, src: &[u8], scope: u32, out: &mut Vec<ImportFact>) {

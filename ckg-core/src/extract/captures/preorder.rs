@@ -40,6 +40,9 @@ unsafe extern "C" {
     /// Lists the named children of `node` into `out` (room for `cap`); returns how many there
     /// are, or `usize::MAX` without memory.
     fn ckg_named_children(node: ffi::TSNode, out: *mut Raw, cap: usize) -> usize;
+    /// Lists the children of `node` (named and anonymous, with kind and field) into `out`
+    /// (room for `cap`); returns how many there are, or `usize::MAX` without memory.
+    fn ckg_children(node: ffi::TSNode, out: *mut Raw, cap: usize) -> usize;
 }
 
 impl Raw {
@@ -76,6 +79,42 @@ pub(in crate::extract) fn named_children(node: Node<'_>) -> smallvec::SmallVec<[
     // SAFETY: the first `n` entries were written, from `node`'s tree.
     unsafe { heap.set_len(n) };
     heap.iter().map(|raw| unsafe { raw.node(raw_node.tree) }).collect()
+}
+
+/// A child as [`children`] gives it: the node, its field (0 for none) and whether it is named.
+#[derive(Clone, Copy, PartialEq, Debug)]
+pub(in crate::extract) struct Child<'t> {
+    pub(in crate::extract) node: Node<'t>,
+    pub(in crate::extract) field: u16,
+    pub(in crate::extract) named: bool,
+}
+
+/// The children of `node`, named and anonymous, in order, with their fields: what a
+/// `TreeCursor`'s `goto_first_child` and `goto_next_sibling` give (with `field_id`), without
+/// the cursor's cost per step.
+pub(in crate::extract) fn children(node: Node<'_>) -> smallvec::SmallVec<[Child<'_>; INLINE_CHILDREN]> {
+    let raw_node = node.into_raw();
+    let child = |raw: &Raw| Child {
+        // SAFETY: listed from `node`'s tree, which outlives the borrow.
+        node: unsafe { raw.node(raw_node.tree) },
+        field: raw.field,
+        named: raw.named != 0,
+    };
+    let mut buffer = [std::mem::MaybeUninit::<Raw>::uninit(); INLINE_CHILDREN];
+    // SAFETY: `buffer` has room for `INLINE_CHILDREN` entries; `node` is a node of a live tree.
+    let n = unsafe { ckg_children(raw_node, buffer.as_mut_ptr().cast(), INLINE_CHILDREN) };
+    assert!(n != usize::MAX, "out of memory listing the children of a node");
+    if n <= INLINE_CHILDREN {
+        // SAFETY: the first `n` entries were written.
+        return buffer[..n].iter().map(|raw| child(unsafe { raw.assume_init_ref() })).collect();
+    }
+    let mut heap: Vec<Raw> = Vec::with_capacity(n);
+    // SAFETY: `heap` has room for `n` entries, all the children.
+    let written = unsafe { ckg_children(raw_node, heap.as_mut_ptr(), n) };
+    assert!(written == n, "the children of a node listed twice differ ({n}, then {written})");
+    // SAFETY: the first `n` entries were written.
+    unsafe { heap.set_len(n) };
+    heap.iter().map(child).collect()
 }
 
 /// Nodes listed per call: 8 KiB, which stays in the first-level cache while it is read.
@@ -220,8 +259,9 @@ mod tests {
         out
     }
 
-    /// Every node's named children, as `Node::named_children` gives them, and its child by each
-    /// of the grammar's fields, as `Node::child_by_field_id` gives it.
+    /// Every node's named children, as `Node::named_children` gives them, its children with
+    /// their fields, as a `TreeCursor` gives them, and its child by each of the grammar's
+    /// fields, as `Node::child_by_field_id` gives it.
     fn children_match(root: Node, every_leaf: &[u8]) -> usize {
         let mut cursor = root.walk();
         let mut most = 0;
@@ -232,6 +272,25 @@ mod tests {
                 if let (Some(a), Some(b)) = (got, expected) {
                     assert_eq!((a.start_position(), a.end_byte(), a.kind_id()), (b.start_position(), b.end_byte(), b.kind_id()));
                 }
+            }
+            let mut expected = Vec::new();
+            cursor.reset(n.node);
+            if cursor.goto_first_child() {
+                loop {
+                    let c = cursor.node();
+                    expected.push(super::Child { node: c, field: cursor.field_id().map_or(0, |f| f.get()), named: c.is_named() });
+                    if !cursor.goto_next_sibling() {
+                        break;
+                    }
+                }
+            }
+            let got: Vec<super::Child> = super::children(n.node).into_iter().collect();
+            assert_eq!(got, expected, "the children of {:?}", n.node);
+            for (a, b) in got.iter().zip(&expected) {
+                assert_eq!(
+                    (a.node.start_position(), a.node.end_byte(), a.node.kind_id()),
+                    (b.node.start_position(), b.node.end_byte(), b.node.kind_id())
+                );
             }
             let expected: Vec<Node> = n.node.named_children(&mut cursor).collect();
             let got: Vec<Node> = named_children(n.node).into_iter().collect();

@@ -544,29 +544,22 @@ fn leave_object_value<'t>(objects: &mut Vec<ObjectValue<'t>>, depth: u32, event:
 /// The first child of `parent` in `field` after the child `after` (from the start without
 /// one): the child a pattern's step for that field is matched against.
 fn field_child<'t>(ids: &Ids, parent: Node<'t>, field: F, after: Option<Node<'t>>) -> Option<Node<'t>> {
-    let mut c = parent.walk();
-    if !c.goto_first_child() {
-        return None;
-    }
     let mut seeking = after.is_none();
-    loop {
+    for c in super::preorder::children(parent) {
         if seeking {
-            if ids.field(c.field_id().map_or(0, |f| f.get())) == field {
-                return Some(c.node());
+            if ids.field(c.field) == field {
+                return Some(c.node);
             }
-        } else if after.is_some_and(|a| a.id() == c.node().id()) {
+        } else if after.is_some_and(|a| a.id() == c.node.id()) {
             seeking = true;
         }
-        if !c.goto_next_sibling() {
-            return None;
-        }
     }
+    None
 }
 
 /// The first child of `parent` of a kind.
 fn kind_child<'t>(ids: &Ids, parent: Node<'t>, kind: K) -> Option<Node<'t>> {
-    let mut c = parent.walk();
-    parent.children(&mut c).find(|n| ids.kind(*n) == kind)
+    super::preorder::children(parent).into_iter().map(|c| c.node).find(|n| ids.kind(*n) == kind)
 }
 
 /// `n` is the first `field` child of `parent` after the `after_field` child, which

@@ -292,11 +292,13 @@ size_t ckg_preorder_next(CkgPreorder *self, CkgListed *out, size_t cap) {
   return count;
 }
 
-// Lists the named children of `node`, in order, into `out`, up to `cap` of them, with their
-// position (no kind, field or depth); returns how many there are (more than `cap`: call again
-// with room for that many), or SIZE_MAX without memory. The children a `TSTreeCursor` goes to
-// from `node`, stepping through hidden nodes, without the cursor's cost per step.
-size_t ckg_named_children(TSNode node, CkgListed *out, size_t cap) {
+// Lists the children of `node`, in order, into `out`, up to `cap` of them, with their
+// position; returns how many there are (more than `cap`: call again with room for that many),
+// or SIZE_MAX without memory. The children a `TSTreeCursor` goes to from `node` by
+// `goto_first_child` and `goto_next_sibling`, stepping through hidden nodes, without the
+// cursor's cost per step (~600 instructions). `named_only`: the named children, without kind or
+// field (`ts_node_named_child`'s); otherwise all, with kind, field and whether named.
+static inline size_t list_children(TSNode node, CkgListed *out, size_t cap, bool named_only) {
   const TSLanguage *language = node.tree->language;
   Subtree subtree = *(const Subtree *)node.id;
   if (ts_subtree_child_count(subtree) == 0) return 0;
@@ -311,27 +313,43 @@ size_t ckg_named_children(TSNode node, CkgListed *out, size_t cap) {
   while ((frame = innermost(&stack))) {
     Child child = next_child(frame);
     if (child.visible) {
-      if (!is_named(language, *child.subtree, child.alias)) continue;
+      bool named = is_named(language, *child.subtree, child.alias);
+      if (named_only && !named) continue;
       if (count < cap) {
-        out[count] = (CkgListed){
-          .id = child.subtree,
-          .start_byte = child.position.bytes,
-          .row = child.position.extent.row,
-          .column = child.position.extent.column,
-          .depth = 1,
-          .alias = child.alias,
-          .named = true,
-        };
+        out[count] = named_only ? (CkgListed){
+                                      .id = child.subtree,
+                                      .start_byte = child.position.bytes,
+                                      .row = child.position.extent.row,
+                                      .column = child.position.extent.column,
+                                      .depth = 1,
+                                      .alias = child.alias,
+                                      .named = true,
+                                  }
+                                : listed(language, child.subtree, child.position, child.alias, 1,
+                                         field_of(language, frame, child), named);
       }
       count++;
     } else if (ts_subtree_visible_child_count(*child.subtree) > 0 &&
-               !push(&stack, language, *child.subtree, child.position, 0, false, 0)) {
+               !push(&stack, language, *child.subtree, child.position, named_only ? 0 : field_of(language, frame, child),
+                     false, 0)) {
       failed = true;
       break;
     }
   }
   release(&stack);
   return failed ? SIZE_MAX : count;
+}
+
+// The named children of `node` (`list_children`), with their position (no kind, field or
+// depth).
+size_t ckg_named_children(TSNode node, CkgListed *out, size_t cap) {
+  return list_children(node, out, cap, true);
+}
+
+// The children of `node`, named and anonymous (`list_children`), with their position, kind,
+// field and whether they are named (no depth).
+size_t ckg_children(TSNode node, CkgListed *out, size_t cap) {
+  return list_children(node, out, cap, false);
 }
 
 // A node's grammar and kind (`ts_node_language`, `ts_node_symbol`), read in one call: a kind's
@@ -437,37 +455,4 @@ recur:;
     }
   }
   return null_node();
-}
-
-// Lists the children of `node` (named and anonymous), in order, into `out`, up to `cap` of
-// them, with their position, kind, field and whether they are named (no depth); returns how
-// many there are (more than `cap`: call again with room for that many), or SIZE_MAX without
-// memory. The nodes, and fields, a `TSTreeCursor` gives from `node` by `goto_first_child`
-// and `goto_next_sibling` (~600 instructions a step), by the listing's rules.
-size_t ckg_children(TSNode node, CkgListed *out, size_t cap) {
-  const TSLanguage *language = node.tree->language;
-  Subtree subtree = *(const Subtree *)node.id;
-  if (ts_subtree_child_count(subtree) == 0) return 0;
-  Frame inline_frames[16];
-  Stack stack = {.frames = inline_frames, .cap = 16, .inline_frames = inline_frames};
-  push(&stack, language, subtree, (Length){node.context[0], {node.context[1], node.context[2]}}, 0, true, 0);
-  size_t count = 0;
-  bool failed = false;
-  Frame *frame;
-  while ((frame = innermost(&stack))) {
-    Child child = next_child(frame);
-    if (child.visible) {
-      if (count < cap) {
-        out[count] = listed(language, child.subtree, child.position, child.alias, 1, field_of(language, frame, child),
-                            is_named(language, *child.subtree, child.alias));
-      }
-      count++;
-    } else if (ts_subtree_visible_child_count(*child.subtree) > 0 &&
-               !push(&stack, language, *child.subtree, child.position, field_of(language, frame, child), false, 0)) {
-      failed = true;
-      break;
-    }
-  }
-  release(&stack);
-  return failed ? SIZE_MAX : count;
 }

@@ -63,22 +63,11 @@ const INLINE_CHILDREN: usize = 16;
 /// The named children of `node`, in order: `Node::named_children`, without a `TreeCursor`
 /// (whose steps cost ~600 instructions each).
 pub(in crate::extract) fn named_children(node: Node<'_>) -> smallvec::SmallVec<[Node<'_>; INLINE_CHILDREN]> {
-    let raw_node = node.into_raw();
-    let mut buffer = [std::mem::MaybeUninit::<Raw>::uninit(); INLINE_CHILDREN];
-    // SAFETY: `buffer` has room for `INLINE_CHILDREN` entries; `node` is a node of a live tree.
-    let n = unsafe { ckg_named_children(raw_node, buffer.as_mut_ptr().cast(), INLINE_CHILDREN) };
-    assert!(n != usize::MAX, "out of memory listing the children of a node");
-    if n <= INLINE_CHILDREN {
-        // SAFETY: the first `n` entries were written, from `node`'s tree.
-        return buffer[..n].iter().map(|raw| unsafe { raw.assume_init_ref().node(raw_node.tree) }).collect();
-    }
-    let mut heap: Vec<Raw> = Vec::with_capacity(n);
-    // SAFETY: `heap` has room for `n` entries, all the children.
-    let written = unsafe { ckg_named_children(raw_node, heap.as_mut_ptr(), n) };
-    assert!(written == n, "the children of a node listed twice differ ({n}, then {written})");
-    // SAFETY: the first `n` entries were written, from `node`'s tree.
-    unsafe { heap.set_len(n) };
-    heap.iter().map(|raw| unsafe { raw.node(raw_node.tree) }).collect()
+    let tree = node.into_raw().tree;
+    listed_children(node, ckg_named_children, |raw| {
+        // SAFETY: listed from `node`'s tree, which outlives the borrow.
+        unsafe { raw.node(tree) }
+    })
 }
 
 /// A child as [`children`] gives it: the node, its field (0 for none) and whether it is named.
@@ -93,28 +82,39 @@ pub(in crate::extract) struct Child<'t> {
 /// `TreeCursor`'s `goto_first_child` and `goto_next_sibling` give (with `field_id`), without
 /// the cursor's cost per step.
 pub(in crate::extract) fn children(node: Node<'_>) -> smallvec::SmallVec<[Child<'_>; INLINE_CHILDREN]> {
-    let raw_node = node.into_raw();
-    let child = |raw: &Raw| Child {
+    let tree = node.into_raw().tree;
+    listed_children(node, ckg_children, |raw| Child {
         // SAFETY: listed from `node`'s tree, which outlives the borrow.
-        node: unsafe { raw.node(raw_node.tree) },
+        node: unsafe { raw.node(tree) },
         field: raw.field,
         named: raw.named != 0,
-    };
+    })
+}
+
+/// What `list` (a listing of a node's children in `preorder.c`) writes of `node`, each entry
+/// made into a `T`: in a buffer on the stack, or listed again into one on the heap when there
+/// are more.
+fn listed_children<T>(
+    node: Node<'_>,
+    list: unsafe extern "C" fn(ffi::TSNode, *mut Raw, usize) -> usize,
+    make: impl Fn(&Raw) -> T,
+) -> smallvec::SmallVec<[T; INLINE_CHILDREN]> {
+    let raw_node = node.into_raw();
     let mut buffer = [std::mem::MaybeUninit::<Raw>::uninit(); INLINE_CHILDREN];
     // SAFETY: `buffer` has room for `INLINE_CHILDREN` entries; `node` is a node of a live tree.
-    let n = unsafe { ckg_children(raw_node, buffer.as_mut_ptr().cast(), INLINE_CHILDREN) };
+    let n = unsafe { list(raw_node, buffer.as_mut_ptr().cast(), INLINE_CHILDREN) };
     assert!(n != usize::MAX, "out of memory listing the children of a node");
     if n <= INLINE_CHILDREN {
         // SAFETY: the first `n` entries were written.
-        return buffer[..n].iter().map(|raw| child(unsafe { raw.assume_init_ref() })).collect();
+        return buffer[..n].iter().map(|raw| make(unsafe { raw.assume_init_ref() })).collect();
     }
     let mut heap: Vec<Raw> = Vec::with_capacity(n);
     // SAFETY: `heap` has room for `n` entries, all the children.
-    let written = unsafe { ckg_children(raw_node, heap.as_mut_ptr(), n) };
+    let written = unsafe { list(raw_node, heap.as_mut_ptr(), n) };
     assert!(written == n, "the children of a node listed twice differ ({n}, then {written})");
     // SAFETY: the first `n` entries were written.
     unsafe { heap.set_len(n) };
-    heap.iter().map(child).collect()
+    heap.iter().map(make).collect()
 }
 
 /// Nodes listed per call: 8 KiB, which stays in the first-level cache while it is read.

@@ -187,6 +187,9 @@ impl Store {
     /// Starts the run's write transaction.
     pub fn begin(&mut self) -> Result<WriteTx<'_>> {
         let path = self.fresh.as_deref().unwrap_or(&self.path);
+        // Room for every statement a run writes with (rusqlite keeps 16 by default; the rows of
+        // symbols, imports and edges take three each, one for each number of rows).
+        self.conn.set_prepared_statement_cache_capacity(32);
         let tx = self.conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate).map_err(|e| Error::sqlite(path, e))?;
         Ok(WriteTx::new(tx, path, self.fresh.is_some()))
     }

@@ -82,6 +82,17 @@ pub struct WriteTx<'a> {
     /// The targets of edges deleted or rewritten in this run: the external nodes among them
     /// may have no edge left.
     lost_edge: std::cell::RefCell<Vec<i64>>,
+    /// A fresh build's symbols as written so far: the hash of each qname, and the id the next
+    /// symbol gets (see [`WriteTx::append_symbols`]).
+    appended: std::cell::RefCell<Appended>,
+}
+
+/// The symbols a fresh build has written: the hashes of their qnames (a qname whose hash is
+/// not among them is not taken), and the next row id.
+#[derive(Default)]
+struct Appended {
+    qnames: crate::resolve::Set<u64>,
+    next_id: Option<i64>,
 }
 
 impl<'a> WriteTx<'a> {
@@ -94,6 +105,7 @@ impl<'a> WriteTx<'a> {
             fresh,
             qname_conflicts: Default::default(),
             lost_edge: Default::default(),
+            appended: Default::default(),
         }
     }
 }
@@ -113,6 +125,149 @@ pub(super) fn encode_lines(items: &[String]) -> Option<String> {
 
 /// The columns of `symbols` after its qname, as `put_symbols` compares them.
 const SYMBOL_COLUMNS: usize = 13;
+
+/// A symbol's row as written: its parent's id, and its lists and declared type encoded.
+struct SymbolRow<'f> {
+    sym: &'f crate::facts::SymbolFact,
+    kind: &'static str,
+    parent: Option<i64>,
+    bases: Option<String>,
+    ty: Option<String>,
+    decorators: Option<String>,
+    param_uses: Option<String>,
+    param_types: Option<String>,
+}
+
+impl<'f> SymbolRow<'f> {
+    fn new(sym: &'f crate::facts::SymbolFact, parent: Option<i64>) -> SymbolRow<'f> {
+        SymbolRow {
+            sym,
+            kind: sym.kind.as_str(),
+            parent,
+            bases: encode_lines(&sym.bases),
+            ty: sym.ty.as_ref().map(ValueSource::encode),
+            decorators: encode_lines(&sym.decorators),
+            param_uses: encode_param_uses(&sym.qname, &sym.param_uses),
+            param_types: encode_lines(&sym.param_types),
+        }
+    }
+
+    /// The row's columns from `qname` to `param_types`, in the table's order.
+    fn values<'a>(&'a self, file_id: &'a i64) -> [&'a dyn rusqlite::ToSql; 14] {
+        let sym = self.sym;
+        [
+            &sym.qname,
+            &sym.name,
+            &self.kind,
+            file_id,
+            &self.parent,
+            &sym.line,
+            &sym.col,
+            &sym.end_line,
+            &sym.exported,
+            &self.bases,
+            &self.ty,
+            &self.decorators,
+            &self.param_uses,
+            &self.param_types,
+        ]
+    }
+
+    /// Binds the row with its `id` from parameter `first` of a [`SYMBOL_APPEND`] statement,
+    /// each column with its own type.
+    fn bind(&self, s: &mut rusqlite::Statement<'_>, first: usize, id: i64, file_id: i64) -> rusqlite::Result<()> {
+        let sym = self.sym;
+        s.raw_bind_parameter(first, id)?;
+        s.raw_bind_parameter(first + 1, sym.qname.as_str())?;
+        s.raw_bind_parameter(first + 2, sym.name.as_str())?;
+        s.raw_bind_parameter(first + 3, self.kind)?;
+        s.raw_bind_parameter(first + 4, file_id)?;
+        s.raw_bind_parameter(first + 5, self.parent)?;
+        s.raw_bind_parameter(first + 6, sym.line)?;
+        s.raw_bind_parameter(first + 7, sym.col)?;
+        s.raw_bind_parameter(first + 8, sym.end_line)?;
+        s.raw_bind_parameter(first + 9, sym.exported)?;
+        s.raw_bind_parameter(first + 10, self.bases.as_deref())?;
+        s.raw_bind_parameter(first + 11, self.ty.as_deref())?;
+        s.raw_bind_parameter(first + 12, self.decorators.as_deref())?;
+        s.raw_bind_parameter(first + 13, self.param_uses.as_deref())?;
+        s.raw_bind_parameter(first + 14, self.param_types.as_deref())?;
+        Ok(())
+    }
+}
+
+/// A fresh build's symbol rows, with their ids ([`SymbolRow::bind`]).
+static SYMBOL_APPEND: std::sync::LazyLock<RowsInsert> = std::sync::LazyLock::new(|| {
+    RowsInsert::new(
+        "INSERT INTO symbols(id, qname, name, kind, file_id, parent_id, line, col, end_line, exported, bases, ty, decorators, params,
+           param_types)",
+        15,
+        &[16, 4, 1],
+    )
+});
+
+/// A file's import rows.
+static IMPORT_INSERT: std::sync::LazyLock<RowsInsert> = std::sync::LazyLock::new(|| {
+    RowsInsert::new(
+        "INSERT INTO imports(file_id, kind, specifier, imported, local, scope_id, type_only, alternative, line, col)",
+        10,
+        &[16, 4, 1],
+    )
+});
+
+/// An `INSERT` of many rows, as statements of a few sizes, largest first: rows are written
+/// by as few statements as those sizes allow (SQLite runs one statement of many rows faster
+/// than as many statements of one).
+pub(super) struct RowsInsert {
+    columns: usize,
+    /// The statements' rows, and their text.
+    statements: Vec<(usize, String)>,
+}
+
+impl RowsInsert {
+    /// `head`: `INSERT INTO table(columns)`; `sizes`: rows per statement, descending, the
+    /// last 1.
+    pub(super) fn new(head: &str, columns: usize, sizes: &[usize]) -> RowsInsert {
+        debug_assert!(sizes.is_sorted_by(|a, b| a > b) && sizes.last() == Some(&1), "sizes descend to 1");
+        let row = |r: usize| format!("({})", (1..=columns).map(|c| format!("?{}", r * columns + c)).collect::<Vec<_>>().join(", "));
+        let statements = sizes.iter().map(|&n| (n, format!("{head} VALUES {}", (0..n).map(row).collect::<Vec<_>>().join(", ")))).collect();
+        RowsInsert { columns, statements }
+    }
+
+    /// The statement of one row.
+    pub(super) fn one(&self) -> &str {
+        &self.statements.last().expect("a statement of one row").1
+    }
+}
+
+impl WriteTx<'_> {
+    /// Writes `rows` by `insert`'s statements; `bind(statement, first parameter, position in
+    /// rows, row)` binds one row.
+    pub(super) fn insert_rows<R>(
+        &self,
+        insert: &RowsInsert,
+        rows: &[R],
+        mut bind: impl FnMut(&mut rusqlite::Statement<'_>, usize, usize, &R) -> rusqlite::Result<()>,
+    ) -> Result<()> {
+        let e = |e| self.err(e);
+        let mut done = 0;
+        for (size, sql) in &insert.statements {
+            let chunks = rows[done..].chunks_exact(*size);
+            if chunks.len() == 0 {
+                continue;
+            }
+            let mut s = self.tx.prepare_cached(sql).map_err(e)?;
+            for chunk in chunks {
+                for (at, row) in chunk.iter().enumerate() {
+                    bind(&mut s, at * insert.columns + 1, done + at, row).map_err(e)?;
+                }
+                s.raw_execute().map_err(e)?;
+                done += size;
+            }
+        }
+        Ok(())
+    }
+}
 
 /// A symbol row rewritten whole: `?1` its id, then the columns after its qname.
 const SYMBOL_UPDATE: &str = "UPDATE symbols SET name = ?2, kind = ?3, file_id = ?4, parent_id = ?5, line = ?6, col = ?7, end_line = ?8,
@@ -256,32 +411,37 @@ impl WriteTx<'_> {
     pub fn put_file(&self, rec: &FileRecord) -> Result<(i64, Vec<i64>)> {
         let e = |e| self.err(e);
         let facts = &rec.facts;
-        let file_id: i64 = self
-            .tx
-            .prepare_cached(
-                "INSERT INTO files(path, lang, module, hash, size, mtime_ns, lines, parse_errors)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
-                 ON CONFLICT(path) DO UPDATE SET lang = excluded.lang, module = excluded.module,
-                   hash = excluded.hash, size = excluded.size, mtime_ns = excluded.mtime_ns,
-                   lines = excluded.lines, parse_errors = excluded.parse_errors
-                 RETURNING id",
-            )
-            .and_then(|mut s| {
-                s.query_row(
-                    params![
-                        rec.path,
-                        rec.lang.as_str(),
-                        rec.module,
-                        hash_text(rec.hash),
-                        rec.size as i64,
-                        rec.mtime_ns,
-                        facts.lines,
-                        facts.parse_errors
-                    ],
-                    |r| r.get(0),
+        let row = params![
+            rec.path,
+            rec.lang.as_str(),
+            rec.module,
+            hash_text(rec.hash),
+            rec.size as i64,
+            rec.mtime_ns,
+            facts.lines,
+            facts.parse_errors
+        ];
+        // A fresh build inserts each path once, and reads the id back as the last row inserted
+        // (`RETURNING` costs more than the insert).
+        let file_id: i64 = if self.fresh {
+            self.tx
+                .prepare_cached("INSERT INTO files(path, lang, module, hash, size, mtime_ns, lines, parse_errors) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)")
+                .and_then(|mut s| s.execute(row))
+                .map_err(e)?;
+            self.tx.last_insert_rowid()
+        } else {
+            self.tx
+                .prepare_cached(
+                    "INSERT INTO files(path, lang, module, hash, size, mtime_ns, lines, parse_errors)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
+                     ON CONFLICT(path) DO UPDATE SET lang = excluded.lang, module = excluded.module,
+                       hash = excluded.hash, size = excluded.size, mtime_ns = excluded.mtime_ns,
+                       lines = excluded.lines, parse_errors = excluded.parse_errors
+                     RETURNING id",
                 )
-            })
-            .map_err(e)?;
+                .and_then(|mut s| s.query_row(row, |r| r.get(0)))
+                .map_err(e)?
+        };
         if !self.fresh {
             self.tx.prepare_cached("DELETE FROM shadowed WHERE file_id = ?1").and_then(|mut s| s.execute([file_id])).map_err(e)?;
         }
@@ -308,28 +468,18 @@ impl WriteTx<'_> {
             "kind, specifier, imported, local, scope_id, type_only, alternative, line, col",
             imports,
         )? {
-            let mut s = self
-                .tx
-                .prepare_cached(
-                    "INSERT INTO imports(file_id, kind, specifier, imported, local, scope_id, type_only, alternative, line, col)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
-                )
-                .map_err(e)?;
-            for i in &facts.imports {
-                s.execute(params![
-                    file_id,
-                    i.kind.as_str(),
-                    i.specifier,
-                    i.imported,
-                    i.local,
-                    ids[i.scope as usize],
-                    i.type_only,
-                    i.alternative,
-                    i.line,
-                    i.col
-                ])
-                .map_err(e)?;
-            }
+            self.insert_rows(&IMPORT_INSERT, &facts.imports, |s, first, _, i| {
+                s.raw_bind_parameter(first, file_id)?;
+                s.raw_bind_parameter(first + 1, i.kind.as_str())?;
+                s.raw_bind_parameter(first + 2, i.specifier.as_str())?;
+                s.raw_bind_parameter(first + 3, i.imported.as_deref())?;
+                s.raw_bind_parameter(first + 4, i.local.as_deref())?;
+                s.raw_bind_parameter(first + 5, ids[i.scope as usize])?;
+                s.raw_bind_parameter(first + 6, i.type_only)?;
+                s.raw_bind_parameter(first + 7, i.alternative)?;
+                s.raw_bind_parameter(first + 8, i.line)?;
+                s.raw_bind_parameter(first + 9, i.col)
+            })?;
         }
         let exports = || {
             facts.exports.iter().map(|x| {
@@ -360,56 +510,28 @@ impl WriteTx<'_> {
     /// an update, a symbol as stored is not written again, and one whose name is the same is
     /// updated without touching the indexes on qname, name and file.
     fn put_symbols(&self, file_id: i64, path: &str, facts: &crate::facts::FileFacts) -> Result<Vec<i64>> {
+        if self.fresh {
+            return self.append_symbols(file_id, path, facts);
+        }
         let e = |e| self.err(e);
-        let mut old: HashMap<String, (i64, Vec<Value>)> = if self.fresh {
-            HashMap::new()
-        } else {
-            let mut s = self
-                .tx
-                .prepare_cached(
-                    "SELECT qname, id, name, kind, file_id, parent_id, line, col, end_line, exported, bases, ty, decorators, params,
-                       param_types
-                     FROM symbols WHERE file_id = ?1",
-                )
-                .map_err(e)?;
-            let rows = s
-                .query_map([file_id], |r| {
-                    Ok((r.get(0)?, (r.get(1)?, (2..2 + SYMBOL_COLUMNS).map(|k| r.get(k)).collect::<rusqlite::Result<_>>()?)))
-                })
-                .map_err(e)?;
-            rows.collect::<rusqlite::Result<_>>().map_err(e)?
-        };
-        let mut ids: Vec<i64> = Vec::with_capacity(facts.symbols.len());
-        let mut insert = self
+        let mut s = self
             .tx
             .prepare_cached(
-                "INSERT INTO symbols(qname, name, kind, file_id, parent_id, line, col, end_line, exported, bases, ty, decorators, params,
-                   param_types)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)
-                 ON CONFLICT(qname) DO NOTHING",
+                "SELECT qname, id, name, kind, file_id, parent_id, line, col, end_line, exported, bases, ty, decorators, params,
+                   param_types
+                 FROM symbols WHERE file_id = ?1",
             )
             .map_err(e)?;
+        let rows = s
+            .query_map([file_id], |r| {
+                Ok((r.get(0)?, (r.get(1)?, (2..2 + SYMBOL_COLUMNS).map(|k| r.get(k)).collect::<rusqlite::Result<_>>()?)))
+            })
+            .map_err(e)?;
+        let mut old: HashMap<String, (i64, Vec<Value>)> = rows.collect::<rusqlite::Result<_>>().map_err(e)?;
+        let mut ids: Vec<i64> = Vec::with_capacity(facts.symbols.len());
         for sym in &facts.symbols {
-            let parent = sym.parent.map(|p| ids[p as usize]);
-            let (bases, ty) = (encode_lines(&sym.bases), sym.ty.as_ref().map(ValueSource::encode));
-            let (decorators, param_uses) = (encode_lines(&sym.decorators), encode_param_uses(&sym.qname, &sym.param_uses));
-            let param_types = encode_lines(&sym.param_types);
-            let row = params![
-                sym.qname,
-                sym.name,
-                sym.kind.as_str(),
-                file_id,
-                parent,
-                sym.line,
-                sym.col,
-                sym.end_line,
-                sym.exported,
-                bases,
-                ty,
-                decorators,
-                param_uses,
-                param_types
-            ];
+            let encoded = SymbolRow::new(sym, sym.parent.map(|p| ids[p as usize]));
+            let row = encoded.values(&file_id);
             // A qname the file defined before: rewritten only where it differs. (A second
             // definition of it in the file takes the conflict's path below, as in a fresh
             // build.)
@@ -422,13 +544,7 @@ impl WriteTx<'_> {
                 ids.push(id);
                 continue;
             }
-            // Without `RETURNING` (its rows cost more than the insert): one row changed is
-            // an insert, none a qname another file holds.
-            let id = match insert.execute(row).map_err(e)? {
-                1 => self.tx.last_insert_rowid(),
-                _ => self.claim_symbol(file_id, path, row)?,
-            };
-            ids.push(id);
+            ids.push(self.insert_symbol(file_id, path, &row)?);
         }
         let kept: std::collections::HashSet<i64> = ids.iter().copied().collect();
         let mut del = self.tx.prepare_cached("DELETE FROM symbols WHERE id = ?1").map_err(e)?;
@@ -437,6 +553,68 @@ impl WriteTx<'_> {
                 del.execute([id]).map_err(e)?;
             }
         }
+        Ok(ids)
+    }
+
+    /// Inserts one symbol row (`row`: [`SymbolRow::values`]) and returns its id: a new row,
+    /// or, when another row has its qname, that row's as [`WriteTx::claim_symbol`] decides.
+    fn insert_symbol(&self, file_id: i64, path: &str, row: &[&dyn rusqlite::ToSql]) -> Result<i64> {
+        let e = |e| self.err(e);
+        let mut insert = self
+            .tx
+            .prepare_cached(
+                "INSERT INTO symbols(qname, name, kind, file_id, parent_id, line, col, end_line, exported, bases, ty, decorators, params,
+                   param_types)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)
+                 ON CONFLICT(qname) DO NOTHING",
+            )
+            .map_err(e)?;
+        // Without `RETURNING` (its rows cost more than the insert): one row changed is an
+        // insert, none a qname another file holds.
+        match insert.execute(row).map_err(e)? {
+            1 => Ok(self.tx.last_insert_rowid()),
+            _ => self.claim_symbol(file_id, path, row),
+        }
+    }
+
+    /// [`WriteTx::put_symbols`] in a fresh build, which stores no symbol before: ids are
+    /// given in order, as SQLite would (one more than the last), and the rows written many
+    /// to a statement ([`SYMBOL_APPEND`]; one statement a symbol was ~9k of a symbol's ~14k
+    /// instructions, pytest). A qname whose hash is among those written may be taken: the
+    /// rows before it are written, and it takes the one-row path that settles who owns it.
+    fn append_symbols(&self, file_id: i64, path: &str, facts: &crate::facts::FileFacts) -> Result<Vec<i64>> {
+        let e = |e| self.err(e);
+        let mut appended = self.appended.borrow_mut();
+        let mut next_id = match appended.next_id {
+            Some(id) => id,
+            None => self.tx.query_row("SELECT coalesce(max(id), 0) + 1 FROM symbols", [], |r| r.get(0)).map_err(e)?,
+        };
+        let mut ids: Vec<i64> = Vec::with_capacity(facts.symbols.len());
+        let mut pending: Vec<SymbolRow> = Vec::with_capacity(facts.symbols.len());
+        let write = |pending: &mut Vec<SymbolRow>, next_id: i64| -> Result<()> {
+            let first_id = next_id - pending.len() as i64;
+            self.insert_rows(&SYMBOL_APPEND, pending, |s, param, at, row| row.bind(s, param, first_id + at as i64, file_id))?;
+            if !pending.is_empty() && self.tx.last_insert_rowid() != next_id - 1 {
+                return Err(Error::Invalid(format!("symbols of {path} written with ids other than {first_id}..{next_id}")));
+            }
+            pending.clear();
+            Ok(())
+        };
+        for sym in &facts.symbols {
+            let encoded = SymbolRow::new(sym, sym.parent.map(|p| ids[p as usize]));
+            if appended.qnames.insert(xxhash_rust::xxh3::xxh3_64(sym.qname.as_bytes())) {
+                ids.push(next_id);
+                next_id += 1;
+                pending.push(encoded);
+                continue;
+            }
+            write(&mut pending, next_id)?;
+            let id = self.insert_symbol(file_id, path, &encoded.values(&file_id))?;
+            next_id = next_id.max(id + 1);
+            ids.push(id);
+        }
+        write(&mut pending, next_id)?;
+        appended.next_id = Some(next_id);
         Ok(ids)
     }
 

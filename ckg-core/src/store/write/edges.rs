@@ -9,7 +9,7 @@ use std::borrow::Cow;
 
 use rusqlite::{OptionalExtension, params};
 
-use super::{Dst, EdgeRow, WriteTx, last_name};
+use super::{Dst, EdgeRow, RowsInsert, WriteTx, last_name};
 use crate::error::{Error, Result};
 use crate::store::schema::{EDGE_KINDS, EVIDENCE, code, edge_ids};
 
@@ -56,7 +56,7 @@ impl WriteTx<'_> {
         }
         // One statement for the file's new rows (a cached statement looked up per edge cost
         // a fifth of the insert).
-        let mut insert = self.tx.prepare_cached(&EDGE_INSERT).map_err(|e| self.err(e))?;
+        let mut insert = self.tx.prepare_cached(EDGE_INSERT.one()).map_err(|e| self.err(e))?;
         for (i, row) in rows.iter().enumerate() {
             let id = lo + i as i64;
             match old.binary_search_by_key(&id, |(id, _)| *id).ok().map(|k| &old[k].1) {
@@ -70,7 +70,7 @@ impl WriteTx<'_> {
                 Some(was) => {
                     // Another edge at this position: its row replaced, index entries and all.
                     self.count_out(was);
-                    let mut replace = self.tx.prepare_cached(&EDGE_REPLACE).map_err(|e| self.err(e))?;
+                    let mut replace = self.tx.prepare_cached(EDGE_REPLACE.one()).map_err(|e| self.err(e))?;
                     self.put_edge(&mut replace, id, file, row)?;
                 }
                 None => self.put_edge(&mut insert, id, file, row)?,
@@ -141,33 +141,19 @@ impl WriteTx<'_> {
     }
 
     /// Writes the edges of a file that has none stored (every file of a fresh build), ids from
-    /// `lo` up: [`EDGES_PER_INSERT`] rows per statement, the rest one by one (SQLite runs one
-    /// statement of many rows faster than as many statements of one).
+    /// `lo` up, many rows to a statement ([`EDGE_INSERT`]).
     fn append_edges(&self, lo: i64, file: i64, rows: &[Stored]) -> Result<()> {
-        let e = |e| self.err(e);
-        let mut id = lo;
-        let mut many = self.tx.prepare_cached(&EDGE_INSERT_MANY).map_err(e)?;
-        for chunk in rows.chunks_exact(EDGES_PER_INSERT) {
-            for (at, row) in chunk.iter().enumerate() {
-                self.count_in(row);
-                bind_edge(&mut many, at, id + at as i64, file, row).map_err(e)?;
-            }
-            many.raw_execute().map_err(e)?;
-            id += chunk.len() as i64;
+        for row in rows {
+            self.count_in(row);
         }
-        let mut one = self.tx.prepare_cached(&EDGE_INSERT).map_err(e)?;
-        for row in rows.chunks_exact(EDGES_PER_INSERT).remainder() {
-            self.put_edge(&mut one, id, file, row)?;
-            id += 1;
-        }
-        Ok(())
+        self.insert_rows(&EDGE_INSERT, rows, |s, first, at, row| bind_edge(s, first, lo + at as i64, file, row))
     }
 
     /// Writes an edge at `id` (counted in) with `statement`: a new row ([`EDGE_INSERT`]), or
     /// the row in place of the one there ([`EDGE_REPLACE`]).
     fn put_edge(&self, statement: &mut rusqlite::Statement<'_>, id: i64, file: i64, row: &Stored) -> Result<()> {
         self.count_in(row);
-        bind_edge(statement, 0, id, file, row).and_then(|()| statement.raw_execute()).map_err(|e| self.err(e))?;
+        bind_edge(statement, 1, id, file, row).and_then(|()| statement.raw_execute()).map_err(|e| self.err(e))?;
         Ok(())
     }
 
@@ -283,27 +269,24 @@ fn too_many(file: i64, max: i64) -> Error {
 /// The columns of an edge row a statement writes, in the order [`bind_edge`] binds them.
 const EDGE_COLUMNS: usize = 12;
 
-/// Edge rows per statement of a file's appended edges ([`WriteTx::append_edges`]).
-const EDGES_PER_INSERT: usize = 32;
-
-/// The statement writing `rows` edge rows (`verb`: `INSERT` or `INSERT OR REPLACE`).
-fn edge_insert(verb: &str, rows: usize) -> String {
-    let row = |r: usize| format!("({})", (1..=EDGE_COLUMNS).map(|c| format!("?{}", r * EDGE_COLUMNS + c)).collect::<Vec<_>>().join(", "));
-    format!(
-        "{verb} INTO edge_rows(id, kind, src_id, dst_id, dst_name, file_id, line, col, evidence, dynamic, dst_last, remote_src) VALUES {}",
-        (0..rows).map(row).collect::<Vec<_>>().join(", ")
-    )
+/// `verb` (`INSERT` or `INSERT OR REPLACE`) `INTO edge_rows` and its columns.
+fn edge_insert_head(verb: &str) -> String {
+    format!("{verb} INTO edge_rows(id, kind, src_id, dst_id, dst_name, file_id, line, col, evidence, dynamic, dst_last, remote_src)")
 }
 
-static EDGE_INSERT: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| edge_insert("INSERT", 1));
-static EDGE_REPLACE: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| edge_insert("INSERT OR REPLACE", 1));
-static EDGE_INSERT_MANY: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| edge_insert("INSERT", EDGES_PER_INSERT));
+/// New edge rows: in a fresh build 32 rows a statement, then 8, then one by one (when the
+/// rest of a file's edges after the statements of 32 went one by one, they were 13 % of
+/// django's); in an update one by one ([`RowsInsert::one`]).
+static EDGE_INSERT: std::sync::LazyLock<RowsInsert> =
+    std::sync::LazyLock::new(|| RowsInsert::new(&edge_insert_head("INSERT"), EDGE_COLUMNS, &[32, 8, 1]));
+/// An edge row in place of the one at its id.
+static EDGE_REPLACE: std::sync::LazyLock<RowsInsert> =
+    std::sync::LazyLock::new(|| RowsInsert::new(&edge_insert_head("INSERT OR REPLACE"), EDGE_COLUMNS, &[1]));
 
-/// Binds the row of the edge at `id` as row `at` of an [`edge_insert`] statement.
+/// Binds the row of the edge at `id` from parameter `first` of an [`EDGE_INSERT`] or [`EDGE_REPLACE`] statement.
 /// Each column bound with its own type (a list of `&dyn ToSql` cost a dynamic call per value:
 /// binding was ~2 % of django's full index).
-fn bind_edge(statement: &mut rusqlite::Statement<'_>, at: usize, id: i64, file: i64, row: &Stored) -> rusqlite::Result<()> {
-    let first = at * EDGE_COLUMNS + 1;
+fn bind_edge(statement: &mut rusqlite::Statement<'_>, first: usize, id: i64, file: i64, row: &Stored) -> rusqlite::Result<()> {
     statement.raw_bind_parameter(first, id)?;
     statement.raw_bind_parameter(first + 1, row.kind)?;
     statement.raw_bind_parameter(first + 2, row.src)?;
@@ -316,6 +299,6 @@ fn bind_edge(statement: &mut rusqlite::Statement<'_>, at: usize, id: i64, file: 
     statement.raw_bind_parameter(first + 9, row.dynamic)?;
     statement.raw_bind_parameter(first + 10, row.dst_name.as_deref().map(last_name))?;
     statement.raw_bind_parameter(first + 11, row.remote_src)?;
-    const { assert!(EDGE_COLUMNS == 12, "bind_edge binds every column of `edge_insert`") };
+    const { assert!(EDGE_COLUMNS == 12, "bind_edge binds every column of `edge_insert_head`") };
     Ok(())
 }

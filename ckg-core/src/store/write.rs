@@ -1043,9 +1043,90 @@ mod tests {
             store.finish().unwrap();
             changed
         };
-        // Written: 2 statements of 32 rows and 11 of one, and the external nodes interned.
+        // Written: 2 statements of 32 rows, one of 8 and 3 of one, and the external nodes
+        // interned.
         assert!(write(1) >= 75);
         assert_eq!(write(2), 0);
+    }
+
+    /// A fresh build writes symbols many to a statement, with ids it gives them; an update
+    /// writes them one by one. Both store the same rows: ids, parents, and the owner of a
+    /// qname that two files (and one file twice) define.
+    #[test]
+    fn symbols_appended_in_a_fresh_build_are_as_one_by_one() {
+        let record_at = |path: &str, module: &str, source: &str| {
+            let facts = crate::extract::Extractor::new().extract(Lang::Python, module, source.as_bytes());
+            let hash = xxhash_rust::xxh3::xxh3_64(source.as_bytes());
+            FileRecord { path: path.into(), lang: Lang::Python, hash, size: source.len() as u64, mtime_ns: 1, module: module.into(), facts }
+        };
+        // 2 x 16 + 4 + 3 rows before the second `g`; methods whose parent is in the same statement.
+        let mut a = String::from("class A:\n    def f(self): pass\n    def h(self): pass\n");
+        for i in 0..36 {
+            a.push_str(&format!("def f{i}(): pass\n"));
+        }
+        a.push_str("def g(): pass\ndef g(): pass\nclass B:\n    def f(self): pass\n");
+        let b = "def f3(): pass\nclass A:\n    def h(self): pass\ndef only_b(): pass\n";
+        let (a, b) = (record_at("a.py", "m", &a), record_at("b.py", "m", b));
+        // (id, qname, kind, file, parent qname, line), and the claims waiting in `shadowed`.
+        type Rows = (Vec<(i64, String, String, Option<String>, Option<String>, u32)>, Vec<(String, String)>);
+        let stored = |fresh: bool| -> Rows {
+            let dir = tempfile::tempdir().unwrap();
+            let db = dir.path().join("index.db");
+            if !fresh {
+                let (mut store, _) = Store::open(&db, false).unwrap();
+                let tx = store.begin().unwrap();
+                tx.put_file(&record_at("z.py", "z", "")).unwrap();
+                tx.commit("{}", &db).unwrap();
+                store.finish().unwrap();
+            }
+            let (mut store, _) = Store::open(&db, false).unwrap();
+            assert_eq!(store.is_fresh(), fresh);
+            let tx = store.begin().unwrap();
+            let mut returned = Vec::new();
+            for rec in [&a, &b] {
+                let (_, ids) = tx.put_file(rec).unwrap();
+                assert_eq!(ids.len(), rec.facts.symbols.len());
+                returned.extend(rec.facts.symbols.iter().map(|s| s.qname.clone()).zip(ids));
+            }
+            let symbols: Vec<(i64, String, String, Option<String>, Option<String>, u32)> = tx
+                .tx
+                .prepare(
+                    "SELECT s.id, s.qname, s.kind, f.path, p.qname, s.line FROM symbols s LEFT JOIN files f ON f.id = s.file_id
+                     LEFT JOIN symbols p ON p.id = s.parent_id WHERE f.path != 'z.py' ORDER BY s.id",
+                )
+                .unwrap()
+                .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?)))
+                .unwrap()
+                .collect::<rusqlite::Result<_>>()
+                .unwrap();
+            // The ids `put_file` gave back are the rows of their qnames.
+            for (qname, id) in &returned {
+                assert_eq!(symbols.iter().find(|s| s.0 == *id).map(|s| &s.1), Some(qname), "{qname} as {id}");
+            }
+            // Ids from the first of these files' symbols on, since the file of the update
+            // defines one before.
+            let first = symbols[0].0;
+            let symbols = symbols.into_iter().map(|(id, q, k, f, p, l)| (id - first, q, k, f, p, l)).collect();
+            let shadowed = tx
+                .tx
+                .prepare("SELECT s.qname, f.path FROM shadowed s JOIN files f ON f.id = s.file_id ORDER BY 1, 2")
+                .unwrap()
+                .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+                .unwrap()
+                .collect::<rusqlite::Result<Vec<_>>>()
+                .unwrap();
+            (symbols, shadowed)
+        };
+        let (symbols, shadowed) = stored(true);
+        assert_eq!((symbols.clone(), shadowed.clone()), stored(false));
+        let owner = |q: &str| symbols.iter().find(|s| s.1 == q).and_then(|s| s.3.clone());
+        assert_eq!(owner("m.f3").as_deref(), Some("b.py"), "{symbols:?}");
+        assert_eq!(owner("m.A.h").as_deref(), Some("b.py"));
+        assert_eq!(owner("m.A.f").as_deref(), Some("a.py"));
+        assert_eq!(symbols.iter().filter(|s| s.1 == "m.g").count(), 1);
+        assert_eq!(symbols.iter().find(|s| s.1 == "m.B.f").and_then(|s| s.4.clone()).as_deref(), Some("m.B"));
+        assert!(shadowed.contains(&("m.f3".to_string(), "a.py".to_string())), "{shadowed:?}");
+        assert_eq!(symbols.len(), 44);
     }
 
     /// An external node whose qname a stored symbol has is that symbol, in a fresh build (the

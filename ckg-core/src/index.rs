@@ -689,12 +689,12 @@ fn files_to_parse<'d>(
     Ok((to_parse, unchanged))
 }
 
-/// How many files' outcomes the parser threads hand the writer at a time.
-const OUTCOMES_PER_BATCH: usize = 8;
-
-/// Reads, checks and extracts `to_parse` on the pool's threads while this thread stores each
-/// outcome as it arrives (in batches of [`OUTCOMES_PER_BATCH`]); returns the time spent
-/// storing.
+/// Reads, checks and extracts `to_parse` while storing each file's outcome; returns the time
+/// spent storing. This thread is the writer and one of the `jobs` parser threads: between
+/// two files of its own it stores what the other threads sent, and its own file as soon as
+/// it is extracted. (With a writer thread of its own beside `jobs` parser threads, the writer
+/// woke for each batch of files and took a core from a parser thread: django's full index
+/// 1,128 context switches, 106 with the writer parsing too.)
 fn parse_and_store(
     tx: &WriteTx,
     states: &HashMap<String, FileState>,
@@ -707,63 +707,58 @@ fn parse_and_store(
 ) -> Result<Duration> {
     // A file whose module name changed must be extracted again (qnames).
     let old_state = |f: &SourceFile| states.get(&f.path).filter(|s| s.module == f.module);
-    if let [only] = to_parse {
-        // One file (an edit): read and extracted on this thread, which would otherwise wait
-        // for a thread started for it.
-        let outcome = match read_checked(only, old_state(only), minified_line_len) {
-            Ok((bytes, hash)) => {
-                content_changed();
-                extracted(&mut Extractor::new(), only, &bytes, hash)
-            }
-            Err(outcome) => outcome,
-        };
+    let total = to_parse.len();
+    let mut store_time = Duration::ZERO;
+    let mut done = 0;
+    let mut store = |outcome: Outcome| -> Result<()> {
+        if matches!(outcome, Outcome::Indexed(_)) {
+            content_changed();
+        }
         let w = Instant::now();
         store_outcome(tx, states, outcome, changes)?;
-        progress(Progress::Parsed { done: 1, total: 1 });
-        return Ok(w.elapsed());
-    }
-    let pool = parse_pool(jobs, to_parse.len())?;
-    let mut store_time = Duration::ZERO;
-    let total = to_parse.len();
-    // Outcomes go to the writer (this thread) a batch at a time: sent one by one, each woke the
-    // writer, which took a core from a parser thread for one file (django: 4,811 context
-    // switches in a full index, 1,128 in batches, 147 in `parse-only`; the index's CPU 6.21 ->
-    // 5.80 s, effect's 4.82 -> 4.52 s, `benches/full_ab.py`).
-    let (sender, receiver) = mpsc::sync_channel::<Vec<Outcome>>(256 / OUTCOMES_PER_BATCH);
-    let pending = std::sync::Mutex::new(Vec::with_capacity(OUTCOMES_PER_BATCH));
-    let write_result: Result<()> = std::thread::scope(|scope| {
-        scope.spawn(move || {
-            file_by_file(&pool, to_parse, |ex, f| {
-                let outcome = process(ex, f, old_state(f), minified_line_len);
-                let full = {
-                    let mut pending = pending.lock().unwrap_or_else(|e| e.into_inner());
-                    pending.push(outcome);
-                    (pending.len() >= OUTCOMES_PER_BATCH).then(|| std::mem::replace(&mut *pending, Vec::with_capacity(OUTCOMES_PER_BATCH)))
-                };
-                if let Some(batch) = full {
-                    let _ = sender.send(batch);
+        store_time += w.elapsed();
+        done += 1;
+        progress(Progress::Parsed { done, total });
+        Ok(())
+    };
+    // Files are taken one by one, in their listed order, by whichever thread is free (see
+    // `file_by_file`); after a failed store, none more.
+    let next = AtomicUsize::new(0);
+    let take = || to_parse.get(next.fetch_add(1, Ordering::Relaxed)).copied();
+    let helpers = parse_jobs(jobs).min(total).saturating_sub(1);
+    let (sender, receiver) = mpsc::channel::<Outcome>();
+    std::thread::scope(|scope| {
+        for i in 0..helpers {
+            let sender = sender.clone();
+            let spawned = std::thread::Builder::new().name(format!("ckg-parse-{i}")).spawn_scoped(scope, move || {
+                let mut ex = Extractor::new();
+                while let Some(f) = take() {
+                    if sender.send(process(&mut ex, f, old_state(f), minified_line_len)).is_err() {
+                        break;
+                    }
                 }
             });
-            let rest = pending.into_inner().unwrap_or_else(|e| e.into_inner());
-            if !rest.is_empty() {
-                let _ = sender.send(rest);
+            if let Err(e) = spawned {
+                next.store(usize::MAX / 2, Ordering::Relaxed);
+                return Err(Error::Invalid(format!("cannot start {} parser threads: {e}", helpers + 1)));
             }
-            drop(sender);
-        });
-        let mut done = 0;
-        for outcome in receiver.into_iter().flatten() {
-            if matches!(outcome, Outcome::Indexed(_)) {
-                content_changed();
-            }
-            let w = Instant::now();
-            store_outcome(tx, states, outcome, changes)?;
-            store_time += w.elapsed();
-            done += 1;
-            progress(Progress::Parsed { done, total });
         }
-        Ok(())
-    });
-    write_result?;
+        drop(sender);
+        let mut ex = None;
+        let stored = (|| {
+            while let Some(f) = take() {
+                for outcome in receiver.try_iter() {
+                    store(outcome)?;
+                }
+                store(process(ex.get_or_insert_with(Extractor::new), f, old_state(f), minified_line_len))?;
+            }
+            receiver.iter().try_for_each(&mut store)
+        })();
+        if stored.is_err() {
+            next.store(usize::MAX / 2, Ordering::Relaxed);
+        }
+        stored
+    })?;
     Ok(store_time)
 }
 

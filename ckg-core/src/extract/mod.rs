@@ -57,9 +57,10 @@ const MAX_SCOPE_WALK: usize = 256;
 const MAX_TEXT: usize = 60;
 
 /// Per-thread extraction context: one parser per grammar (a parser is mutable, the grammars
-/// are shared).
+/// are shared), and the walk's list of matches, kept from one file to the next.
 pub struct Extractor {
     parsers: Map<Grammar, Parser>,
+    room: captures::Room,
 }
 
 impl Default for Extractor {
@@ -70,7 +71,7 @@ impl Default for Extractor {
 
 impl Extractor {
     pub fn new() -> Extractor {
-        Extractor { parsers: Map::default() }
+        Extractor { parsers: Map::default(), room: captures::Room::default() }
     }
 
     /// Parses only (the baseline that benchmarks compare full indexing with).
@@ -111,7 +112,7 @@ impl Extractor {
                 line: first,
             });
         }
-        let captures = captures::of(lang.grammar(), root, src);
+        let captures = captures::of(lang.grammar(), root, src, &mut self.room);
         build(lang, module, src, captures, &mut facts, &mut None);
         facts
     }

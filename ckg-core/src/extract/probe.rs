@@ -55,7 +55,7 @@ impl Extractor {
         let mut facts = FileFacts { lines: count_lines(src), ..FileFacts::default() };
         let Some(at) = byte_offset(src, line, col) else { return (facts, None) };
         let Some(tree) = self.parse(lang, src) else { return (facts, None) };
-        let captures = super::captures::of(lang.grammar(), tree.root_node(), src);
+        let captures = super::captures::of(lang.grammar(), tree.root_node(), src, &mut self.room);
         // A JSX closing tag names what its opening tag names.
         let at = jsx_opening_position(tree.root_node(), at).unwrap_or(at);
         let mut probe = Some(Probe { at, found: None });

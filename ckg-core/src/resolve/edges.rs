@@ -32,8 +32,10 @@ impl<'a> Resolver<'a> {
         }
     }
 
-    /// The edges of one file, by site (line, column).
-    pub fn file_edges(&self, file: i64, refs: &[&crate::store::RefRow]) -> Vec<EdgeRow> {
+    /// The edges of one file, by site (line, column). `paths`: the thread's map of site paths,
+    /// emptied for the file (kept from file to file, see [`SitePaths`]).
+    pub(super) fn file_edges<'r>(&self, file: i64, refs: &[&'r crate::store::RefRow], paths: &mut SitePaths<'r>) -> Vec<EdgeRow> {
+        paths.clear();
         let mut out = Vec::new();
         let lang = self.file_lang(file);
         // Imports: module -> module or external package.
@@ -124,7 +126,6 @@ impl<'a> Resolver<'a> {
             Some(imports) if !lang.is_script() => imports.iter().filter(|i| i.alternative).filter_map(|i| i.local.as_deref()).collect(),
             _ => HashSet::new(),
         };
-        let mut paths = SitePaths::default();
         for r in refs {
             if r.path.is_empty() {
                 if matches!(
@@ -316,7 +317,7 @@ impl<'a> Resolver<'a> {
                     reset_path_notes();
                 }
             }
-            let resolved = self.site_path_target(&mut paths, file, r);
+            let resolved = self.site_path_target(paths, file, r);
             let values = VALUES.with(|v| std::mem::take(&mut *v.borrow_mut()));
             self.container_edge(&mut out, r);
             // Reading a property runs its getter: a call edge at the site.
@@ -678,11 +679,13 @@ fn runs_target(kind: RefKind) -> bool {
 
 /// The paths the sites of one file resolved, with what walking each noted, by (enclosing
 /// symbol, path, binding): a file names the same path from one scope many times (django:
-/// 356k edges, 114k distinct (file, target, kind)).
-type SitePaths<'r> = super::Map<(i64, &'r str, &'r LocalBinding), PathNotes>;
+/// 356k edges, 114k distinct (file, target, kind)). Each resolving thread keeps one map from
+/// file to file: made for each file, its growth (each step a new table) was ~10 % of
+/// django's page faults.
+pub(super) type SitePaths<'r> = super::Map<(i64, &'r str, &'r LocalBinding), PathNotes>;
 
 /// What [`Resolver::path_target`] answered for a site's path and what walking it noted.
-struct PathNotes {
+pub(super) struct PathNotes {
     resolved: Option<(Target, &'static str)>,
     values: Vec<(i64, &'static str)>,
     getters: Vec<i64>,

@@ -53,11 +53,11 @@ pub(super) struct Captures<'t> {
 /// The captures of a tree, by the grammar's hand-written walk ([`python::walk`],
 /// [`typescript::walk`]): the query's captures in the query's order, without compiling the
 /// query or running a query cursor.
-pub(super) fn of<'t>(grammar: Grammar, root: Node<'t>, src: &[u8]) -> Captures<'t> {
+pub(super) fn of<'t>(grammar: Grammar, root: Node<'t>, src: &[u8], room: &mut Room) -> Captures<'t> {
     let mut captures = match grammar {
-        Grammar::Python => python::walk(root, src),
-        Grammar::TypeScript => typescript::walk(root, src, false),
-        Grammar::Tsx => typescript::walk(root, src, true),
+        Grammar::Python => python::walk(root, src, room),
+        Grammar::TypeScript => typescript::walk(root, src, false, room),
+        Grammar::Tsx => typescript::walk(root, src, true, room),
     };
     captures.keep_outermost_reads();
     captures
@@ -120,15 +120,52 @@ fn expected_matches(src: &[u8]) -> usize {
     src.len() / 8
 }
 
+/// A walk's list of matches, kept by a thread's extractor from one file to the next. The list
+/// is ~11 bytes for each byte of source; made for each file, it was the largest allocation
+/// of the walk, and the pages of the larger ones were returned when it was freed and touched
+/// again by the next file's.
+#[derive(Default)]
+pub(in crate::extract) struct Room(Vec<Match<'static>>);
+
+impl Room {
+    /// Lists larger than this (bytes) are not kept: a file of a few MB would hold its size
+    /// for the rest of the process.
+    const KEPT: usize = 8 << 20;
+
+    /// The list, empty, with room for `expected` matches: the kept one when it has that
+    /// room, else a new one (growing the kept one would copy all of its room).
+    fn take<'t>(&mut self, expected: usize) -> Vec<Match<'t>> {
+        let list = std::mem::take(&mut self.0);
+        if list.capacity() < expected {
+            return Vec::with_capacity(expected);
+        }
+        recycled(list)
+    }
+
+    /// Keeps `list`'s memory for the next file, unless it is large.
+    fn keep(&mut self, list: Vec<Match<'_>>) {
+        if list.capacity() * std::mem::size_of::<Match>() <= Self::KEPT {
+            self.0 = recycled(list);
+        }
+    }
+}
+
+/// `list` emptied, as a list of matches of another tree, in the same memory (the standard
+/// library collects a mapped `Vec` in place when the items are of one size).
+fn recycled<'a, 'b>(mut list: Vec<Match<'a>>) -> Vec<Match<'b>> {
+    list.clear();
+    list.into_iter().map(|_| unreachable!("the list was emptied")).collect()
+}
+
 /// A walk's matches folded into [`Captures`] in the order a query cursor reports them. A walk
 /// reports its matches in the order of the point completing them (`found` is sorted by the
 /// key's first part), so only the matches completed at one point are sorted among themselves.
-fn in_cursor_order<'t>(root: Node<'t>, mut found: Vec<Match<'t>>) -> Captures<'t> {
+fn in_cursor_order<'t>(root: Node<'t>, found: &mut [Match<'t>]) -> Captures<'t> {
     debug_assert!(found.is_sorted_by_key(|m| m.0.0));
     let mut fold = Fold::new(root);
     // Most matches are references: room for all of them at once.
     fold.out.refs.reserve(found.len());
-    let mut rest = &mut found[..];
+    let mut rest = found;
     while let Some(first) = rest.first() {
         let point = first.0.0;
         let n = rest.iter().position(|m| m.0.0 != point).unwrap_or(rest.len());

@@ -14,7 +14,7 @@ use std::sync::OnceLock;
 use tree_sitter::{Language, Node};
 
 use super::preorder::Preorder;
-use super::{Captures, Match, in_cursor_order, note_ancestors, text};
+use super::{Captures, Match, Room, in_cursor_order, note_ancestors, text};
 use crate::facts::RefKind as R;
 use crate::lang::{Capture, DefKind};
 
@@ -125,9 +125,9 @@ pub(super) const PATTERNS: usize = 77;
 /// and of its field in its parent (0 for none).
 type Frame<'t> = super::Frame<'t, u16, u16>;
 
-pub(super) fn walk<'t>(root: Node<'t>, src: &[u8]) -> Captures<'t> {
+pub(super) fn walk<'t>(root: Node<'t>, src: &[u8], room: &mut Room) -> Captures<'t> {
     let (k, f) = ids();
-    let mut found: Vec<Match<'t>> = Vec::with_capacity(super::expected_matches(src));
+    let mut found: Vec<Match<'t>> = room.take(super::expected_matches(src));
     // The node visited's ancestors, after the nodes visited before it.
     let mut path: Vec<Frame<'t>> = Vec::with_capacity(32);
     let mut order = 0u32;
@@ -153,7 +153,8 @@ pub(super) fn walk<'t>(root: Node<'t>, src: &[u8]) -> Captures<'t> {
         }
         path.push(frame);
     }
-    let mut captures = in_cursor_order(root, found);
+    let mut captures = in_cursor_order(root, &mut found);
+    room.keep(found);
     captures.type_parents = type_parents;
     captures.seen_parents = seen_parents;
     captures
@@ -464,7 +465,11 @@ mod tests {
             let src = std::fs::read(path).unwrap();
             let tree = parser.parse(&src, None).unwrap();
             let query = collect(&mut cursor, config, tree.root_node(), &src);
-            assert_walk_is_query(&path.display().to_string(), &query, &walk(tree.root_node(), &src));
+            assert_walk_is_query(
+                &path.display().to_string(),
+                &query,
+                &walk(tree.root_node(), &src, &mut crate::extract::captures::Room::default()),
+            );
         }
         files.len()
     }

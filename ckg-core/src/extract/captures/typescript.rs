@@ -16,7 +16,7 @@ use std::sync::OnceLock;
 use tree_sitter::{Language, Node};
 
 use super::preorder::{KEEP_CHILDREN, KEEP_LEAF, Preorder};
-use super::{Captures, Match, in_cursor_order, note_ancestors, text};
+use super::{Captures, Match, Room, in_cursor_order, note_ancestors, text};
 use crate::facts::RefKind as R;
 use crate::lang::{Capture, DefKind};
 
@@ -383,9 +383,9 @@ impl ObjectValue<'_> {
     }
 }
 
-pub(super) fn walk<'t>(root: Node<'t>, src: &[u8], tsx: bool) -> Captures<'t> {
+pub(super) fn walk<'t>(root: Node<'t>, src: &[u8], tsx: bool, room: &mut Room) -> Captures<'t> {
     let ids = ids(tsx);
-    let mut found: Vec<Match<'t>> = Vec::with_capacity(super::expected_matches(src));
+    let mut found: Vec<Match<'t>> = room.take(super::expected_matches(src));
     let mut path: Vec<Frame<'t>> = Vec::with_capacity(32);
     let mut objects: Vec<ObjectValue<'t>> = Vec::new();
     let mut type_parents = crate::resolve::Map::default();
@@ -435,7 +435,8 @@ pub(super) fn walk<'t>(root: Node<'t>, src: &[u8], tsx: bool) -> Captures<'t> {
     while !path.is_empty() {
         leave(&mut path, &mut objects, &mut event, &mut found);
     }
-    let mut captures = in_cursor_order(root, found);
+    let mut captures = in_cursor_order(root, &mut found);
+    room.keep(found);
     captures.type_parents = type_parents;
     captures.seen_parents = seen_parents;
     captures
@@ -1072,7 +1073,11 @@ mod tests {
             let src = std::fs::read(path).unwrap();
             let tree = parser.parse(&src, None).unwrap();
             let query = collect(&mut cursor, config, tree.root_node(), &src);
-            assert_walk_is_query(&format!("{} ({grammar:?})", path.display()), &query, &walk(tree.root_node(), &src, tsx));
+            assert_walk_is_query(
+                &format!("{} ({grammar:?})", path.display()),
+                &query,
+                &walk(tree.root_node(), &src, tsx, &mut crate::extract::captures::Room::default()),
+            );
             if tsx {
                 counts.1 += 1;
             } else {

@@ -32,10 +32,8 @@ impl<'a> Resolver<'a> {
         }
     }
 
-    /// The edges of one file, by site (line, column). `paths`: the thread's map of site paths,
-    /// emptied for the file (kept from file to file, see [`SitePaths`]).
-    pub(super) fn file_edges<'r>(&self, file: i64, refs: &[&'r crate::store::RefRow], paths: &mut SitePaths<'r>) -> Vec<EdgeRow> {
-        paths.clear();
+    /// The edges of one file, by site (line, column).
+    pub fn file_edges(&self, file: i64, refs: &[&crate::store::RefRow]) -> Vec<EdgeRow> {
         let mut out = Vec::new();
         let lang = self.file_lang(file);
         // Imports: module -> module or external package.
@@ -126,6 +124,9 @@ impl<'a> Resolver<'a> {
             Some(imports) if !lang.is_script() => imports.iter().filter(|i| i.alternative).filter_map(|i| i.local.as_deref()).collect(),
             _ => HashSet::new(),
         };
+        // Room for a distinct path for every other site: grown step by step from empty, the
+        // map's tables were ~10 % of django's page faults.
+        let mut paths = SitePaths::with_capacity_and_hasher(refs.len() / 2, Default::default());
         for r in refs {
             if r.path.is_empty() {
                 if matches!(
@@ -317,7 +318,7 @@ impl<'a> Resolver<'a> {
                     reset_path_notes();
                 }
             }
-            let resolved = self.site_path_target(paths, file, r);
+            let resolved = self.site_path_target(&mut paths, file, r);
             let values = VALUES.with(|v| std::mem::take(&mut *v.borrow_mut()));
             self.container_edge(&mut out, r);
             // Reading a property runs its getter: a call edge at the site.
@@ -679,13 +680,11 @@ fn runs_target(kind: RefKind) -> bool {
 
 /// The paths the sites of one file resolved, with what walking each noted, by (enclosing
 /// symbol, path, binding): a file names the same path from one scope many times (django:
-/// 356k edges, 114k distinct (file, target, kind)). Each resolving thread keeps one map from
-/// file to file: made for each file, its growth (each step a new table) was ~10 % of
-/// django's page faults.
-pub(super) type SitePaths<'r> = super::Map<(i64, &'r str, &'r LocalBinding), PathNotes>;
+/// 356k edges, 114k distinct (file, target, kind)).
+type SitePaths<'r> = super::Map<(i64, &'r str, &'r LocalBinding), PathNotes>;
 
 /// What [`Resolver::path_target`] answered for a site's path and what walking it noted.
-pub(super) struct PathNotes {
+struct PathNotes {
     resolved: Option<(Target, &'static str)>,
     values: Vec<(i64, &'static str)>,
     getters: Vec<i64>,

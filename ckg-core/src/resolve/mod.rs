@@ -473,11 +473,7 @@ const WAITING: usize = 512;
 /// two threads: the sink, the critical path of a full index (writing django's edges takes
 /// longer than resolving them on one core), is not time-shared with two resolving threads, as
 /// it was when the whole pool resolved each batch in turn (`par_iter`, the cores ~85 % busy).
-pub fn resolve_into<'a, E>(
-    input: &'a ResolveInput,
-    files: &[i64],
-    mut sink: impl FnMut(Vec<FileResolution>) -> Result<(), E>,
-) -> Result<(), E> {
+pub fn resolve_into<E>(input: &ResolveInput, files: &[i64], mut sink: impl FnMut(Vec<FileResolution>) -> Result<(), E>) -> Result<(), E> {
     // Each batch's files in order are its edges in order (below).
     debug_assert!(files.is_sorted());
     let resolver = Resolver::new(input);
@@ -491,10 +487,9 @@ pub fn resolve_into<'a, E>(
         let at = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         files.get(at).map(|&file| (at, file))
     };
-    // Each thread with its map of site paths, kept from file to file.
-    let resolve = |(at, file): (usize, i64), paths: &mut edges::SitePaths<'a>| {
+    let resolve = |(at, file): (usize, i64)| {
         let refs = refs_by_file.get(&file).map(Vec::as_slice).unwrap_or(&[]);
-        let (edges, keys) = resolver.resolve_file(file, refs, paths);
+        let (edges, keys) = resolver.resolve_file(file, refs);
         Resolved { at, resolution: FileResolution { file, edges, keys } }
     };
     let helpers = if files.len() > 1 { rayon::current_num_threads().saturating_sub(1) } else { 0 };
@@ -512,9 +507,8 @@ pub fn resolve_into<'a, E>(
                 for _ in 0..helpers {
                     let sender = sender.clone();
                     pool.spawn(move |_| {
-                        let mut paths = edges::SitePaths::default();
                         while let Some(job) = take() {
-                            if sender.send(resolve(job, &mut paths)).is_err() {
+                            if sender.send(resolve(job)).is_err() {
                                 return;
                             }
                         }
@@ -526,7 +520,6 @@ pub fn resolve_into<'a, E>(
         // Each file's edges stay in the vector they were resolved into (copied into one per
         // batch, the copies and the pages they faulted in were ~1 % of django's full index).
         let mut batch = Vec::with_capacity(BATCH);
-        let mut paths = edges::SitePaths::default();
         loop {
             for resolved in receiver.try_iter() {
                 in_order.insert(resolved);
@@ -543,7 +536,7 @@ pub fn resolve_into<'a, E>(
             // The next file in order is still being resolved: resolve another one here, or,
             // when none is left to take, wait for the helpers.
             match take() {
-                Some(job) => in_order.insert(resolve(job, &mut paths)),
+                Some(job) => in_order.insert(resolve(job)),
                 None => match receiver.recv() {
                     Ok(resolved) => in_order.insert(resolved),
                     Err(_) => break, // a helper panicked: the scope raises it
@@ -594,12 +587,12 @@ struct Resolved {
 
 impl Resolver<'_> {
     /// Resolves one file: its edges, sorted by site, and the keys its resolution looked up.
-    fn resolve_file<'r>(&self, file: i64, refs: &[&'r crate::store::RefRow], paths: &mut edges::SitePaths<'r>) -> (Vec<EdgeRow>, Vec<u32>) {
+    fn resolve_file(&self, file: i64, refs: &[&crate::store::RefRow]) -> (Vec<EdgeRow>, Vec<u32>) {
         start_recording();
         // By site (`file_edges` sorts them so): each file's edges are stored as one ascending
         // range of ids. Sorted on the thread that resolved them: every edge of a file has its
         // site in that file, so the files in order are their edges in order.
-        let mut edges = self.file_edges(file, refs, paths);
+        let mut edges = self.file_edges(file, refs);
         debug_assert!(edges.iter().all(|e| e.file == file));
         // Edges whose source is not this file's own are found by their own index (the store
         // has no index of every edge's source: a source's edges are in its file's range).

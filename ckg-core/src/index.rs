@@ -724,10 +724,8 @@ fn parse_and_store(
         progress(Progress::Parsed { done, total });
         Ok(())
     };
-    // Files are taken one by one, in their listed order, by whichever thread is free (see
-    // `file_by_file`); after a failed store, none more.
-    let next = AtomicUsize::new(0);
-    let take = || to_parse.get(next.fetch_add(1, Ordering::Relaxed)).copied();
+    // Files are taken one by one by whichever thread is free; after a failed store, none more.
+    let queue = &FileQueue::new(to_parse);
     let helpers = parse_jobs(jobs).min(total).saturating_sub(1);
     let (sender, receiver) = mpsc::channel::<Outcome>();
     std::thread::scope(|scope| {
@@ -735,14 +733,14 @@ fn parse_and_store(
             let sender = sender.clone();
             let spawned = std::thread::Builder::new().name(format!("ckg-parse-{i}")).spawn_scoped(scope, move || {
                 let mut ex = Extractor::new();
-                while let Some(f) = take() {
+                while let Some(f) = queue.take() {
                     if sender.send(process(&mut ex, f, old_state(f), minified_line_len, &mut || {})).is_err() {
                         break;
                     }
                 }
             });
             if let Err(e) = spawned {
-                next.store(usize::MAX / 2, Ordering::Relaxed);
+                queue.stop();
                 return Err(Error::Invalid(format!("cannot start {} parser threads: {e}", helpers + 1)));
             }
         }
@@ -751,7 +749,7 @@ fn parse_and_store(
         let stored = (|| {
             // The other threads' outcomes as they came, then this thread's next file, until
             // the files run out; then the rest of theirs, as they finish.
-            let mut own = take();
+            let mut own = queue.take();
             loop {
                 let outcomes: &mut dyn Iterator<Item = Outcome> = match own {
                     Some(_) => &mut receiver.try_iter(),
@@ -765,11 +763,11 @@ fn parse_and_store(
                 }
                 let Some(f) = own else { return Ok(()) };
                 store(process(ex.get_or_insert_with(Extractor::new), f, old_state(f), minified_line_len, &mut *content_changed))?;
-                own = take();
+                own = queue.take();
             }
         })();
         if stored.is_err() {
-            next.store(usize::MAX / 2, Ordering::Relaxed);
+            queue.stop();
         }
         stored
     })?;
@@ -1059,13 +1057,37 @@ fn parse_pool(jobs: usize, files: usize) -> Result<rayon::ThreadPool> {
 /// the end, but it also stores the largest files first, with the lowest ids, so the first
 /// batches of resolution hold the most edges: salt's peak RSS 430 -> 448-470 MiB.)
 fn file_by_file<'f>(pool: &rayon::ThreadPool, files: &[&'f SourceFile], each: impl Fn(&mut Extractor, &'f SourceFile) + Sync) {
-    let next = AtomicUsize::new(0);
+    let queue = FileQueue::new(files);
     pool.broadcast(|_| {
         let mut ex = Extractor::new();
-        while let Some(f) = files.get(next.fetch_add(1, Ordering::Relaxed)) {
+        while let Some(f) = queue.take() {
             each(&mut ex, f);
         }
     });
+}
+
+/// Files taken one by one, in their listed order, by whichever thread is free (see
+/// [`file_by_file`]).
+struct FileQueue<'q, 'f> {
+    files: &'q [&'f SourceFile],
+    next: AtomicUsize,
+}
+
+impl<'q, 'f> FileQueue<'q, 'f> {
+    fn new(files: &'q [&'f SourceFile]) -> FileQueue<'q, 'f> {
+        FileQueue { files, next: AtomicUsize::new(0) }
+    }
+
+    /// The next file; none once they are all taken or the queue was stopped.
+    fn take(&self) -> Option<&'f SourceFile> {
+        self.files.get(self.next.fetch_add(1, Ordering::Relaxed)).copied()
+    }
+
+    /// No file is taken any more (the threads stop after the one they are on).
+    fn stop(&self) {
+        // Far past the end, and far from wrapping around however many takes follow.
+        self.next.store(usize::MAX / 2, Ordering::Relaxed);
+    }
 }
 
 /// Parses every file under a root without extracting or storing anything: the baseline

@@ -1065,10 +1065,13 @@ mod tests {
             a.push_str(&format!("def f{i}(): pass\n"));
         }
         a.push_str("def g(): pass\ndef g(): pass\nclass B:\n    def f(self): pass\n");
+        // Every column written: bases, decorators, a declared type, calls through a parameter.
+        a.push_str("@functools.cache\ndef deco(): pass\nclass C(A):\n    pass\ndef run(cb):\n    return cb()\nvalue: int = 1\n");
         let b = "def f3(): pass\nclass A:\n    def h(self): pass\ndef only_b(): pass\n";
         let (a, b) = (record_at("a.py", "m", &a), record_at("b.py", "m", b));
-        // (id, qname, kind, file, parent qname, line), and the claims waiting in `shadowed`.
-        type Rows = (Vec<(i64, String, String, Option<String>, Option<String>, u32)>, Vec<(String, String)>);
+        // (id, qname, kind, file, parent qname, line, the other columns), and the claims
+        // waiting in `shadowed`.
+        type Rows = (Vec<(i64, String, String, Option<String>, Option<String>, u32, String)>, Vec<(String, String)>);
         let stored = |fresh: bool| -> Rows {
             let dir = tempfile::tempdir().unwrap();
             let db = dir.path().join("index.db");
@@ -1088,14 +1091,17 @@ mod tests {
                 assert_eq!(ids.len(), rec.facts.symbols.len());
                 returned.extend(rec.facts.symbols.iter().map(|s| s.qname.clone()).zip(ids));
             }
-            let symbols: Vec<(i64, String, String, Option<String>, Option<String>, u32)> = tx
+            let symbols: Vec<(i64, String, String, Option<String>, Option<String>, u32, String)> = tx
                 .tx
                 .prepare(
-                    "SELECT s.id, s.qname, s.kind, f.path, p.qname, s.line FROM symbols s LEFT JOIN files f ON f.id = s.file_id
+                    "SELECT s.id, s.qname, s.kind, f.path, p.qname, s.line,
+                       printf('%d|%d|%d|%s|%s|%s|%s|%s', s.col, s.end_line, s.exported, quote(s.bases), quote(s.ty),
+                         quote(s.decorators), quote(s.params), quote(s.param_types))
+                     FROM symbols s LEFT JOIN files f ON f.id = s.file_id
                      LEFT JOIN symbols p ON p.id = s.parent_id WHERE f.path != 'z.py' ORDER BY s.id",
                 )
                 .unwrap()
-                .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?)))
+                .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?, r.get(6)?)))
                 .unwrap()
                 .collect::<rusqlite::Result<_>>()
                 .unwrap();
@@ -1106,7 +1112,7 @@ mod tests {
             // Ids from the first of these files' symbols on, since the file of the update
             // defines one before.
             let first = symbols[0].0;
-            let symbols = symbols.into_iter().map(|(id, q, k, f, p, l)| (id - first, q, k, f, p, l)).collect();
+            let symbols = symbols.into_iter().map(|(id, q, k, f, p, l, rest)| (id - first, q, k, f, p, l, rest)).collect();
             let shadowed = tx
                 .tx
                 .prepare("SELECT s.qname, f.path FROM shadowed s JOIN files f ON f.id = s.file_id ORDER BY 1, 2")
@@ -1126,7 +1132,12 @@ mod tests {
         assert_eq!(symbols.iter().filter(|s| s.1 == "m.g").count(), 1);
         assert_eq!(symbols.iter().find(|s| s.1 == "m.B.f").and_then(|s| s.4.clone()).as_deref(), Some("m.B"));
         assert!(shadowed.contains(&("m.f3".to_string(), "a.py".to_string())), "{shadowed:?}");
-        assert_eq!(symbols.len(), 44);
+        let rest = |q: &str| symbols.iter().find(|s| s.1 == q).map(|s| s.6.clone()).unwrap_or_default();
+        assert!(rest("m.C").contains("'A'"), "{}", rest("m.C"));
+        assert!(rest("m.deco").contains("'functools.cache'"), "{}", rest("m.deco"));
+        assert!(rest("m.value").contains("'type:int'"), "{}", rest("m.value"));
+        assert!(rest("m.run").contains("cb"), "{}", rest("m.run"));
+        assert_eq!(symbols.len(), 48);
     }
 
     /// An external node whose qname a stored symbol has is that symbol, in a fresh build (the

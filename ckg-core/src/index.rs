@@ -344,8 +344,7 @@ pub fn index_with(config: &IndexConfig, progress: &(dyn Fn(Progress) + Sync), se
     // parse and the store go on), or its content is found changed. Not before: on two cores,
     // reading them beside the walk slowed a run that changed nothing by a third (django: 49
     // -> 68 ms).
-    let can_preload = cache.is_none() && !config.rebuild && !fresh;
-    let mut preload: std::sync::OnceLock<Option<Preload>> = std::sync::OnceLock::new();
+    let mut preload = Preloading::new(cache.is_none() && !config.rebuild && !fresh, &db);
     let differs = |f: &SourceFile| {
         let stored = states.get(&f.path).map(|s| (s.size, s.mtime_ns)).or_else(|| skipped.get(&f.path).map(|s| (s.size, s.mtime_ns)));
         stored != Some((f.size, f.mtime_ns))
@@ -356,12 +355,12 @@ pub fn index_with(config: &IndexConfig, progress: &(dyn Fn(Progress) + Sync), se
     let scan_started = now_ns();
     let (discovery, listing) = discover_tree(&root, config, &walk_cache, &|f| {
         if differs(f) {
-            Preload::start_once(&preload, can_preload, &db);
+            preload.start();
         }
     })?;
     timings.insert("discover".to_string(), ms(t.elapsed()));
 
-    let mut changes = Changes::new(fresh, cache.is_some() || can_preload, &discovery);
+    let mut changes = Changes::new(fresh, cache.is_some() || preload.wanted, &discovery);
     let (to_parse, unchanged) = files_to_parse(&tx, &discovery, &states, &skipped, &mut changes)?;
     if fresh {
         changes.memory_input.reserve_for_source(to_parse.len(), to_parse.iter().map(|f| f.size).sum());
@@ -370,9 +369,8 @@ pub fn index_with(config: &IndexConfig, progress: &(dyn Fn(Progress) + Sync), se
 
     let jobs = parse_jobs(config.jobs);
     let t = Instant::now();
-    let mut store_time = parse_and_store(&tx, &states, &to_parse, jobs, config.minified_line_len, progress, &mut changes, &mut || {
-        Preload::start_once(&preload, can_preload, &db)
-    })?;
+    let mut store_time =
+        parse_and_store(&tx, &states, &to_parse, jobs, config.minified_line_len, progress, &mut changes, &mut || preload.start())?;
     timings.insert("parse_extract".to_string(), ms(t.elapsed()));
     let w = Instant::now();
     remove_gone_and_record_skipped(&tx, &discovery, &states, &skipped, &mut changes)?;
@@ -389,39 +387,30 @@ pub fn index_with(config: &IndexConfig, progress: &(dyn Fn(Progress) + Sync), se
         || configs_changed
         || report.created
         || report.rebuilt.is_some();
-    let mut re_resolved = 0u64;
-    let mut edge_files: Option<Vec<i64>> = Some(Vec::new());
-    let mut prior_snapshot = None;
-    let generation = if changed {
+    let resolved = if changed {
         progress(Progress::Resolving);
-        let t = Instant::now();
-        let affected = affected_files(&tx, &changes)?;
+        let started = Instant::now();
         if cache.is_none() && !fresh {
             // Started here when nothing was parsed (files removed, configuration changed).
-            Preload::start_once(&preload, can_preload, &db);
-            if let Some(p) = preload.take().flatten() {
+            preload.start();
+            if let Some(p) = preload.take() {
                 session.cached = p.join();
                 cache = valid_cache(session, &tx, fresh, &db, &build)?;
             }
         }
-        prior_snapshot = cache.as_ref().and_then(|c| c.snapshot.clone());
-        let input = resolve_input(&tx, &mut changes, cache.take(), affected.as_ref())?;
-        timings.insert("resolve_load".to_string(), ms(t.elapsed()));
-        let files = resolve::files_to_resolve(&input, affected.as_ref());
-        let writing = write_edges(&mut tx, &input, &files, &changes)?;
-        (re_resolved, edge_files) = (files.len() as u64, writing.edge_files);
-        timings.insert("resolve".to_string(), ms(t.elapsed()));
-        timings.insert("store_edges".to_string(), ms(writing.time));
-        cache = Some(Cached::new(db.clone(), build.clone(), input, config.exits_after));
-        None
+        let resolved = resolve_changes(&mut tx, &mut changes, cache.take(), started, &mut timings)?;
+        cache = Some(Cached::new(db.clone(), build.clone(), resolved.input, config.exits_after));
+        Some(resolved.written)
     } else {
-        Some(tx.generation()?)
+        None
     };
-    if let Some(p) = preload.take().flatten() {
+    if let Some(p) = preload.take() {
         p.cancel();
     }
     let snapshot_rows = match cache.take() {
-        Some(c) if changed && config.snapshot => Some(SnapshotRows::start(c, prior_snapshot, &changes)),
+        Some(c) if changed && config.snapshot => {
+            Some(SnapshotRows::start(c, resolved.as_ref().and_then(|r| r.prior_snapshot.clone()), &changes))
+        }
         kept => {
             cache = kept;
             None
@@ -431,20 +420,11 @@ pub fn index_with(config: &IndexConfig, progress: &(dyn Fn(Progress) + Sync), se
     let counts = totals(&tx, config.totals, &mut changes, changed)?;
     timings.insert("totals".to_string(), ms(t.elapsed()));
     let t = Instant::now();
-    let stats_json = serde_json::to_string(&timings).unwrap_or_default();
-    let generation = match generation {
-        Some(g) if changes.metadata_changed => {
-            // No fact changed, but files were checked again (new times of the same content):
-            // recorded, so that they are trusted from now on, in the same generation.
-            tx.set_meta(FILES_CHECKED, &scan_started.to_string())?;
-            tx.commit_metadata()?;
-            g
-        }
-        Some(g) => {
-            drop(tx); // nothing changed: roll back, keep the generation
-            g
-        }
-        None => commit_run(tx, scan_started, run_started, &changes, re_resolved, &stats_json, &root)?,
+    let re_resolved = resolved.as_ref().map_or(0, |r| r.re_resolved);
+    let generation = if changed {
+        commit_run(tx, scan_started, run_started, &changes, re_resolved, &serde_json::to_string(&timings).unwrap_or_default(), &root)?
+    } else {
+        keep_generation(tx, scan_started, changes.metadata_changed)?
     };
     timings.insert("commit".to_string(), ms(t.elapsed()));
     let t = Instant::now();
@@ -459,9 +439,6 @@ pub fn index_with(config: &IndexConfig, progress: &(dyn Fn(Progress) + Sync), se
         timings.insert("snapshot".to_string(), ms(t.elapsed()));
     }
     session.cached = cache.map(|c| Cached { generation, ..c });
-    let mut skipped: Vec<SkippedFile> =
-        changes.skipped.into_iter().map(|(path, d)| SkippedFile { path, reason: d.kind.as_str(), message: d.message }).collect();
-    skipped.sort_by(|a, b| a.path.cmp(&b.path));
     Ok(Summary {
         root: root.display().to_string(),
         db: db.display().to_string(),
@@ -481,11 +458,93 @@ pub fn index_with(config: &IndexConfig, progress: &(dyn Fn(Progress) + Sync), se
         unchanged,
         removed: changes.removed,
         re_resolved,
-        edge_files,
-        skipped,
+        edge_files: resolved.map_or(Some(Vec::new()), |r| r.edge_files),
+        skipped: skipped_files(changes.skipped),
         timings_ms: timings,
         jobs,
     })
+}
+
+/// The stored facts read ahead for resolution ([`Preload`]): started at most once, from any
+/// of the run's threads, when `wanted`.
+struct Preloading<'d> {
+    slot: std::sync::OnceLock<Option<Preload>>,
+    wanted: bool,
+    db: &'d Path,
+}
+
+impl<'d> Preloading<'d> {
+    fn new(wanted: bool, db: &'d Path) -> Preloading<'d> {
+        Preloading { slot: std::sync::OnceLock::new(), wanted, db }
+    }
+
+    /// Starts the reading, unless it is not wanted or was tried already.
+    fn start(&self) {
+        if self.wanted {
+            self.slot.get_or_init(|| Preload::start(self.db));
+        }
+    }
+
+    /// The reading started, if any.
+    fn take(&mut self) -> Option<Preload> {
+        self.slot.take().flatten()
+    }
+}
+
+/// What resolving a run's changes wrote, for its summary and the names snapshot.
+struct Written {
+    re_resolved: u64,
+    /// The files whose edges were replaced or deleted (`None` in a fresh build).
+    edge_files: Option<Vec<i64>>,
+    /// Where the names snapshot the cached facts were read from ends: the run's record goes
+    /// there.
+    prior_snapshot: Option<snapshot::Tail>,
+}
+
+/// [`Written`], and the facts resolution read (cached for the next run).
+struct Resolved {
+    written: Written,
+    input: crate::store::ResolveInput,
+}
+
+/// Loads what resolution reads (`resolve_load`, timed from `started`), resolves the files whose
+/// edges may have changed and writes their edges (`resolve`, of which `store_edges` writing).
+fn resolve_changes(
+    tx: &mut WriteTx,
+    changes: &mut Changes,
+    cache: Option<Cached>,
+    started: Instant,
+    timings: &mut BTreeMap<String, f64>,
+) -> Result<Resolved> {
+    let affected = affected_files(tx, changes)?;
+    let prior_snapshot = cache.as_ref().and_then(|c| c.snapshot.clone());
+    let input = resolve_input(tx, changes, cache, affected.as_ref())?;
+    timings.insert("resolve_load".to_string(), ms(started.elapsed()));
+    let files = resolve::files_to_resolve(&input, affected.as_ref());
+    let writing = write_edges(tx, &input, &files, changes)?;
+    timings.insert("resolve".to_string(), ms(started.elapsed()));
+    timings.insert("store_edges".to_string(), ms(writing.time));
+    Ok(Resolved { written: Written { re_resolved: files.len() as u64, edge_files: writing.edge_files, prior_snapshot }, input })
+}
+
+/// The generation of a run that changed no fact. Files checked again (new times of the same
+/// content) are recorded in it, so that they are trusted from now on; else the run is rolled
+/// back.
+fn keep_generation(tx: WriteTx, scan_started: i64, metadata_changed: bool) -> Result<i64> {
+    let generation = tx.generation()?;
+    if metadata_changed {
+        tx.set_meta(FILES_CHECKED, &scan_started.to_string())?;
+        tx.commit_metadata()?;
+    }
+    Ok(generation)
+}
+
+/// The files not indexed, by path, with the reason.
+fn skipped_files(skipped: Vec<(String, Diagnostic)>) -> Vec<SkippedFile> {
+    let mut files: Vec<SkippedFile> =
+        skipped.into_iter().map(|(path, d)| SkippedFile { path, reason: d.kind.as_str(), message: d.message }).collect();
+    files.sort_by(|a, b| a.path.cmp(&b.path));
+    files
 }
 
 /// What the stages of one run hand on to the next: what changed so far, and the facts kept
@@ -632,13 +691,6 @@ impl Preload {
         Some(Preload { thread, interrupt })
     }
 
-    /// Starts the reading into `slot`, when `wanted`, unless it was tried already.
-    fn start_once(slot: &std::sync::OnceLock<Option<Preload>>, wanted: bool, db: &Path) {
-        if wanted {
-            slot.get_or_init(|| Preload::start(db));
-        }
-    }
-
     fn join(self) -> Option<Cached> {
         self.thread.join().ok().flatten()
     }
@@ -660,8 +712,7 @@ fn valid_cache(session: &mut Session, tx: &WriteTx, fresh: bool, db: &Path, buil
     })
 }
 
-/// The files to read again, and how many are unchanged.
-/// The files to read: those whose size, time or module name differ from what is stored, and
+/// The files to read, and how many are unchanged. The files to read: those whose size, time or module name differ from what is stored, and
 /// those written too close to the scan that recorded them. A file skipped for what it holds
 /// and unchanged since is skipped again without reading it (into `changes`).
 fn files_to_parse<'d>(

@@ -14,7 +14,7 @@ use std::sync::OnceLock;
 use tree_sitter::{Language, Node};
 
 use super::preorder::Preorder;
-use super::{Captures, Match, Room, in_cursor_order, note_ancestors, text};
+use super::{Captures, Match, Room, in_cursor_order, list_match, note_ancestors, text};
 use crate::facts::RefKind as R;
 use crate::lang::{Capture, DefKind};
 
@@ -171,8 +171,9 @@ fn plain_string(src: &[u8], string: Node) -> bool {
 /// The patterns completed at `n` (`path` holds its ancestors, the root first).
 fn visit<'t>(k: &Kinds, f: &Fields, src: &[u8], n: Frame<'t>, path: &[Frame<'t>], order: u32, found: &mut Vec<Match<'t>>) {
     let depth = path.len() as u32;
+    let mut read_at = None;
     let mut emit = |up: u32, pattern: u16, role: Capture, node: Node<'t>, name: Option<Node<'t>>| {
-        found.push(((order, depth - up, pattern), role, node, name));
+        list_match(found, &mut read_at, ((order, depth - up, pattern), role, node, name));
     };
     let node = n.node;
     let kind = n.kind;
@@ -467,8 +468,8 @@ mod tests {
             let query = collect(&mut cursor, config, tree.root_node(), &src);
             assert_walk_is_query(
                 &path.display().to_string(),
-                &query,
-                &walk(tree.root_node(), &src, &mut crate::extract::captures::Room::default()),
+                query,
+                walk(tree.root_node(), &src, &mut crate::extract::captures::Room::default()),
             );
         }
         files.len()

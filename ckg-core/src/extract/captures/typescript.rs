@@ -16,7 +16,7 @@ use std::sync::OnceLock;
 use tree_sitter::{Language, Node};
 
 use super::preorder::{KEEP_CHILDREN, KEEP_LEAF, Preorder};
-use super::{Captures, Match, Room, in_cursor_order, note_ancestors, text};
+use super::{Captures, Match, Room, in_cursor_order, list_match, note_ancestors, text};
 use crate::facts::RefKind as R;
 use crate::lang::{Capture, DefKind};
 
@@ -585,8 +585,9 @@ fn member_parts<'t>(ids: &Ids, node: Node<'t>) -> Option<(Node<'t>, Node<'t>)> {
 /// The patterns completed at `n` (`path` holds its ancestors, the root first).
 fn visit<'t>(ids: &Ids, src: &[u8], n: Frame<'t>, path: &[Frame<'t>], order: u32, found: &mut Vec<Match<'t>>) {
     let depth = path.len() as u32;
+    let mut read_at = None;
     let mut emit = |up: u32, pattern: u16, role: Capture, node: Node<'t>, name: Option<Node<'t>>| {
-        found.push(((order, depth - up, pattern), role, node, name));
+        list_match(found, &mut read_at, ((order, depth - up, pattern), role, node, name));
     };
     let node = n.node;
     let kind = n.kind;
@@ -1075,8 +1076,8 @@ mod tests {
             let query = collect(&mut cursor, config, tree.root_node(), &src);
             assert_walk_is_query(
                 &format!("{} ({grammar:?})", path.display()),
-                &query,
-                &walk(tree.root_node(), &src, tsx, &mut crate::extract::captures::Room::default()),
+                query,
+                walk(tree.root_node(), &src, tsx, &mut crate::extract::captures::Room::default()),
             );
             if tsx {
                 counts.1 += 1;

@@ -398,9 +398,9 @@ pub fn index_with(config: &IndexConfig, progress: &(dyn Fn(Progress) + Sync), se
                 cache = valid_cache(session, &tx, fresh, &db, &build)?;
             }
         }
-        let resolved = resolve_changes(&mut tx, &mut changes, cache.take(), started, &mut timings)?;
-        cache = Some(Cached::new(db.clone(), build.clone(), resolved.input, config.exits_after));
-        Some(resolved.written)
+        let (written, input) = resolve_changes(&mut tx, &mut changes, cache.take(), started, &mut timings)?;
+        cache = Some(Cached::new(db.clone(), build.clone(), input, config.exits_after));
+        Some(written)
     } else {
         None
     };
@@ -501,21 +501,16 @@ struct Written {
     prior_snapshot: Option<snapshot::Tail>,
 }
 
-/// [`Written`], and the facts resolution read (cached for the next run).
-struct Resolved {
-    written: Written,
-    input: crate::store::ResolveInput,
-}
-
 /// Loads what resolution reads (`resolve_load`, timed from `started`), resolves the files whose
-/// edges may have changed and writes their edges (`resolve`, of which `store_edges` writing).
+/// edges may have changed and writes their edges (`resolve`, of which `store_edges` writing);
+/// returns what it wrote and the facts it read (cached for the next run).
 fn resolve_changes(
     tx: &mut WriteTx,
     changes: &mut Changes,
     cache: Option<Cached>,
     started: Instant,
     timings: &mut BTreeMap<String, f64>,
-) -> Result<Resolved> {
+) -> Result<(Written, crate::store::ResolveInput)> {
     let affected = affected_files(tx, changes)?;
     let prior_snapshot = cache.as_ref().and_then(|c| c.snapshot.clone());
     let input = resolve_input(tx, changes, cache, affected.as_ref())?;
@@ -524,7 +519,7 @@ fn resolve_changes(
     let writing = write_edges(tx, &input, &files, changes)?;
     timings.insert("resolve".to_string(), ms(started.elapsed()));
     timings.insert("store_edges".to_string(), ms(writing.time));
-    Ok(Resolved { written: Written { re_resolved: files.len() as u64, edge_files: writing.edge_files, prior_snapshot }, input })
+    Ok((Written { re_resolved: files.len() as u64, edge_files: writing.edge_files, prior_snapshot }, input))
 }
 
 /// The generation of a run that changed no fact. Files checked again (new times of the same

@@ -22,11 +22,6 @@ pub(super) struct Captures<'t> {
     pub(super) defs: Vec<(DefKind, Node<'t>, Option<Node<'t>>)>,
     /// (kind, the `@name` node, the node the role was captured on: the call for a call).
     pub(super) refs: Vec<(RefKind, Node<'t>, Node<'t>)>,
-    /// Attribute nodes that are not reads: callees, assignment targets, decorators, objects
-    /// of a longer chain (captured by `@skip.read`, so no parent lookups are needed). Filled by
-    /// the query only: a walk takes a marked node's read out as it lists the mark
-    /// ([`list_match`]).
-    pub(super) skip_read: crate::resolve::Set<usize>,
     /// The `@name` nodes of the references other than reads, types, `with`, keys, iterations
     /// and awaits: a site another reference names (filled by [`of`]).
     pub(super) claimed: crate::resolve::Set<usize>,
@@ -67,10 +62,11 @@ pub(super) fn of<'t>(grammar: Grammar, root: Node<'t>, src: &[u8], room: &mut Ro
 
 impl Captures<'_> {
     /// Notes the sites other references name, and drops the reads that are not outermost
-    /// reads: those marked `@skip.read` (callees, assignment targets, decorators, objects of a
-    /// longer chain), binding sites and sites another reference names. The query captures a
-    /// read on every name; most are such (django: 1.00M of 1.12M reads), and each would cost
-    /// a place in the nesting sweep and a turn of the reference loop for nothing.
+    /// reads: binding sites and sites another reference names. (The reads a `@skip.read`
+    /// marks, callees, assignment targets, decorators and objects of a longer chain, were
+    /// never listed: [`list_match`].) The query captures a read on every name; most are not
+    /// outermost (django: 1.00M of 1.12M reads), and each would cost a place in the nesting
+    /// sweep and a turn of the reference loop for nothing.
     fn keep_outermost_reads(&mut self) {
         use crate::resolve::Set;
         self.claimed = self
@@ -80,13 +76,11 @@ impl Captures<'_> {
             .map(|(_, n, _)| n.id())
             .collect();
         let binding_sites: Set<usize> = self.local_defs.iter().chain(&self.globals).map(|n| n.id()).collect();
-        let (skip, claimed) = (&self.skip_read, &self.claimed);
+        let claimed = &self.claimed;
         self.refs.retain(|(kind, name, _)| {
             let id = name.id();
-            *kind != RefKind::Read || !(skip.contains(&id) || claimed.contains(&id) || binding_sites.contains(&id))
+            *kind != RefKind::Read || !(claimed.contains(&id) || binding_sites.contains(&id))
         });
-        // Spent (and, after a walk, empty: see `list_match`).
-        self.skip_read = Default::default();
     }
 }
 
@@ -109,7 +103,10 @@ pub(super) fn collect<'t>(cursor: &mut QueryCursor, config: &LanguageConfig, roo
             fold.push(role, node, name);
         }
     }
-    fold.out
+    // A `@skip.read` drops its node's read, as a walk does when it lists the mark.
+    let Fold { mut out, skips, .. } = fold;
+    out.refs.retain(|(kind, name, _)| *kind != RefKind::Read || !skips.contains(&name.id()));
+    out
 }
 
 /// A match a walk found: its order key (the point of the walk completing it, as a query
@@ -119,8 +116,8 @@ type Match<'t> = ((u32, u32, u16), Capture, Node<'t>, Option<Node<'t>>);
 
 /// Adds a match a walk found at the node it visits to `found`. A `@skip.read` of that node
 /// (every walk marks only the node it visits) drops the node's read, listed earlier in the same
-/// visit at `read_at`: neither is listed, as [`Captures::keep_outermost_reads`] would drop
-/// that read anyway. Most reads are such (the objects and names of member chains, callees,
+/// visit at `read_at`: neither is listed (such a read is not an outermost read, see
+/// [`Captures::keep_outermost_reads`]). Most reads are such (the objects and names of member chains, callees,
 /// assignment targets), and each cost two matches to list, sort and fold, and a mark in a set.
 /// The matches after the read are of the same visit (one point of the walk), whose order
 /// among themselves [`in_cursor_order`] settles: the read's place is taken by the last.
@@ -263,6 +260,8 @@ fn text<'s>(src: &'s [u8], node: Node) -> &'s [u8] {
 struct Fold<'t> {
     out: Captures<'t>,
     def_at: Map<usize, usize>,
+    /// The nodes a `@skip.read` marks: the query's (a walk lists no mark, see [`list_match`]).
+    skips: crate::resolve::Set<usize>,
 }
 
 impl<'t> Fold<'t> {
@@ -278,11 +277,10 @@ impl<'t> Fold<'t> {
             returns: Vec::new(),
             type_parents: Map::default(),
             seen_parents: Vec::new(),
-            skip_read: Default::default(),
             claimed: Default::default(),
             root,
         };
-        Fold { out, def_at: Map::default() }
+        Fold { out, def_at: Map::default(), skips: Default::default() }
     }
 
     /// One match: its role, the node the role was captured on and its `@name` node.
@@ -309,7 +307,7 @@ impl<'t> Fold<'t> {
             }
             Capture::LocalScope => out.scopes.push(node),
             Capture::SkipRead => {
-                out.skip_read.insert(node.id());
+                self.skips.insert(node.id());
             }
             Capture::LocalDefinition => out.local_defs.push(node),
             Capture::LocalPattern => pattern_bindings(node, &mut out.local_defs),
@@ -401,9 +399,6 @@ fn listing(c: &Captures) -> Vec<String> {
     let mut out = Vec::new();
     out.extend(c.defs.iter().map(|(k, n, nm)| format!("def {k:?} {} {}", at(*n), name(*nm))));
     out.extend(c.refs.iter().map(|(k, nm, n)| format!("ref {k:?} {} {}", at(*nm), at(*n))));
-    let mut skips: Vec<usize> = c.skip_read.iter().copied().collect();
-    skips.sort();
-    out.extend(skips.iter().map(|id| format!("skip {id}")));
     out.extend(c.scopes.iter().map(|n| format!("scope {}", at(*n))));
     out.extend(c.local_defs.iter().map(|n| format!("local {}", at(*n))));
     out.extend(c.globals.iter().map(|n| format!("global {}", at(*n))));

@@ -290,7 +290,7 @@ impl Cached {
         let refs = std::mem::take(&mut input.refs);
         // A full index's references (half a million on django, ~90 ms to free) are not freed
         // on this thread, which the index builds keep busy.
-        if exits_after || refs.len() > 50_000 {
+        if exits_after || refs.iter().map(|f| f.refs.len()).sum::<usize>() > 50_000 {
             let_go(refs, exits_after);
         }
         input.configs = Vec::new();

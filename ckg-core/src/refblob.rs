@@ -13,7 +13,7 @@
 use std::borrow::Cow;
 
 use crate::facts::{LocalBinding, RefFact, RefKind, decode_list, encode_list};
-use crate::store::RefRow;
+use crate::store::FileRefs;
 
 const VERSION: u8 = 1;
 
@@ -87,8 +87,9 @@ impl<'r> Strings<'r> {
     }
 }
 
-/// Decodes the blob of file `file`; `None` when it is not a blob this version wrote.
-pub fn decode(file: i64, data: &[u8]) -> Option<Vec<RefRow>> {
+/// Decodes the blob of file `file`; `None` when it is not a blob this version wrote. The
+/// facts' `src` index the symbol ids in the order the blob first names them.
+pub fn decode(file: i64, data: &[u8]) -> Option<FileRefs> {
     let mut r = Reader { data, pos: 0 };
     if r.byte()? != VERSION {
         return None;
@@ -97,10 +98,22 @@ pub fn decode(file: i64, data: &[u8]) -> Option<Vec<RefRow>> {
     let string = |i: u64| strings.get(i as usize).copied();
     let optional = |i: u64| if i == 0 { Some(None) } else { string(i - 1).map(Some) };
     let count = r.varint()? as usize;
-    let mut out = Vec::with_capacity(count.min(data.len()));
+    let mut refs = Vec::with_capacity(count.min(data.len()));
+    let mut ids: Vec<i64> = Vec::new();
+    // The symbols' indexes; a file's sites in order are mostly in the symbol of the site before.
+    let mut index_of: crate::resolve::Map<i64, u32> = crate::resolve::Map::default();
+    let mut before: Option<(i64, u32)> = None;
     for _ in 0..count {
         let kind = *RefKind::ALL.get(r.byte()? as usize)?;
-        let src = r.varint()? as i64;
+        let id = r.varint()? as i64;
+        let src = match before {
+            Some((b, src)) if b == id => src,
+            _ => *index_of.entry(id).or_insert_with(|| {
+                ids.push(id);
+                (ids.len() - 1) as u32
+            }),
+        };
+        before = Some((id, src));
         let path = string(r.varint()?)?.to_string();
         let text = optional(r.varint()?)?.unwrap_or_default().to_string();
         let binding = LocalBinding::decode(optional(r.varint()?)?);
@@ -108,9 +121,9 @@ pub fn decode(file: i64, data: &[u8]) -> Option<Vec<RefRow>> {
         let col = u32::try_from(r.varint()?).ok()?;
         let computed = r.byte()? != 0;
         let args = decode_list(optional(r.varint()?)?);
-        out.push(RefRow { file, src, kind, path, text, binding, line, col, computed, args });
+        refs.push(RefFact { kind, src, path, text, binding, line, col, computed, args });
     }
-    (r.pos == data.len()).then_some(out)
+    (r.pos == data.len()).then_some(FileRefs { file, ids, refs })
 }
 
 /// Appends `v` as a LEB128 varint.
@@ -203,14 +216,18 @@ mod tests {
         refs[2].text = "handlers[name]".into();
         refs[2].computed = true;
         refs[2].src = 0;
+        // Back in a symbol named before, not by the site just before it.
+        refs.push(fact(RefKind::Write, "x", LocalBinding::Free, 8));
         let blob = encode(&refs, &[5, 1_000_000_007]);
-        let rows = decode(9, &blob).expect("decodes");
-        assert_eq!(rows.len(), 3);
+        let decoded = decode(9, &blob).expect("decodes");
+        let rows: Vec<_> = decoded.sites().collect();
+        assert_eq!(rows.len(), 4);
         for (r, f) in rows.iter().zip(&refs) {
             assert_eq!((r.file, r.kind, &r.path, &r.text, &r.binding), (9, f.kind, &f.path, &f.text, &f.binding));
             assert_eq!((r.line, r.col, r.computed, &r.args), (f.line, f.col, f.computed, &f.args));
         }
-        assert_eq!((rows[0].src, rows[2].src), (1_000_000_007, 5));
+        assert_eq!(rows.iter().map(|r| r.src).collect::<Vec<_>>(), [1_000_000_007, 1_000_000_007, 5, 1_000_000_007]);
+        assert_eq!(decoded.ids, [1_000_000_007, 5], "each symbol once, in the order the blob names them");
     }
 
     #[test]

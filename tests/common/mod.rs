@@ -137,7 +137,8 @@ pub fn resolved_edges(db: &Path) -> Vec<(String, String, String, String)> {
     let conn = rusqlite::Connection::open(db).unwrap();
     let type_sites: std::collections::HashSet<(i64, u32, u32)> = ckg_core::store::load_refs(&conn, None)
         .unwrap()
-        .into_iter()
+        .iter()
+        .flat_map(|f| f.sites())
         .filter(|r| r.kind == ckg_core::facts::RefKind::Type)
         .map(|r| (r.file, r.line, r.col))
         .collect();

@@ -10,13 +10,13 @@ use super::modules::ModuleTarget;
 use super::{CONTAINER, DISPATCH, EXACT, GETTERS, HEURISTIC, INFERRED, Resolver, Target, UNRESOLVED, UPPER_BOUND, VALUES, weaker};
 use crate::facts::{ANY_ENTRY, ImportKind, LocalBinding, ParamUse, RefKind, SymbolKind, ValueSource};
 use crate::store::SymbolRow;
-use crate::store::{Dst, EdgeRow, RefRow};
+use crate::store::{Dst, EdgeRow, RefSite};
 
 /// How many calls a parameter is followed through when it is passed on.
 const MAX_FORWARDS: usize = 4;
 
 /// An edge at a reference site.
-fn site_edge(r: &RefRow, kind: &'static str, src: i64, dst: Dst, evidence: &'static str, dynamic: u8) -> EdgeRow {
+fn site_edge(r: &RefSite, kind: &'static str, src: i64, dst: Dst, evidence: &'static str, dynamic: u8) -> EdgeRow {
     EdgeRow { kind, src, dst, file: r.file, line: r.line, col: r.col, evidence, dynamic, remote_src: false }
 }
 
@@ -33,7 +33,7 @@ impl<'a> Resolver<'a> {
     }
 
     /// The edges of one file, by site (line, column).
-    pub fn file_edges(&self, file: i64, refs: &[&crate::store::RefRow]) -> Vec<EdgeRow> {
+    pub fn file_edges(&self, file: i64, refs: &[RefSite]) -> Vec<EdgeRow> {
         let mut out = Vec::new();
         let lang = self.file_lang(file);
         // Imports: module -> module or external package.
@@ -438,7 +438,7 @@ impl<'a> Resolver<'a> {
     /// The edges of a site whose path goes through any entry of a container
     /// (`handlers[name]()`): one for each entry of the literal container it reaches, inferred.
     /// Whether there were any.
-    fn any_entry_edges(&self, out: &mut Vec<EdgeRow>, file: i64, r: &RefRow) -> bool {
+    fn any_entry_edges(&self, out: &mut Vec<EdgeRow>, file: i64, r: &RefSite) -> bool {
         let at = r.path.find(ANY_ENTRY).unwrap_or(0);
         let (prefix, rest) = (r.path[..at].trim_end_matches('.'), &r.path[at..]);
         reset_path_notes();
@@ -462,7 +462,7 @@ impl<'a> Resolver<'a> {
     /// A function handed to a builtin or standard-library function that calls it
     /// (`map(f, xs)`, `sorted(xs, key=f)`, `Thread(target=f)`, `atexit.register(f)`,
     /// `functools.partial(f, 1)`): an `inferred` call of it from the site's code.
-    fn callback_flow(&self, out: &mut Vec<EdgeRow>, file: i64, r: &RefRow, callee: &Target) {
+    fn callback_flow(&self, out: &mut Vec<EdgeRow>, file: i64, r: &RefSite, callee: &Target) {
         let Target::External(name) = callee else { return };
         for (key, value) in &r.args {
             if !super::builtins::calls_argument(name, key) {
@@ -478,7 +478,7 @@ impl<'a> Resolver<'a> {
 
     /// A TS/JS function handed to a call that calls it back (`xs.map(f)`, `setTimeout(f)`,
     /// `p.then(f)`): besides the reference, an `inferred` call of it from the site's code.
-    fn handed_over(&self, out: &mut Vec<EdgeRow>, r: &RefRow, target: &Target) {
+    fn handed_over(&self, out: &mut Vec<EdgeRow>, r: &RefSite, target: &Target) {
         if r.kind != RefKind::Argument || !r.args.iter().any(|(k, _)| k == crate::facts::CALLBACK_KEY) {
             return;
         }
@@ -489,7 +489,7 @@ impl<'a> Resolver<'a> {
 
     /// An edge of `kind` from the site to `id` when it is a function, method or lambda;
     /// whether it was one.
-    fn push_function_edge(&self, out: &mut Vec<EdgeRow>, r: &RefRow, kind: &'static str, id: i64, evidence: &'static str) -> bool {
+    fn push_function_edge(&self, out: &mut Vec<EdgeRow>, r: &RefSite, kind: &'static str, id: i64, evidence: &'static str) -> bool {
         let function = self.sym(id).is_some_and(|s| matches!(s.kind, SymbolKind::Function | SymbolKind::Method | SymbolKind::Lambda));
         if function {
             out.push(site_edge(r, kind, r.src, Dst::Symbol(id), evidence, 0));
@@ -499,7 +499,7 @@ impl<'a> Resolver<'a> {
 
     /// The edges of a site to its target ([`Resolver::push_edge`]) and, for a call on an
     /// instance whose class is an upper bound, to the overrides of its subclasses.
-    fn push_call_edges(&self, out: &mut Vec<EdgeRow>, r: &RefRow, target: &Target, evidence: &'static str, python: bool) {
+    fn push_call_edges(&self, out: &mut Vec<EdgeRow>, r: &RefSite, target: &Target, evidence: &'static str, python: bool) {
         self.push_edge(out, r, r.kind, r.src, target, evidence, python);
         if let (RefKind::Call, Target::Sym(f)) = (r.kind, target) {
             if let Some(wrapper) = self.wrapper(*f) {
@@ -539,7 +539,7 @@ impl<'a> Resolver<'a> {
     /// references edge (`Settings.DEBUG`, `Color.Red`, `Shapes.Circle.radius`), except when it
     /// is the direct receiver of a call or an instantiation (`Cache.shared()`,
     /// `Cache.shared().get(k)`).
-    pub(super) fn container_edge(&self, out: &mut Vec<EdgeRow>, r: &RefRow) {
+    pub(super) fn container_edge(&self, out: &mut Vec<EdgeRow>, r: &RefSite) {
         let Some((id, evidence, index)) = CONTAINER.with(|c| c.take()) else { return };
         let last = r.path.split('.').count().saturating_sub(1);
         let called_next = r.path.split('.').nth(index + 1).is_some_and(|s| s.ends_with("()"));
@@ -556,7 +556,7 @@ impl<'a> Resolver<'a> {
     pub(super) fn push_edge(
         &self,
         out: &mut Vec<EdgeRow>,
-        r: &RefRow,
+        r: &RefSite,
         site_kind: RefKind,
         src: i64,
         target: &Target,
@@ -582,7 +582,7 @@ impl<'a> Resolver<'a> {
     /// value is chosen. A parameter filled from `*args` / `**kwargs` is a completeness gap.
     /// A parameter passed on to another call ([`crate::facts::Forward`]) meets what that
     /// callee does with it, a few calls deep.
-    pub(super) fn param_flow(&self, out: &mut Vec<EdgeRow>, file: i64, r: &RefRow, callee: &Target) {
+    pub(super) fn param_flow(&self, out: &mut Vec<EdgeRow>, file: i64, r: &RefSite, callee: &Target) {
         let Some(func) = self.called_function(callee) else { return };
         for u in func.param_uses() {
             let passed = r
@@ -620,7 +620,7 @@ impl<'a> Resolver<'a> {
     /// it (through `u.rest`) from `caller`'s code, or, passed on to another call, the uses of
     /// that callee's parameter.
     #[allow(clippy::too_many_arguments)]
-    fn meet(&self, out: &mut Vec<EdgeRow>, r: &RefRow, u: &ParamUse, caller: i64, func_file: Option<i64>, t: Target, depth: usize) {
+    fn meet(&self, out: &mut Vec<EdgeRow>, r: &RefSite, u: &ParamUse, caller: i64, func_file: Option<i64>, t: Target, depth: usize) {
         let Some(fw) = &u.via else {
             let values = match (u.each, t) {
                 (false, t) => vec![t],
@@ -698,7 +698,7 @@ impl Resolver<'_> {
     /// notes it leaves (which must be clear: [`reset_path_notes`]), answered once per (enclosing
     /// symbol, path, binding) in a file. The answer depends on nothing else, and the keys its
     /// computation looked up are already recorded for the file.
-    fn site_path_target<'r>(&self, paths: &mut SitePaths<'r>, file: i64, r: &'r RefRow) -> Option<(Target, &'static str)> {
+    fn site_path_target<'r>(&self, paths: &mut SitePaths<'r>, file: i64, r: &'r RefSite) -> Option<(Target, &'static str)> {
         debug_assert!(
             VALUES.with(|v| v.borrow().is_empty())
                 && GETTERS.with(|g| g.borrow().is_empty())

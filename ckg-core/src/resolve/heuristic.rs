@@ -3,7 +3,7 @@
 
 use super::{Resolver, record};
 use crate::facts::{LocalBinding, RefKind, SymbolKind};
-use crate::store::{RefRow, ResolveInput};
+use crate::store::{RefSite, ResolveInput};
 
 /// Methods by name: the id when the name is unique. Sized for every method up front, each
 /// name with room for one (most have one): on django (28,658 methods, 18,753 names) building
@@ -20,7 +20,7 @@ pub(super) fn methods_by_name(input: &ResolveInput) -> super::Map<&str, Vec<i64>
 impl Resolver<'_> {
     /// The heuristic tier: a member call on a value of unknown type whose method name only one
     /// repository method has (and that is not a method of a builtin type).
-    pub(super) fn heuristic_method(&self, r: &RefRow) -> Option<i64> {
+    pub(super) fn heuristic_method(&self, r: &RefSite) -> Option<i64> {
         if r.kind != RefKind::Call || !r.path.contains('.') || matches!(r.binding, LocalBinding::SelfOf(_) | LocalBinding::SuperOf(_)) {
             return None;
         }

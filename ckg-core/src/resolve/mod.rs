@@ -42,7 +42,7 @@ use std::sync::Arc;
 
 use crate::facts::{SymbolKind, ValueSource};
 use crate::lang::Lang;
-use crate::store::{EdgeRow, ImportRow, ResolveInput, SymbolRow};
+use crate::store::{EdgeRow, ImportRow, RefSite, ResolveInput, SymbolRow};
 
 pub use answer::{Answer, Found, Hop};
 pub use modules::{ModuleTarget, module_keys, python_packages};
@@ -477,10 +477,7 @@ pub fn resolve_into<E>(input: &ResolveInput, files: &[i64], mut sink: impl FnMut
     // Each batch's files in order are its edges in order (below).
     debug_assert!(files.is_sorted());
     let resolver = Resolver::new(input);
-    let mut refs_by_file: Map<i64, Vec<&crate::store::RefRow>> = Map::default();
-    for r in &input.refs {
-        refs_by_file.entry(r.file).or_default().push(r);
-    }
+    let refs_by_file: Map<i64, &crate::store::FileRefs> = input.refs.iter().map(|r| (r.file, r)).collect();
     let next = std::sync::atomic::AtomicUsize::new(0);
     // The next file to resolve, taken by one thread only.
     let take = || {
@@ -488,8 +485,8 @@ pub fn resolve_into<E>(input: &ResolveInput, files: &[i64], mut sink: impl FnMut
         files.get(at).map(|&file| (at, file))
     };
     let resolve = |(at, file): (usize, i64)| {
-        let refs = refs_by_file.get(&file).map(Vec::as_slice).unwrap_or(&[]);
-        let (edges, keys) = resolver.resolve_file(file, refs);
+        let sites: Vec<RefSite> = refs_by_file.get(&file).map(|r| r.sites().collect()).unwrap_or_default();
+        let (edges, keys) = resolver.resolve_file(file, &sites);
         Resolved { at, resolution: FileResolution { file, edges, keys } }
     };
     let helpers = if files.len() > 1 { rayon::current_num_threads().saturating_sub(1) } else { 0 };
@@ -587,7 +584,7 @@ struct Resolved {
 
 impl Resolver<'_> {
     /// Resolves one file: its edges, sorted by site, and the keys its resolution looked up.
-    fn resolve_file(&self, file: i64, refs: &[&crate::store::RefRow]) -> (Vec<EdgeRow>, Vec<u32>) {
+    fn resolve_file(&self, file: i64, refs: &[RefSite]) -> (Vec<EdgeRow>, Vec<u32>) {
         start_recording();
         // By site (`file_edges` sorts them so): each file's edges are stored as one ascending
         // range of ids. Sorted on the thread that resolved them: every edge of a file has its

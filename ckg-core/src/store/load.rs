@@ -6,7 +6,7 @@ use rusqlite::{Connection, OptionalExtension};
 
 use super::write::WriteTx;
 use crate::error::Result;
-use crate::facts::{FileRecord, ImportKind, LocalBinding, ParamUse, RefKind, SymbolKind, ValueSource, decode_param_uses};
+use crate::facts::{FileRecord, ImportKind, ParamUse, RefFact, SymbolKind, ValueSource, decode_param_uses};
 use crate::lang::Lang;
 use crate::refblob;
 
@@ -123,18 +123,41 @@ pub struct ExportRow {
     pub col: u32,
 }
 
-#[derive(Clone, Debug)]
-pub struct RefRow {
+/// One file's reference facts, kept as extraction made them from the file's extraction to
+/// its resolution: each fact's `src` indexes `ids`, the store's ids of the symbols the sites
+/// are in. (A fresh build copied each fact into a row of its own, with its file and its
+/// symbol's id: django's 348k references, 136 bytes each, and the pages they filled were
+/// ~1 % of its full index.)
+#[derive(Clone, Debug, Default)]
+pub struct FileRefs {
+    pub file: i64,
+    pub ids: Vec<i64>,
+    pub refs: Vec<RefFact>,
+}
+
+impl FileRefs {
+    /// The file's sites, in the order of its facts, each with the id of its symbol.
+    pub fn sites(&self) -> impl ExactSizeIterator<Item = RefSite<'_>> {
+        self.refs.iter().map(|fact| RefSite { file: self.file, src: self.ids[fact.src as usize], fact })
+    }
+}
+
+/// A reference site as resolution reads it: a fact with its file and the id of the symbol it
+/// is in (`src`, which stands for the fact's own `src`, an index in its file). The fact's
+/// other fields are read through it.
+#[derive(Clone, Copy, Debug)]
+pub struct RefSite<'a> {
     pub file: i64,
     pub src: i64,
-    pub kind: RefKind,
-    pub path: String,
-    pub text: String,
-    pub binding: LocalBinding,
-    pub line: u32,
-    pub col: u32,
-    pub computed: bool,
-    pub args: Vec<(String, ValueSource)>,
+    pub fact: &'a RefFact,
+}
+
+impl std::ops::Deref for RefSite<'_> {
+    type Target = RefFact;
+
+    fn deref(&self) -> &RefFact {
+        self.fact
+    }
 }
 
 /// Everything resolution reads, loaded in one pass.
@@ -144,7 +167,8 @@ pub struct ResolveInput {
     pub symbols: Vec<SymbolRow>,
     pub imports: Vec<ImportRow>,
     pub exports: Vec<ExportRow>,
-    pub refs: Vec<RefRow>,
+    /// By file; only files with references.
+    pub refs: Vec<FileRefs>,
     /// Project configuration files: (path, content).
     pub configs: Vec<(String, String)>,
 }
@@ -214,15 +238,15 @@ impl ResolveInput {
 
     /// Room for the facts of `files` files of `bytes` bytes of source, for a fresh build that
     /// adds them one by one ([`ResolveInput::add_file`]): as the lists grew, each doubling
-    /// moved them (django's 348k references, 136 bytes each) into memory faulted in anew
-    /// (~1.5 % of its full index). The corpora have a reference in 51–64 bytes of source, a
-    /// definition in 298–626, an import in 593–2483; room is made for more, and room not
+    /// moved them into memory faulted in anew (~1.5 % of django's full index, when its 348k
+    /// references were rows of this list). The corpora have a definition in 298–626 bytes of
+    /// source, an import in 593–2483; room is made for more, and room not
     /// used is address space that no page backs. Room refused (a very large tree on a system
     /// that counts address space) is only room: the lists then grow as they did.
     pub fn reserve_for_source(&mut self, files: usize, bytes: u64) {
         let bytes = usize::try_from(bytes).unwrap_or(usize::MAX);
         let _ = self.files.try_reserve(files);
-        let _ = self.refs.try_reserve(bytes / 40);
+        let _ = self.refs.try_reserve(files);
         let _ = self.symbols.try_reserve(bytes / 256);
         let _ = self.imports.try_reserve(bytes / 512);
     }
@@ -275,25 +299,14 @@ impl ResolveInput {
                 col: e.col,
             });
         }
-        for r in facts.refs {
-            self.refs.push(RefRow {
-                file: file_id,
-                src: ids[r.src as usize],
-                kind: r.kind,
-                path: r.path,
-                text: r.text,
-                binding: r.binding,
-                line: r.line,
-                col: r.col,
-                computed: r.computed,
-                args: r.args,
-            });
+        if !facts.refs.is_empty() {
+            self.refs.push(FileRefs { file: file_id, ids: ids.to_vec(), refs: facts.refs });
         }
     }
 }
 
 /// The reference facts of the given files (all when `None`), decoded from their blobs.
-pub fn load_refs(conn: &Connection, files: Option<&std::collections::HashSet<i64>>) -> rusqlite::Result<Vec<RefRow>> {
+pub fn load_refs(conn: &Connection, files: Option<&std::collections::HashSet<i64>>) -> rusqlite::Result<Vec<FileRefs>> {
     let corrupt = |file: i64| {
         rusqlite::Error::FromSqlConversionFailure(
             1,
@@ -303,7 +316,7 @@ pub fn load_refs(conn: &Connection, files: Option<&std::collections::HashSet<i64
     };
     let mut out = Vec::new();
     let mut push = |file: i64, data: Vec<u8>| -> rusqlite::Result<()> {
-        out.extend(refblob::decode(file, &data).ok_or_else(|| corrupt(file))?);
+        out.push(refblob::decode(file, &data).ok_or_else(|| corrupt(file))?);
         Ok(())
     };
     match files {
@@ -411,7 +424,7 @@ fn load_resolve_input(conn: &Connection, refs_of: Option<&std::collections::Hash
 
 impl WriteTx<'_> {
     /// The reference facts of the given files (all when `None`).
-    pub fn load_refs(&self, files: Option<&std::collections::HashSet<i64>>) -> Result<Vec<RefRow>> {
+    pub fn load_refs(&self, files: Option<&std::collections::HashSet<i64>>) -> Result<Vec<FileRefs>> {
         load_refs(&self.tx, files).map_err(|e| self.err(e))
     }
 

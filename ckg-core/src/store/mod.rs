@@ -23,7 +23,7 @@ pub mod snapshot;
 mod write;
 
 pub use interface::Interface;
-pub use load::{ExportRow, FileRow, ImportRow, RefRow, ResolveInput, SymbolMore, SymbolRow, load_names, load_refs};
+pub use load::{ExportRow, FileRefs, FileRow, ImportRow, RefSite, ResolveInput, SymbolMore, SymbolRow, load_names, load_refs};
 pub use open::{FileIdentity, OpenReport, Store, file_identity};
 pub use read::{Counts, open_reader, read_counts, read_generation};
 pub use schema::{APPLICATION_ID, EDGE_ID_BITS, SCHEMA_VERSION, edge_ids};

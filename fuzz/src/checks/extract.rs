@@ -102,7 +102,8 @@ pub fn well_formed(lang: Lang, module: &str, src: &[u8], facts: &FileFacts) {
 fn round_trip_refs(facts: &FileFacts) {
     let ids: Vec<i64> = (0..facts.symbols.len() as i64).map(|i| i * 7 + 1).collect();
     let blob = ckg_core::refblob::encode(&facts.refs, &ids);
-    let rows = ckg_core::refblob::decode(3, &blob).expect("a blob encode wrote decodes");
+    let decoded = ckg_core::refblob::decode(3, &blob).expect("a blob encode wrote decodes");
+    let rows: Vec<_> = decoded.sites().collect();
     assert_eq!(rows.len(), facts.refs.len());
     for (row, r) in rows.iter().zip(&facts.refs) {
         assert_eq!((row.file, row.src), (3, ids[r.src as usize]));

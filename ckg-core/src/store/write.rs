@@ -175,23 +175,23 @@ impl<'f> SymbolRow<'f> {
 
     /// Binds the row with its `id` from parameter `first` of a [`SYMBOL_APPEND`] statement,
     /// each column with its own type.
-    fn bind(&self, s: &mut rusqlite::Statement<'_>, first: usize, id: i64, file_id: i64) -> rusqlite::Result<()> {
+    fn bind(&self, p: &mut Params<'_, '_>, first: usize, id: i64, file_id: i64) -> rusqlite::Result<()> {
         let sym = self.sym;
-        s.raw_bind_parameter(first, id)?;
-        s.raw_bind_parameter(first + 1, sym.qname.as_str())?;
-        s.raw_bind_parameter(first + 2, sym.name.as_str())?;
-        s.raw_bind_parameter(first + 3, self.kind)?;
-        s.raw_bind_parameter(first + 4, file_id)?;
-        s.raw_bind_parameter(first + 5, self.parent)?;
-        s.raw_bind_parameter(first + 6, sym.line)?;
-        s.raw_bind_parameter(first + 7, sym.col)?;
-        s.raw_bind_parameter(first + 8, sym.end_line)?;
-        s.raw_bind_parameter(first + 9, sym.exported)?;
-        s.raw_bind_parameter(first + 10, self.bases.as_deref())?;
-        s.raw_bind_parameter(first + 11, self.ty.as_deref())?;
-        s.raw_bind_parameter(first + 12, self.decorators.as_deref())?;
-        s.raw_bind_parameter(first + 13, self.param_uses.as_deref())?;
-        s.raw_bind_parameter(first + 14, self.param_types.as_deref())?;
+        p.fresh_int(first, id)?;
+        p.text(first + 1, &sym.qname)?;
+        p.text(first + 2, &sym.name)?;
+        p.text(first + 3, self.kind)?;
+        p.int(first + 4, file_id)?;
+        p.opt_int(first + 5, self.parent)?;
+        p.fresh_int(first + 6, sym.line)?;
+        p.fresh_int(first + 7, sym.col)?;
+        p.fresh_int(first + 8, sym.end_line)?;
+        p.int(first + 9, sym.exported)?;
+        p.opt_text(first + 10, self.bases.as_deref())?;
+        p.opt_text(first + 11, self.ty.as_deref())?;
+        p.opt_text(first + 12, self.decorators.as_deref())?;
+        p.opt_text(first + 13, self.param_uses.as_deref())?;
+        p.opt_text(first + 14, self.param_types.as_deref())?;
         Ok(())
     }
 }
@@ -241,13 +241,13 @@ impl RowsInsert {
 }
 
 impl WriteTx<'_> {
-    /// Writes `rows` by `insert`'s statements; `bind(statement, first parameter, position in
+    /// Writes `rows` by `insert`'s statements; `bind(parameters, first parameter, position in
     /// rows, row)` binds one row.
     pub(super) fn insert_rows<R>(
         &self,
         insert: &RowsInsert,
         rows: &[R],
-        mut bind: impl FnMut(&mut rusqlite::Statement<'_>, usize, usize, &R) -> rusqlite::Result<()>,
+        mut bind: impl FnMut(&mut Params<'_, '_>, usize, usize, &R) -> rusqlite::Result<()>,
     ) -> Result<()> {
         let e = |e| self.err(e);
         let mut done = 0;
@@ -257,15 +257,98 @@ impl WriteTx<'_> {
                 continue;
             }
             let mut s = self.tx.prepare_cached(sql).map_err(e)?;
+            // What the parameters hold is only of use to a statement run again.
+            let held = if chunks.len() > 1 { vec![Held::Unknown; size * insert.columns + 1] } else { Vec::new() };
+            let mut params = Params { statement: &mut s, held };
             for chunk in chunks {
                 for (at, row) in chunk.iter().enumerate() {
-                    bind(&mut s, at * insert.columns + 1, done + at, row).map_err(e)?;
+                    bind(&mut params, at * insert.columns + 1, done + at, row).map_err(e)?;
                 }
-                s.raw_execute().map_err(e)?;
+                params.statement.raw_execute().map_err(e)?;
                 done += size;
             }
         }
         Ok(())
+    }
+}
+
+/// The parameters of a statement of [`WriteTx::insert_rows`], bound row after row. A statement
+/// run again keeps the values its parameters were bound to (`raw_execute` resets it, which
+/// leaves them bound), so an integer or a NULL that a parameter already holds from the rows
+/// before is not bound again: the file of every edge of a file, most edges' `dynamic`,
+/// `remote_src` and unnamed target. (Binding was ~1.4k instructions an edge, 12 parameters
+/// at ~107 each.)
+pub(super) struct Params<'s, 'c> {
+    statement: &'s mut rusqlite::Statement<'c>,
+    /// What each parameter holds, by index; empty for a statement run once.
+    held: Vec<Held>,
+}
+
+/// What a parameter of [`Params`] was bound to, as far as it is compared.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Held {
+    /// Not bound in this run of the statements, or bound to a text.
+    Unknown,
+    Null,
+    Int(i64),
+}
+
+impl<'s, 'c> Params<'s, 'c> {
+    /// The parameters of a statement run once (each value bound).
+    pub(super) fn once(statement: &'s mut rusqlite::Statement<'c>) -> Params<'s, 'c> {
+        Params { statement, held: Vec::new() }
+    }
+
+    /// Binds an integer that may repeat from row to row.
+    #[inline]
+    pub(super) fn int(&mut self, index: usize, value: impl Into<i64>) -> rusqlite::Result<()> {
+        let value = value.into();
+        self.bind_held(index, Held::Int(value), value)
+    }
+
+    /// Binds an integer that seldom repeats (an id, a line): not compared.
+    #[inline]
+    pub(super) fn fresh_int(&mut self, index: usize, value: impl Into<i64>) -> rusqlite::Result<()> {
+        if let Some(held) = self.held.get_mut(index) {
+            *held = Held::Unknown;
+        }
+        self.statement.raw_bind_parameter(index, value.into())
+    }
+
+    /// Binds an integer or NULL.
+    #[inline]
+    pub(super) fn opt_int(&mut self, index: usize, value: Option<i64>) -> rusqlite::Result<()> {
+        self.bind_held(index, value.map_or(Held::Null, Held::Int), value)
+    }
+
+    /// Binds a text (each time: texts are not compared).
+    pub(super) fn text(&mut self, index: usize, value: &str) -> rusqlite::Result<()> {
+        if let Some(held) = self.held.get_mut(index) {
+            *held = Held::Unknown;
+        }
+        self.statement.raw_bind_parameter(index, value)
+    }
+
+    /// Binds a text or NULL.
+    pub(super) fn opt_text(&mut self, index: usize, value: Option<&str>) -> rusqlite::Result<()> {
+        match value {
+            Some(text) => self.text(index, text),
+            None => self.bind_held(index, Held::Null, rusqlite::types::Null),
+        }
+    }
+
+    /// Binds `value` (which is `held`) unless the parameter holds it already.
+    #[inline]
+    fn bind_held(&mut self, index: usize, held: Held, value: impl rusqlite::ToSql) -> rusqlite::Result<()> {
+        match self.held.get_mut(index) {
+            Some(was) if *was == held => Ok(()),
+            Some(was) => {
+                self.statement.raw_bind_parameter(index, value)?;
+                *was = held;
+                Ok(())
+            }
+            None => self.statement.raw_bind_parameter(index, value),
+        }
     }
 }
 
@@ -468,17 +551,17 @@ impl WriteTx<'_> {
             "kind, specifier, imported, local, scope_id, type_only, alternative, line, col",
             imports,
         )? {
-            self.insert_rows(&IMPORT_INSERT, &facts.imports, |s, first, _, i| {
-                s.raw_bind_parameter(first, file_id)?;
-                s.raw_bind_parameter(first + 1, i.kind.as_str())?;
-                s.raw_bind_parameter(first + 2, i.specifier.as_str())?;
-                s.raw_bind_parameter(first + 3, i.imported.as_deref())?;
-                s.raw_bind_parameter(first + 4, i.local.as_deref())?;
-                s.raw_bind_parameter(first + 5, ids[i.scope as usize])?;
-                s.raw_bind_parameter(first + 6, i.type_only)?;
-                s.raw_bind_parameter(first + 7, i.alternative)?;
-                s.raw_bind_parameter(first + 8, i.line)?;
-                s.raw_bind_parameter(first + 9, i.col)
+            self.insert_rows(&IMPORT_INSERT, &facts.imports, |p, first, _, i| {
+                p.int(first, file_id)?;
+                p.text(first + 1, i.kind.as_str())?;
+                p.text(first + 2, &i.specifier)?;
+                p.opt_text(first + 3, i.imported.as_deref())?;
+                p.opt_text(first + 4, i.local.as_deref())?;
+                p.int(first + 5, ids[i.scope as usize])?;
+                p.int(first + 6, i.type_only)?;
+                p.int(first + 7, i.alternative)?;
+                p.fresh_int(first + 8, i.line)?;
+                p.fresh_int(first + 9, i.col)
             })?;
         }
         let exports = || {
@@ -593,7 +676,7 @@ impl WriteTx<'_> {
         let mut pending: Vec<SymbolRow> = Vec::with_capacity(facts.symbols.len());
         let write = |pending: &mut Vec<SymbolRow>, next_id: i64| -> Result<()> {
             let first_id = next_id - pending.len() as i64;
-            self.insert_rows(&SYMBOL_APPEND, pending, |s, param, at, row| row.bind(s, param, first_id + at as i64, file_id))?;
+            self.insert_rows(&SYMBOL_APPEND, pending, |p, param, at, row| row.bind(p, param, first_id + at as i64, file_id))?;
             if !pending.is_empty() && self.tx.last_insert_rowid() != next_id - 1 {
                 return Err(Error::Invalid(format!("symbols of {path} written with ids other than {first_id}..{next_id}")));
             }

@@ -9,7 +9,7 @@ use std::borrow::Cow;
 
 use rusqlite::{OptionalExtension, params};
 
-use super::{Dst, EdgeRow, RowsInsert, WriteTx, last_name};
+use super::{Dst, EdgeRow, Params, RowsInsert, WriteTx, last_name};
 use crate::error::{Error, Result};
 use crate::store::schema::{EDGE_KINDS, EVIDENCE, code, edge_ids};
 
@@ -146,14 +146,15 @@ impl WriteTx<'_> {
         for row in rows {
             self.count_in(row);
         }
-        self.insert_rows(&EDGE_INSERT, rows, |s, first, at, row| bind_edge(s, first, lo + at as i64, file, row))
+        self.insert_rows(&EDGE_INSERT, rows, |p, first, at, row| bind_edge(p, first, lo + at as i64, file, row))
     }
 
     /// Writes an edge at `id` (counted in) with `statement`: a new row ([`EDGE_INSERT`]), or
     /// the row in place of the one there ([`EDGE_REPLACE`]).
     fn put_edge(&self, statement: &mut rusqlite::Statement<'_>, id: i64, file: i64, row: &Stored) -> Result<()> {
         self.count_in(row);
-        bind_edge(statement, 1, id, file, row).and_then(|()| statement.raw_execute()).map_err(|e| self.err(e))?;
+        bind_edge(&mut Params::once(statement), 1, id, file, row).map_err(|e| self.err(e))?;
+        statement.raw_execute().map_err(|e| self.err(e))?;
         Ok(())
     }
 
@@ -286,19 +287,19 @@ static EDGE_REPLACE: std::sync::LazyLock<RowsInsert> =
 /// Binds the row of the edge at `id` from parameter `first` of an [`EDGE_INSERT`] or [`EDGE_REPLACE`] statement.
 /// Each column bound with its own type (a list of `&dyn ToSql` cost a dynamic call per value:
 /// binding was ~2 % of django's full index).
-fn bind_edge(statement: &mut rusqlite::Statement<'_>, first: usize, id: i64, file: i64, row: &Stored) -> rusqlite::Result<()> {
-    statement.raw_bind_parameter(first, id)?;
-    statement.raw_bind_parameter(first + 1, row.kind)?;
-    statement.raw_bind_parameter(first + 2, row.src)?;
-    statement.raw_bind_parameter(first + 3, row.dst_id)?;
-    statement.raw_bind_parameter(first + 4, row.dst_name.as_deref())?;
-    statement.raw_bind_parameter(first + 5, file)?;
-    statement.raw_bind_parameter(first + 6, row.line)?;
-    statement.raw_bind_parameter(first + 7, row.col)?;
-    statement.raw_bind_parameter(first + 8, row.evidence)?;
-    statement.raw_bind_parameter(first + 9, row.dynamic)?;
-    statement.raw_bind_parameter(first + 10, row.dst_name.as_deref().map(last_name))?;
-    statement.raw_bind_parameter(first + 11, row.remote_src)?;
+fn bind_edge(p: &mut Params<'_, '_>, first: usize, id: i64, file: i64, row: &Stored) -> rusqlite::Result<()> {
+    p.fresh_int(first, id)?;
+    p.int(first + 1, row.kind)?;
+    p.int(first + 2, row.src)?;
+    p.opt_int(first + 3, row.dst_id)?;
+    p.opt_text(first + 4, row.dst_name.as_deref())?;
+    p.int(first + 5, file)?;
+    p.fresh_int(first + 6, row.line)?;
+    p.fresh_int(first + 7, row.col)?;
+    p.int(first + 8, row.evidence)?;
+    p.int(first + 9, row.dynamic)?;
+    p.opt_text(first + 10, row.dst_name.as_deref().map(last_name))?;
+    p.int(first + 11, row.remote_src)?;
     const { assert!(EDGE_COLUMNS == 12, "bind_edge binds every column of `edge_insert_head`") };
     Ok(())
 }

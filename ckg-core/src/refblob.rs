@@ -100,20 +100,15 @@ pub fn decode(file: i64, data: &[u8]) -> Option<FileRefs> {
     let count = r.varint()? as usize;
     let mut refs = Vec::with_capacity(count.min(data.len()));
     let mut ids: Vec<i64> = Vec::new();
-    // The symbols' indexes; a file's sites in order are mostly in the symbol of the site before.
+    // Each symbol's index in `ids`.
     let mut index_of: crate::resolve::Map<i64, u32> = crate::resolve::Map::default();
-    let mut before: Option<(i64, u32)> = None;
     for _ in 0..count {
         let kind = *RefKind::ALL.get(r.byte()? as usize)?;
         let id = r.varint()? as i64;
-        let src = match before {
-            Some((b, src)) if b == id => src,
-            _ => *index_of.entry(id).or_insert_with(|| {
-                ids.push(id);
-                (ids.len() - 1) as u32
-            }),
-        };
-        before = Some((id, src));
+        let src = *index_of.entry(id).or_insert_with(|| {
+            ids.push(id);
+            (ids.len() - 1) as u32
+        });
         let path = string(r.varint()?)?.to_string();
         let text = optional(r.varint()?)?.unwrap_or_default().to_string();
         let binding = LocalBinding::decode(optional(r.varint()?)?);

@@ -309,10 +309,7 @@ impl<'s, 'c> Params<'s, 'c> {
     /// Binds an integer that seldom repeats (an id, a line): not compared.
     #[inline]
     pub(super) fn fresh_int(&mut self, index: usize, value: impl Into<i64>) -> rusqlite::Result<()> {
-        if let Some(held) = self.held.get_mut(index) {
-            *held = Held::Unknown;
-        }
-        self.statement.raw_bind_parameter(index, value.into())
+        self.bind_unheld(index, value.into())
     }
 
     /// Binds an integer or NULL.
@@ -323,10 +320,7 @@ impl<'s, 'c> Params<'s, 'c> {
 
     /// Binds a text (each time: texts are not compared).
     pub(super) fn text(&mut self, index: usize, value: &str) -> rusqlite::Result<()> {
-        if let Some(held) = self.held.get_mut(index) {
-            *held = Held::Unknown;
-        }
-        self.statement.raw_bind_parameter(index, value)
+        self.bind_unheld(index, value)
     }
 
     /// Binds a text or NULL.
@@ -335,6 +329,15 @@ impl<'s, 'c> Params<'s, 'c> {
             Some(text) => self.text(index, text),
             None => self.bind_held(index, Held::Null, rusqlite::types::Null),
         }
+    }
+
+    /// Binds a value that is not compared: what the parameter holds is no longer known.
+    #[inline]
+    fn bind_unheld(&mut self, index: usize, value: impl rusqlite::ToSql) -> rusqlite::Result<()> {
+        if let Some(held) = self.held.get_mut(index) {
+            *held = Held::Unknown;
+        }
+        self.statement.raw_bind_parameter(index, value)
     }
 
     /// Binds `value` (which is `held`) unless the parameter holds it already.

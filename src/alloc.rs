@@ -16,10 +16,14 @@
 //! region then counts 2 MiB resident. That raised the small corpora's full-build peak (py-m
 //! 65 MiB with glibc, 94 with huge pages, 70 with them turned off at run time) and the
 //! service's (100k lines: 86 MiB with glibc, 216 with huge pages, 86 without; 1M lines 567 →
-//! 105 MiB), while an incremental run is faster with them (django edit p50 141.0 → 125.3 ms,
-//! 20 alternating rounds: fewer page faults while the snapshot is decoded). So huge pages
-//! are off from the process's start ([`NO_HUGE_PAGES_AT_START`]); incremental runs turn them
-//! on again ([`prefer_speed`]), and [`prefer_low_memory`] keeps them off.
+//! 105 MiB). So huge pages are off from the process's start ([`NO_HUGE_PAGES_AT_START`]), in
+//! every command. An incremental run's median is faster with them (fewer page faults while
+//! the snapshot is decoded: django edit p50 52–54 → 67–72 ms without them, 30 alternating
+//! rounds), but its tail is not: each 2 MiB page is zeroed when first touched, which on a
+//! virtual machine whose free memory goes back to the host (likely: a balloon's free page
+//! reporting hands back free 2 MiB blocks) took up to 87 % of a run's samples, and the p95 of an
+//! edit was 224–278 ms on django and 353–598 ms on the 1M-line repositories, against 78–124
+//! ms without them (README, profile steps of 2026-12-04, evening).
 
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
@@ -74,16 +78,14 @@ unsafe extern "C" fn ts_realloc(p: *mut std::ffi::c_void, size: usize) -> *mut s
     unsafe { libmimalloc_sys::mi_heap_realloc(tree_sitter_heap(), p, size) }
 }
 
-/// Freed memory is kept until the process exits, and huge pages are allowed: for a short run
-/// that updates an index, which would otherwise spend part of its time returning pages it is
-/// about to exit with (and is faster with huge pages, see the module's notes). Called before
-/// any thread starts.
+/// Freed memory is kept until the process exits: for a short run that updates an index, which
+/// would otherwise spend part of its time returning pages it is about to exit with. Huge pages
+/// stay off (see the module's notes). Called before any thread starts.
 pub fn prefer_speed() {
     // SAFETY: as in `prefer_low_memory`.
     unsafe {
         libmimalloc_sys::mi_option_set(PURGE_DELAY, -1);
     }
-    huge_pages(true);
 }
 
 /// No transparent huge pages from the process's first allocation on: run before `main` (and
@@ -92,8 +94,7 @@ pub fn prefer_speed() {
 /// 2 MiB pages, each zeroed and, when the kernel found no free one, compacted for: a run
 /// spent up to ~50 ms in those faults before it read a file (perf on pytest's full index:
 /// 104 of 2,420 samples, all on the main thread in its first 50 ms), and one in five runs on a
-/// one-file repository took 40-75 ms instead of 12-16 ms. Commands that want huge pages ask
-/// for them again ([`prefer_speed`]).
+/// one-file repository took 40-75 ms instead of 12-16 ms.
 #[cfg(target_os = "linux")]
 #[used]
 #[unsafe(link_section = ".init_array")]
@@ -101,20 +102,11 @@ static NO_HUGE_PAGES_AT_START: extern "C" fn() = no_huge_pages_at_start;
 
 #[cfg(target_os = "linux")]
 extern "C" fn no_huge_pages_at_start() {
-    huge_pages(false);
-}
-
-/// Allows or forbids transparent huge pages for the whole process (`PR_SET_THP_DISABLE`,
-/// which the kernel checks at each fault). Failure (an old kernel, another system) leaves
-/// them as they were.
-fn huge_pages(allowed: bool) {
-    // SAFETY: a process-wide flag with integer arguments.
-    #[cfg(target_os = "linux")]
+    // SAFETY: a process-wide flag with integer arguments (`PR_SET_THP_DISABLE`, which the
+    // kernel checks at each fault). Failure (an old kernel) leaves huge pages as they were.
     unsafe {
-        libc::prctl(libc::PR_SET_THP_DISABLE, libc::c_ulong::from(!allowed), 0, 0, 0);
+        libc::prctl(libc::PR_SET_THP_DISABLE, 1 as libc::c_ulong, 0, 0, 0);
     }
-    #[cfg(not(target_os = "linux"))]
-    let _ = allowed;
 }
 
 /// [`prefer_low_memory`], except that freed memory is kept for a second before it is returned
@@ -140,8 +132,8 @@ pub fn return_freed_at_once() {
     }
 }
 
-/// Freed memory is returned to the system at once, arenas are committed as they are used,
-/// and no huge pages: less speed on small runs, a lower peak on large ones. Called before any
+/// Freed memory is returned to the system at once and arenas are committed as they are used:
+/// less speed on small runs, a lower peak on large ones. Called before any
 /// thread starts (mimalloc's options are not thread-safe to set).
 pub fn prefer_low_memory() {
     low_memory(0);
@@ -154,5 +146,4 @@ fn low_memory(purge_delay_ms: std::ffi::c_long) {
         libmimalloc_sys::mi_option_set(PURGE_DELAY, purge_delay_ms);
         libmimalloc_sys::mi_option_set(ARENA_EAGER_COMMIT, 0);
     }
-    huge_pages(false);
 }

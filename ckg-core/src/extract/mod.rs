@@ -37,7 +37,7 @@ mod values;
 
 use crate::resolve::{Map, Set};
 
-use tree_sitter::{Parser, Tree};
+use tree_sitter::{Node, Parser, Tree};
 
 use crate::facts::{Diagnostic, DiagnosticKind, FileFacts, ParamUse, RefFact, RefKind, SymbolFact, SymbolKind, ValueSource};
 use crate::field::{Field, Kind};
@@ -113,7 +113,8 @@ impl Extractor {
             });
         }
         let captures = captures::of(lang.grammar(), root, src, &mut self.room);
-        build(lang, module, src, captures, &mut facts, &mut None);
+        let seen_parents = build(lang, module, src, captures, &mut facts, &mut None);
+        self.room.keep_parents(seen_parents);
         facts
     }
 }
@@ -274,8 +275,16 @@ impl<'t, 's> File<'t, 's> {
 }
 
 /// Turns one file's captures into its facts, stage by stage (each stage reads what the
-/// previous ones left; the order matters).
-fn build(lang: Lang, module: &str, src: &[u8], caps: Captures, facts: &mut FileFacts, probe: &mut Option<Probe>) {
+/// previous ones left; the order matters). Gives back the list of parents the walk noted, for
+/// its memory to serve the next file.
+fn build<'t>(
+    lang: Lang,
+    module: &str,
+    src: &[u8],
+    mut caps: Captures<'t>,
+    facts: &mut FileFacts,
+    probe: &mut Option<Probe>,
+) -> Vec<(Node<'t>, Node<'t>)> {
     // Intervals: definitions and scopes, merged by node; and where every other capture is.
     let (nesting, points) = Nesting::of(&caps);
     // Symbols, in source order so parents come first.
@@ -284,7 +293,8 @@ fn build(lang: Lang, module: &str, src: &[u8], caps: Captures, facts: &mut FileF
     // map was ~1.5 % of extraction.
     let expected_parents = if lang == Lang::Python { caps.refs.len() } else { caps.refs.len() * 5 / 2 };
     let parents = syntax::Parents::with_capacity(caps.root, expected_parents);
-    parents.note(&caps.seen_parents);
+    let seen_parents = std::mem::take(&mut caps.seen_parents);
+    parents.note(&seen_parents);
     let (named, mut qindex) = definitions::name_definitions(lang, module, src, &caps, &nesting, &parents, facts, probe);
     let file = File::new(lang, src, caps, nesting, points, named, parents, facts);
     // Local names per scope, and the bindings that are value symbols.
@@ -300,6 +310,7 @@ fn build(lang: Lang, module: &str, src: &[u8], caps: Captures, facts: &mut FileF
     file.imports_and_exports(facts, probe);
     file.decorators(facts);
     file.finish(param_uses, attr_types, returned, facts);
+    seen_parents
 }
 
 impl File<'_, '_> {

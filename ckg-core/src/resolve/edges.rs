@@ -34,10 +34,13 @@ impl<'a> Resolver<'a> {
 
     /// The edges of one file, by site (line, column).
     pub fn file_edges(&self, file: i64, refs: &[RefSite]) -> Vec<EdgeRow> {
-        let mut out = Vec::new();
         let lang = self.file_lang(file);
+        let imports = self.imports.get(&file);
+        // About one edge a site (django: 356k edges of 348k sites); grown from empty, the list
+        // was copied as it grew (`realloc`, ~0.3 % of django's full index in perf).
+        let mut out = Vec::with_capacity(refs.len() + imports.map_or(0, |i| i.len()));
         // Imports: module -> module or external package.
-        if let (Some(imports), Some(&module_sym)) = (self.imports.get(&file), self.module_sym.get(&file)) {
+        if let (Some(imports), Some(&module_sym)) = (imports, self.module_sym.get(&file)) {
             for imp in imports {
                 let dst = match self.modules.resolve(file, lang, &imp.specifier) {
                     ModuleTarget::File(f) => self.module_sym.get(&f).map(|&id| Dst::Symbol(id)),

@@ -132,7 +132,7 @@ pub(super) fn walk<'t>(root: Node<'t>, src: &[u8], room: &mut Room) -> Captures<
     let mut path: Vec<Frame<'t>> = Vec::with_capacity(32);
     let mut order = 0u32;
     let mut type_parents = crate::resolve::Map::default();
-    let mut seen_parents = Vec::new();
+    let mut seen_parents = room.take_parents();
     // Anonymous leaves (punctuation, keywords: a third of django's nodes) complete no pattern.
     let mut nodes = Preorder::new(root, &[]);
     while let Some(n) = nodes.next() {

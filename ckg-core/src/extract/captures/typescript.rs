@@ -389,7 +389,7 @@ pub(super) fn walk<'t>(root: Node<'t>, src: &[u8], tsx: bool, room: &mut Room) -
     let mut path: Vec<Frame<'t>> = Vec::with_capacity(32);
     let mut objects: Vec<ObjectValue<'t>> = Vec::new();
     let mut type_parents = crate::resolve::Map::default();
-    let mut seen_parents = Vec::new();
+    let mut seen_parents = room.take_parents();
     // Entering and leaving a node are events of a cursor's walk, numbered in turn.
     let mut event = 0u32;
     let mut nodes = Preorder::new(root, &ids.leaves);

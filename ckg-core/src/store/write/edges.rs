@@ -50,7 +50,11 @@ impl WriteTx<'_> {
             return Err(Error::Invalid(format!("an edge of file {} written as one of file {file}", other.file)));
         }
         let old = if self.fresh { Vec::new() } else { self.stored_edges(lo, hi)? };
-        let rows: Vec<Stored> = edges.iter().map(|edge| self.stored(edge)).collect::<Result<_>>()?;
+        // Collected from `Result`s, the list would grow from empty.
+        let mut rows: Vec<Stored> = Vec::with_capacity(edges.len());
+        for edge in edges {
+            rows.push(self.stored(edge)?);
+        }
         if old.is_empty() {
             return self.append_edges(lo, file, &rows);
         }

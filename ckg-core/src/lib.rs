@@ -18,6 +18,7 @@
 
 mod cache_file;
 pub mod discover;
+mod dotted;
 pub mod error;
 pub mod export;
 pub mod extract;

@@ -175,7 +175,7 @@ impl File<'_, '_> {
             let mut passed: Vec<(ArgKey, tree_sitter::Node)> = Vec::new();
             // Calls through parameters and the values a call passes (Python; TS/JS calls too).
             if !path.is_empty() && (is_py && kind == RefKind::Decorator || kind == RefKind::Call) {
-                let root = path.split('.').next().unwrap_or(&path);
+                let root = crate::dotted::root(&path);
                 let reaching = if root.ends_with("()") { None } else { lookup_reaching(root, point.0, inner, nesting, locals) };
                 // A parameter rebound in a branch (`if cb is None: cb = default`) is still
                 // called with what the call sites pass.
@@ -185,7 +185,7 @@ impl File<'_, '_> {
                         _ => &last.local,
                     });
                 let splat_param = |p: &str| {
-                    let root = p.split('.').next().unwrap_or(p);
+                    let root = crate::dotted::root(p);
                     matches!(lookup_local(root, point.0, inner, nesting, locals), Some(Local::Param { splat: 1 | 2, .. }))
                 };
                 match local {
@@ -216,7 +216,7 @@ impl File<'_, '_> {
                             && !matches!(root, "self" | "cls")
                             && (is_py || !path.contains('.') || value.is_none()) =>
                     {
-                        let rest = path.split_once('.').map(|(_, r)| r.to_string()).unwrap_or_default();
+                        let rest = crate::dotted::split_once(&path).map(|(_, r)| r.to_string()).unwrap_or_default();
                         // `function f({ ok }) { ok() }`: a member of the argument.
                         let rest = match member {
                             Some(m) if rest.is_empty() => m.clone(),
@@ -232,7 +232,7 @@ impl File<'_, '_> {
                             if let Some(&Local::Param { func, index, splat: 0, member: None, .. }) =
                                 lookup_local(p, point.0, inner, nesting, locals)
                             {
-                                let rest = path.split_once('.').map(|(_, r)| r.to_string()).unwrap_or_default();
+                                let rest = crate::dotted::split_once(&path).map(|(_, r)| r.to_string()).unwrap_or_default();
                                 let caller = facts.symbols[src_sym as usize].qname.clone();
                                 param_uses.push((func, ParamUse { index, name: p.clone(), caller, rest, each: true, via: None }));
                             }
@@ -315,7 +315,7 @@ impl File<'_, '_> {
                     (LocalBinding::Var(None), true) => false,
                     (LocalBinding::SelfOf(class), true) if kind == RefKind::Write => {
                         // The assignment that defines `self.x` is not a write of it.
-                        let attr = path.split_once('.').map(|(_, a)| a).unwrap_or("");
+                        let attr = crate::dotted::split_once(&path).map(|(_, a)| a).unwrap_or("");
                         let (line, col) = position(anchor);
                         !qindex
                             .get(&format!("{class}.{attr}"))

@@ -398,7 +398,7 @@ pub(super) fn bind(
     locals: &Locals,
     facts: &FileFacts,
 ) -> LocalBinding {
-    let root = path.split('.').next().unwrap_or(path);
+    let root = crate::dotted::root(path);
     let enclosing_class = |stop_at_method: bool| -> Option<&str> {
         // Walk up the definitions to the class whose member we are in.
         let mut s = Some(src_sym);
@@ -490,7 +490,7 @@ fn through_local<'l>(value: ValueSource, lookup: &impl Fn(&str) -> Option<&'l Lo
         }
     }
     let (ValueSource::Call(path) | ValueSource::Alias(path) | ValueSource::New(path)) = &value else { return Some(value) };
-    let (root, rest) = match path.split_once('.') {
+    let (root, rest) = match crate::dotted::split_once(path) {
         Some((root, rest)) => (root, Some(rest)),
         None => (path.as_str(), None),
     };

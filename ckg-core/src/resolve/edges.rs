@@ -168,7 +168,7 @@ impl<'a> Resolver<'a> {
                 // A loop at module level: the loop variable is a module value (also one assigned
                 // several values).
                 LocalBinding::Free => {
-                    let root = r.path.split('.').next().unwrap_or("");
+                    let root = crate::dotted::root(&r.path);
                     let sep = if lang.is_script() { '#' } else { '.' };
                     let value = self.module_qname(file).and_then(|m| self.joined_qname(m, sep, root));
                     match value.filter(|s| s.kind.is_value()).and_then(|s| s.ty()) {
@@ -182,7 +182,7 @@ impl<'a> Resolver<'a> {
                 // Over what a function returns or an attribute holds, declared as a container
                 // (`-> List[Param]`, `self.params: list[Param]`): an element is an instance.
                 if let Some(element) = self.element_of(file, r.src, inner) {
-                    let rest = r.path.split('.').skip(1);
+                    let rest = crate::dotted::segments(&r.path).skip(1);
                     UPPER_BOUND.with(|b| b.set(true));
                     DISPATCH.with(|d| d.set(None));
                     if let Some((t, e)) = self.walk(element.clone(), INFERRED, rest, 0).filter(|(_, e)| *e != UNRESOLVED) {
@@ -196,7 +196,7 @@ impl<'a> Resolver<'a> {
                         if e == UNRESOLVED {
                             continue;
                         }
-                        let rest = r.path.split('.').skip(1);
+                        let rest = crate::dotted::segments(&r.path).skip(1);
                         if let Some((t, e)) = self.walk(t, e, rest, 1).filter(|(_, e)| *e != UNRESOLVED) {
                             let evidence = if e == EXACT { INFERRED } else { e };
                             self.push_edge(&mut out, r, r.kind, r.src, &t, evidence, false);
@@ -207,7 +207,7 @@ impl<'a> Resolver<'a> {
             }
             // A name bound by either branch of `try: import … / except ImportError: …`:
             // an edge for each binding that may be live.
-            let root = r.path.split('.').next().unwrap_or(&r.path);
+            let root = crate::dotted::root(&r.path);
             if alternative_names.contains(root)
                 && r.binding == LocalBinding::Free
                 && matches!(r.kind, RefKind::Call | RefKind::Decorator | RefKind::Inherits)
@@ -215,7 +215,9 @@ impl<'a> Resolver<'a> {
                 let alternatives = self.alternatives(file, root);
                 if alternatives.len() > 1 {
                     for t in alternatives {
-                        if let Some((t, e)) = self.walk(t, INFERRED, r.path.split('.').skip(1), 1).filter(|(_, e)| *e != UNRESOLVED) {
+                        if let Some((t, e)) =
+                            self.walk(t, INFERRED, crate::dotted::segments(&r.path).skip(1), 1).filter(|(_, e)| *e != UNRESOLVED)
+                        {
                             if t != Target::Opaque {
                                 self.push_edge(&mut out, r, r.kind, r.src, &t, e, true);
                                 self.param_flow(&mut out, file, r, &t);
@@ -544,8 +546,8 @@ impl<'a> Resolver<'a> {
     /// `Cache.shared().get(k)`).
     pub(super) fn container_edge(&self, out: &mut Vec<EdgeRow>, r: &RefSite) {
         let Some((id, evidence, index)) = CONTAINER.with(|c| c.take()) else { return };
-        let last = r.path.split('.').count().saturating_sub(1);
-        let called_next = r.path.split('.').nth(index + 1).is_some_and(|s| s.ends_with("()"));
+        let last = crate::dotted::segments(&r.path).count().saturating_sub(1);
+        let called_next = crate::dotted::segments(&r.path).nth(index + 1).is_some_and(|s| s.ends_with("()"));
         let receiver = called_next || (runs_target(r.kind) && index + 1 == last);
         if index < last && !receiver && r.kind != RefKind::Member {
             out.push(site_edge(r, "references", r.src, Dst::Symbol(id), evidence, 0));

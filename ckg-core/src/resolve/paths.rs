@@ -52,7 +52,7 @@ impl Resolver<'_> {
             Some(rest) if commonjs && (rest == "exports" || rest.starts_with("exports.")) => rest,
             _ => path,
         };
-        let mut segments = path.split('.');
+        let mut segments = crate::dotted::segments(path);
         let root = segments.next()?;
         let (bare, step) = split_segment(root);
         let (target, evidence) = match binding {
@@ -165,7 +165,7 @@ impl Resolver<'_> {
     /// ([`ANY_ENTRY`], `handlers[name]`): a target for each entry of a literal container it
     /// reaches, by inference. Nothing when the container is not a known literal.
     pub(super) fn walk_any(&self, target: Target, evidence: &'static str, rest: &str, depth: usize) -> Vec<(Target, &'static str)> {
-        let segments = rest.split('.').filter(|s| !s.is_empty());
+        let segments = crate::dotted::segments(rest).filter(|s| !s.is_empty());
         if !rest.contains(ANY_ENTRY) {
             return self.walk(target, evidence, segments, depth).filter(|(_, e)| *e != UNRESOLVED).into_iter().collect();
         }

@@ -64,7 +64,7 @@ impl Resolver<'_> {
     /// (or a function nested in one) is the instance or the class of the method's class
     /// (`x = self.make()`, `const s = this.store`); any other name is looked up as written.
     pub(super) fn self_binding(&self, src: i64, path: &str) -> LocalBinding {
-        let root = path.split('.').next().unwrap_or(path);
+        let root = crate::dotted::root(path);
         let root = root.strip_suffix("()").unwrap_or(root);
         if !matches!(root, "self" | "this" | "cls") {
             return LocalBinding::Free;

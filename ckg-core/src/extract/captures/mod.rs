@@ -174,9 +174,7 @@ impl Room {
 
     /// Keeps the memory of a list of matches for the next file, unless it is large.
     fn keep(&mut self, list: Vec<Match<'_>>) {
-        if list.capacity() * std::mem::size_of::<Match>() <= Self::KEPT {
-            self.matches = recycled(list);
-        }
+        self.matches = Self::kept(list);
     }
 
     /// The list of noted parents, empty: the kept one.
@@ -186,9 +184,12 @@ impl Room {
 
     /// Keeps the memory of a list of noted parents for the next file, unless it is large.
     pub(in crate::extract) fn keep_parents(&mut self, list: Vec<(Node<'_>, Node<'_>)>) {
-        if list.capacity() * std::mem::size_of::<(Node, Node)>() <= Self::KEPT {
-            self.parents = recycled(list);
-        }
+        self.parents = Self::kept(list);
+    }
+
+    /// `list`, emptied, to keep: a new empty list when it is larger than [`Room::KEPT`].
+    fn kept<A, B>(list: Vec<A>) -> Vec<B> {
+        if list.capacity() * std::mem::size_of::<A>() <= Self::KEPT { recycled(list) } else { Vec::new() }
     }
 }
 

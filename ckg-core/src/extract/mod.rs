@@ -89,8 +89,14 @@ impl Extractor {
     /// Extracts the facts of one file. Never fails: syntax errors are counted and what
     /// parses is kept; invalid UTF-8 is read lossily and reported.
     pub fn extract(&mut self, lang: Lang, module: &str, src: &[u8]) -> FileFacts {
+        // Checked once here: a node's text is then read without a check of its own.
+        syntax::with_checked_source(src, |utf8| self.extract_checked(lang, module, src, utf8))
+    }
+
+    /// [`Extractor::extract`] of a source that is UTF-8 or not (`utf8`).
+    fn extract_checked(&mut self, lang: Lang, module: &str, src: &[u8], utf8: bool) -> FileFacts {
         let mut facts = FileFacts { lines: count_lines(src), ..FileFacts::default() };
-        if std::str::from_utf8(src).is_err() {
+        if !utf8 {
             facts.diagnostics.push(Diagnostic {
                 kind: DiagnosticKind::InvalidUtf8,
                 message: "file is not valid UTF-8; names were read lossily".into(),

@@ -8,12 +8,57 @@ use super::{MAX_SCOPE_WALK, MAX_TEXT, python};
 use crate::field::{Field, Kind};
 
 pub(crate) fn text<'a>(node: Node, src: &'a [u8]) -> std::borrow::Cow<'a, str> {
-    let bytes = &src[node.byte_range()];
+    let range = node.byte_range();
+    if let Some(text) = checked_slice(src, range.start, range.end) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let bytes = &src[range];
     // `from_utf8` checks ASCII a word at a time; `from_utf8_lossy` a chunk at a time.
     match std::str::from_utf8(bytes) {
         Ok(text) => std::borrow::Cow::Borrowed(text),
         Err(_) => String::from_utf8_lossy(bytes),
     }
+}
+
+thread_local! {
+    /// The address and length of the source this thread is extracting, while it is known to
+    /// be UTF-8 (see [`with_checked_source`]); `(0, 0)` otherwise.
+    static VALID_SOURCE: std::cell::Cell<(usize, usize)> = const { std::cell::Cell::new((0, 0)) };
+}
+
+/// Runs `f` with whether `src` is UTF-8, checked once: while `f` runs, a node's text that is
+/// a slice of `src` with character boundaries at both ends is read without a check of its
+/// own (callgrind: pytest's full index 0.2 % fewer instructions, ra-core's 0.3 %). The mark is this function's
+/// to set and take back (also when `f` panics), so no buffer outlives it.
+pub(super) fn with_checked_source<R>(src: &[u8], f: impl FnOnce(bool) -> R) -> R {
+    /// Puts back the mark there was before (an extraction within another's).
+    struct Restore((usize, usize));
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            VALID_SOURCE.with(|v| v.set(self.0));
+        }
+    }
+    let valid = std::str::from_utf8(src).is_ok();
+    let mark = if valid { (src.as_ptr() as usize, src.len()) } else { (0, 0) };
+    let _restore = Restore(VALID_SOURCE.with(|v| v.replace(mark)));
+    f(valid)
+}
+
+/// `src[start..end]` as text, when `src` is the source [`with_checked_source`] found to be
+/// UTF-8 and both ends are character boundaries; `None` otherwise (the caller checks the
+/// bytes itself).
+#[inline]
+fn checked_slice(src: &[u8], start: usize, end: usize) -> Option<&str> {
+    let marked = VALID_SOURCE.with(|v| v.get()) == (src.as_ptr() as usize, src.len());
+    // A byte that is not a continuation byte (`0b10xx_xxxx`) starts a character.
+    let boundary = |i: usize| i == src.len() || src.get(i).is_some_and(|&b| (b as i8) >= -0x40);
+    if !(marked && start <= end && boundary(start) && boundary(end)) {
+        return None;
+    }
+    // SAFETY: `src` is the marked source (same address and length): `with_checked_source`
+    // found it to be UTF-8 and holds its borrow, so it is unchanged, until the mark is taken
+    // back; a slice of UTF-8 between two character boundaries is UTF-8.
+    Some(unsafe { std::str::from_utf8_unchecked(src.get(start..end)?) })
 }
 
 pub(super) fn position(node: Node) -> (u32, u32) {
@@ -259,6 +304,45 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// A node's text read without its own check (the source checked once) is the text read
+    /// with it, for every node of sources with multi-byte characters in names, strings and
+    /// comments, also in a file with syntax errors; a slice of the
+    /// source whose ends are not character boundaries, or of another buffer, is not read
+    /// unchecked; and the mark is gone once the run ends.
+    #[test]
+    fn text_of_a_checked_source_is_the_checked_text() {
+        let sources = [
+            (Lang::Python, "名前 = 'é'  # ünïcode\ndef ƒ(ā, *β):\n    return [ж for ж in β if ж != '€']\n"),
+            (Lang::TypeScript, "const café = { 'ключ': 1 };\nfunction 𝑓(ñ: string) { return `✓ ${ñ}` }\n"),
+            (Lang::Python, "def g(:\n    x = '日本\n"),
+        ];
+        for (lang, src) in sources {
+            let bytes = src.as_bytes();
+            let tree = crate::extract::Extractor::new().parse(lang, bytes).expect("parses");
+            let all = nodes(tree.root_node());
+            super::with_checked_source(bytes, |utf8| {
+                assert!(utf8);
+                for n in &all {
+                    let lossy = String::from_utf8_lossy(&bytes[n.byte_range()]);
+                    assert_eq!(super::text(*n, bytes), lossy, "{lang:?}: text of {} at {:?}", n.kind(), n.start_position());
+                }
+                let multi = src.char_indices().find(|(_, c)| c.len_utf8() > 1).map(|(i, _)| i).expect("a multi-byte character");
+                assert_eq!(super::checked_slice(bytes, multi + 1, bytes.len()), None, "{lang:?}: a slice starting inside a character");
+                assert_eq!(super::checked_slice(bytes, 0, multi + 1), None, "{lang:?}: a slice ending inside a character");
+                assert_eq!(super::checked_slice(bytes, 0, multi), Some(&src[..multi]));
+                let copy = bytes.to_vec();
+                assert_eq!(super::checked_slice(&copy, 0, multi), None, "{lang:?}: another buffer is not the checked one");
+            });
+            assert_eq!(super::checked_slice(bytes, 0, bytes.len()), None, "{lang:?}: the mark outlived the run");
+        }
+        // A source that is not UTF-8 is not marked: its texts are read lossily.
+        let bad = b"x = '\xff\xfe'\n";
+        super::with_checked_source(bad, |utf8| {
+            assert!(!utf8);
+            assert_eq!(super::checked_slice(bad, 0, 1), None);
+        });
     }
 
     /// `Parents::of` answers what `Node::parent` answers, for every node, asked in document

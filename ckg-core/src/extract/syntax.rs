@@ -308,9 +308,9 @@ mod tests {
 
     /// A node's text read without its own check (the source checked once) is the text read
     /// with it, for every node of sources with multi-byte characters in names, strings and
-    /// comments, also in a file with syntax errors; a slice of the
-    /// source whose ends are not character boundaries, or of another buffer, is not read
-    /// unchecked; and the mark is gone once the run ends.
+    /// comments, also in a file with syntax errors; a slice of the source whose ends are not
+    /// character boundaries, or of another buffer, is not read unchecked; and the mark is
+    /// gone once the run ends.
     #[test]
     fn text_of_a_checked_source_is_the_checked_text() {
         let sources = [

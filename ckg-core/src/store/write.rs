@@ -85,6 +85,8 @@ pub struct WriteTx<'a> {
     /// A fresh build's symbols as written so far: the hash of each qname, and the id the next
     /// symbol gets (see [`WriteTx::append_symbols`]).
     appended: std::cell::RefCell<Appended>,
+    /// Whether `symbols_qname` exists (always in an update; see [`WriteTx::qname_index`]).
+    qname_indexed: std::cell::Cell<bool>,
 }
 
 /// The symbols a fresh build has written: the hashes of their qnames (a qname whose hash is
@@ -106,6 +108,7 @@ impl<'a> WriteTx<'a> {
             qname_conflicts: Default::default(),
             lost_edge: Default::default(),
             appended: Default::default(),
+            qname_indexed: std::cell::Cell::new(!fresh),
         }
     }
 }
@@ -646,6 +649,7 @@ impl WriteTx<'_> {
     /// or, when another row has its qname, that row's as [`WriteTx::claim_symbol`] decides.
     fn insert_symbol(&self, file_id: i64, path: &str, row: &[&dyn rusqlite::ToSql]) -> Result<i64> {
         let e = |e| self.err(e);
+        self.qname_index()?;
         let mut insert = self
             .tx
             .prepare_cached(
@@ -795,6 +799,18 @@ impl WriteTx<'_> {
     pub fn index_facts(&self) -> Result<()> {
         if self.fresh {
             self.tx.execute_batch(super::schema::FACT_INDEXES).map_err(|e| Error::sqlite(self.path, e))?;
+            self.qname_indexed.set(true);
+        }
+        Ok(())
+    }
+
+    /// Makes `symbols_qname` now if this fresh build has not yet: before a statement that looks
+    /// a qname up or settles who owns it (`ON CONFLICT(qname)`). The table holds each qname
+    /// once until then: a fresh build appends only symbols whose qname's hash it has not seen.
+    pub(super) fn qname_index(&self) -> Result<()> {
+        if !self.qname_indexed.get() {
+            self.tx.execute_batch(super::schema::QNAME_INDEX).map_err(|e| Error::sqlite(self.path, e))?;
+            self.qname_indexed.set(true);
         }
         Ok(())
     }
@@ -1224,6 +1240,56 @@ mod tests {
         assert!(rest("m.value").contains("'type:int'"), "{}", rest("m.value"));
         assert!(rest("m.run").contains("cb"), "{}", rest("m.run"));
         assert_eq!(symbols.len(), 48);
+    }
+
+    /// A fresh build keeps no index of qnames up while it appends symbols whose qnames it has
+    /// not written: `symbols_qname` is made before the first qname written twice, or with the
+    /// other fact indexes, and a finished index always has it, unique.
+    #[test]
+    fn a_fresh_build_makes_the_qname_index_when_a_qname_comes_twice_or_at_the_end() {
+        // The unique indexes of `symbols` (a `UNIQUE` column would show as an autoindex).
+        let qname_index = |tx: &WriteTx| -> Vec<String> {
+            let mut s = tx.tx.prepare("SELECT name FROM pragma_index_list('symbols') WHERE \"unique\" ORDER BY 1").unwrap();
+            s.query_map([], |r| r.get(0)).unwrap().collect::<rusqlite::Result<_>>().unwrap()
+        };
+        let made = vec!["symbols_qname".to_string()];
+        let record_at = |path: &str, module: &str, source: &str| {
+            let facts = crate::extract::Extractor::new().extract(Lang::Python, module, source.as_bytes());
+            FileRecord {
+                path: path.into(),
+                lang: Lang::Python,
+                hash: 1,
+                size: source.len() as u64,
+                mtime_ns: 1,
+                module: module.into(),
+                facts,
+            }
+        };
+        for twice in [false, true] {
+            let dir = tempfile::tempdir().unwrap();
+            let db = dir.path().join("index.db");
+            let (mut store, _) = Store::open(&db, false).unwrap();
+            let tx = store.begin().unwrap();
+            tx.put_file(&record_at("a.py", "a", "def f(): pass\ndef g(): pass\n")).unwrap();
+            assert_eq!(qname_index(&tx), Vec::<String>::new(), "kept up while distinct qnames are appended");
+            // The same module, `a.f` again; or another module.
+            tx.put_file(&record_at("b.py", if twice { "a" } else { "b" }, "def f(): pass\n")).unwrap();
+            assert_eq!(qname_index(&tx), if twice { made.clone() } else { Vec::new() }, "twice: {twice}");
+            tx.index_facts().unwrap();
+            assert_eq!(qname_index(&tx), made);
+            tx.commit("{}", &db).unwrap();
+            store.finish().unwrap();
+            let conn = rusqlite::Connection::open(&db).unwrap();
+            let unique: bool = conn
+                .query_row("SELECT \"unique\" FROM pragma_index_list('symbols') WHERE name = 'symbols_qname'", [], |r| r.get(0))
+                .unwrap();
+            assert!(unique);
+            let dup = conn.execute(
+                "INSERT INTO symbols(qname, name, kind, line, col, end_line, exported) VALUES ('a.f', 'f', 'function', 1, 0, 1, 0)",
+                [],
+            );
+            assert!(dup.is_err(), "a second row of a qname must be refused");
+        }
     }
 
     /// An external node whose qname a stored symbol has is that symbol, in a fresh build (the

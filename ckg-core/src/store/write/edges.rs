@@ -196,6 +196,7 @@ impl WriteTx<'_> {
         if let Some(&id) = self.externals.get(qname) {
             return Ok(id);
         }
+        self.qname_index()?;
         let by_qname = || {
             self.tx
                 .prepare_cached("SELECT id FROM symbols WHERE qname = ?1")

@@ -184,19 +184,28 @@ CREATE INDEX edges_dst ON edge_rows(dst_id) WHERE dst_id IS NOT NULL;
 CREATE INDEX edges_unresolved ON edge_rows(dst_last) WHERE dst_id IS NULL;
 ";
 
+/// The statement of [`QNAME_INDEX`], written once for both constants that hold it.
+macro_rules! qname_index {
+    () => {
+        "CREATE UNIQUE INDEX IF NOT EXISTS symbols_qname ON symbols(qname);"
+    };
+}
+
 /// The fact tables' indexes. A fresh build makes them once the facts are stored, while
 /// resolution runs on the other threads (the writer waits for its first edges then), rather
 /// than with the edges' indexes at the end, when one core builds them and the other is idle;
 /// `Store::finish` makes any it did not (a build that resolved nothing), before [`INDEXES`].
 /// The first is [`QNAME_INDEX`].
-pub(super) const FACT_INDEXES: &str = "
-CREATE UNIQUE INDEX IF NOT EXISTS symbols_qname ON symbols(qname);
+pub(super) const FACT_INDEXES: &str = concat!(
+    qname_index!(),
+    "
 CREATE INDEX IF NOT EXISTS symbols_file ON symbols(file_id);
 CREATE INDEX IF NOT EXISTS symbols_name ON symbols(name);
 CREATE INDEX IF NOT EXISTS imports_file ON imports(file_id);
 CREATE INDEX IF NOT EXISTS exports_file ON exports(file_id);
 CREATE INDEX IF NOT EXISTS diagnostics_path ON diagnostics(path);
-";
+"
+);
 
 /// Each symbol's qname, once. Not a constraint of the table: a fresh build, which knows the
 /// qnames it wrote (their hashes), makes it after the load with the other fact indexes
@@ -204,7 +213,7 @@ CREATE INDEX IF NOT EXISTS diagnostics_path ON diagnostics(path);
 /// ms less with the index built after them, in SQLite alone), or before the first symbol
 /// whose qname's hash it has seen, whose insert and claim look the qname up
 /// (`WriteTx::qname_index`).
-pub(super) const QNAME_INDEX: &str = "CREATE UNIQUE INDEX IF NOT EXISTS symbols_qname ON symbols(qname);";
+pub(super) const QNAME_INDEX: &str = qname_index!();
 
 /// Partial indexes of rare rows (a few hundred to a few thousand of django's 356k edges), created with the
 /// tables of a fresh index: maintained as rows are written, they cost a test of the row each,

@@ -1253,8 +1253,6 @@ mod tests {
             s.query_map([], |r| r.get(0)).unwrap().collect::<rusqlite::Result<_>>().unwrap()
         };
         let made = vec!["symbols_qname".to_string()];
-        // The index a conflict makes early is the one the fact indexes make.
-        assert!(super::super::schema::FACT_INDEXES.contains(super::super::schema::QNAME_INDEX));
         let record_at = |path: &str, module: &str, source: &str| {
             let facts = crate::extract::Extractor::new().extract(Lang::Python, module, source.as_bytes());
             FileRecord {

@@ -1,5 +1,6 @@
 //! Compiles `src/extract/captures/preorder.c`, which lists a tree's nodes from tree-sitter's
-//! own subtrees: against the headers of the tree-sitter this crate links (its `src` folder,
+//! own subtrees, and `src/lang/expanded.c`, which copies a grammar with its parse table
+//! expanded: against the headers of the tree-sitter this crate links (its `src` folder,
 //! beside the `include` folder its build script announces), so that both agree on their layout.
 
 use std::path::PathBuf;
@@ -8,8 +9,10 @@ fn main() {
     let include = PathBuf::from(std::env::var("DEP_TREE_SITTER_INCLUDE").expect("tree-sitter's build script names its include folder"));
     let src = include.parent().expect("tree-sitter's include folder has a parent").join("src");
     println!("cargo:rerun-if-changed=src/extract/captures/preorder.c");
+    println!("cargo:rerun-if-changed=src/lang/expanded.c");
     cc::Build::new()
         .file("src/extract/captures/preorder.c")
+        .file("src/lang/expanded.c")
         .include(&include)
         .include(&src)
         .flag_if_supported("-std=c11")

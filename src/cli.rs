@@ -66,6 +66,10 @@ enum Command {
         /// Also extract each file's facts, storing nothing: what extraction adds to the parse.
         #[arg(long)]
         extract: bool,
+        /// Parse with the grammars' expanded tables, as `ckg index` does when it parses many
+        /// files (the default is tree-sitter's parse with the grammars as they come).
+        #[arg(long)]
+        expanded_tables: bool,
     },
 }
 
@@ -161,9 +165,9 @@ pub fn run() -> Result<ExitCode> {
         Command::Plan(args) => crate::agent::plan(args),
         Command::Mcp(args) => crate::mcp::run(args),
         Command::Status { db, json } => status(db, json),
-        Command::ParseOnly { root, jobs, extract } => {
+        Command::ParseOnly { root, jobs, extract, expanded_tables } => {
             let t = std::time::Instant::now();
-            let (files, bytes, symbols) = ckg_core::index::parse_only(&root, &DiscoverConfig::default(), jobs, extract)?;
+            let (files, bytes, symbols) = ckg_core::index::parse_only(&root, &DiscoverConfig::default(), jobs, extract, expanded_tables)?;
             let secs = t.elapsed().as_secs_f64();
             if extract {
                 println!("parsed and extracted {files} files, {bytes} bytes, {symbols} symbols in {secs:.3}s");

@@ -104,8 +104,9 @@ unsafe extern "C" {
 type KindNames = (usize, Box<[Option<&'static str>]>);
 
 /// Each grammar's kind names, in the first free slot when first asked for: more slots than the
-/// process has grammars (Python, TypeScript, TSX).
-static KIND_NAMES: [std::sync::OnceLock<KindNames>; 4] = [const { std::sync::OnceLock::new() }; 4];
+/// process has grammars (Python, TypeScript, TSX, each with its own tables and its expanded
+/// ones: `Grammar::expanded_language`).
+static KIND_NAMES: [std::sync::OnceLock<KindNames>; 8] = [const { std::sync::OnceLock::new() }; 8];
 
 impl Kind for Node<'_> {
     #[inline]

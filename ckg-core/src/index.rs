@@ -747,6 +747,11 @@ fn files_to_parse<'d>(
 /// made 1,066 context switches, 277 with the writer parsing too.) `content_changed` is
 /// called for each file found changed: for this thread's own files before they are
 /// extracted (an edit's one file: the stored facts are read meanwhile, see `Preload`).
+/// How many files a run parses from which it parses with the grammars' expanded tables
+/// ([`Extractor::with_expanded_tables`]): making a grammar's table takes about as long as
+/// parsing a few files, once per process.
+const EXPANDED_TABLES_FROM: usize = 32;
+
 fn parse_and_store(
     tx: &WriteTx,
     states: &HashMap<String, FileState>,
@@ -770,6 +775,8 @@ fn parse_and_store(
         progress(Progress::Parsed { done, total });
         Ok(())
     };
+    // The expanded tables pay for themselves after a few files; one file's edit does without.
+    let new_extractor = if total >= EXPANDED_TABLES_FROM { Extractor::with_expanded_tables } else { Extractor::new };
     // Files are taken one by one by whichever thread is free; after a failed store, none more.
     let queue = &FileQueue::new(to_parse);
     let helpers = parse_jobs(jobs).min(total).saturating_sub(1);
@@ -778,7 +785,7 @@ fn parse_and_store(
         for i in 0..helpers {
             let sender = sender.clone();
             let spawned = std::thread::Builder::new().name(format!("ckg-parse-{i}")).spawn_scoped(scope, move || {
-                let mut ex = Extractor::new();
+                let mut ex = new_extractor();
                 while let Some(f) = queue.take() {
                     if sender.send(process(&mut ex, f, old_state(f), minified_line_len, &mut || {})).is_err() {
                         break;
@@ -808,7 +815,7 @@ fn parse_and_store(
                     store(outcome)?;
                 }
                 let Some(f) = own else { return Ok(()) };
-                store(process(ex.get_or_insert_with(Extractor::new), f, old_state(f), minified_line_len, &mut *content_changed))?;
+                store(process(ex.get_or_insert_with(new_extractor), f, old_state(f), minified_line_len, &mut *content_changed))?;
                 own = queue.take();
             }
         })();
@@ -1102,10 +1109,15 @@ fn parse_pool(jobs: usize, files: usize) -> Result<rayon::ThreadPool> {
 /// one, the two threads share such a run. (Largest first would leave only small files for
 /// the end, but it also stores the largest files first, with the lowest ids, so the first
 /// batches of resolution hold the most edges: salt's peak RSS 430 -> 448-470 MiB.)
-fn file_by_file<'f>(pool: &rayon::ThreadPool, files: &[&'f SourceFile], each: impl Fn(&mut Extractor, &'f SourceFile) + Sync) {
+fn file_by_file<'f>(
+    pool: &rayon::ThreadPool,
+    files: &[&'f SourceFile],
+    new_extractor: fn() -> Extractor,
+    each: impl Fn(&mut Extractor, &'f SourceFile) + Sync,
+) {
     let queue = FileQueue::new(files);
     pool.broadcast(|_| {
-        let mut ex = Extractor::new();
+        let mut ex = new_extractor();
         while let Some(f) = queue.take() {
             each(&mut ex, f);
         }
@@ -1137,15 +1149,23 @@ impl<'q, 'f> FileQueue<'q, 'f> {
 }
 
 /// Parses every file under a root without extracting or storing anything: the baseline
-/// that full indexing is compared with. With `extract`, also extracts each file's facts and
-/// drops them: the share of extraction in a full index. Returns (files, bytes parsed, symbols
-/// extracted).
-pub fn parse_only(root: &std::path::Path, config: &DiscoverConfig, jobs: usize, extract: bool) -> Result<(usize, u64, u64)> {
+/// that full indexing is compared with, tree-sitter's parse with the grammars as they come;
+/// with `expanded`, with their expanded tables, as a full index parses. With `extract`, also
+/// extracts each file's facts and drops them: the share of extraction in a full index.
+/// Returns (files, bytes parsed, symbols extracted).
+pub fn parse_only(
+    root: &std::path::Path,
+    config: &DiscoverConfig,
+    jobs: usize,
+    extract: bool,
+    expanded: bool,
+) -> Result<(usize, u64, u64)> {
     let discovery = discover::discover(root, config)?;
     let pool = parse_pool(parse_jobs(jobs), discovery.files.len())?;
     let files: Vec<&SourceFile> = discovery.files.iter().collect();
     let (bytes, symbols) = (AtomicU64::new(0), AtomicU64::new(0));
-    file_by_file(&pool, &files, |ex, f| {
+    let new_extractor = if expanded { Extractor::with_expanded_tables } else { Extractor::new };
+    file_by_file(&pool, &files, new_extractor, |ex, f| {
         let Ok(src) = std::fs::read(&f.abs) else { return };
         let _ = xxhash_rust::xxh3::xxh3_64(&src);
         let parsed = if extract {
@@ -1201,10 +1221,10 @@ mod tests {
         let files: Vec<SourceFile> = ["a", "b", "c", "d", "e"].iter().map(|n| source(std::path::Path::new("/"), n)).collect();
         let refs: Vec<&SourceFile> = files.iter().rev().collect();
         let seen = std::sync::Mutex::new(Vec::new());
-        file_by_file(&parse_pool(1, refs.len()).unwrap(), &refs, |_, f| seen.lock().unwrap().push(f.path.clone()));
+        file_by_file(&parse_pool(1, refs.len()).unwrap(), &refs, Extractor::new, |_, f| seen.lock().unwrap().push(f.path.clone()));
         assert_eq!(seen.lock().unwrap().join(" "), "e d c b a");
         seen.lock().unwrap().clear();
-        file_by_file(&parse_pool(2, refs.len()).unwrap(), &refs, |_, f| seen.lock().unwrap().push(f.path.clone()));
+        file_by_file(&parse_pool(2, refs.len()).unwrap(), &refs, Extractor::new, |_, f| seen.lock().unwrap().push(f.path.clone()));
         let mut all = seen.into_inner().unwrap();
         all.sort();
         assert_eq!(all.join(" "), "a b c d e");

@@ -1,0 +1,56 @@
+// A grammar whose parse table is expanded into one row per state: the same grammar, the
+// same trees, found by one read per lookup (see expanded.rs).
+//
+// A generated grammar keeps a full row (one entry per symbol) only for its "large" states
+// (Python 185 of 2,786, TypeScript 1,193 of 5,870); the others list their symbols in groups,
+// which tree-sitter searches one by one at every lookup of an action or a next state
+// (`ts_language_lookup`: ~6 % of a parse's time, mostly waiting on the list). Here every
+// state is a large one: the copy of the grammar has `large_state_count == state_count` and a
+// table with a row for each state, its small states' groups written out. Lookups give the
+// same values (a missing symbol is 0 in both forms), so the parse takes the same steps.
+//
+// Built against tree-sitter's own `parser.h` (its `src` folder), the layout of `TSLanguage`
+// that the tree-sitter this crate links reads: the fields up to `primary_state_ids` are in
+// every grammar of ABI 14 and 15; the ones after them only in ABI 15.
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tree_sitter/api.h"
+#include "./parser.h"
+
+// A copy of `language` with every state's row in one table; NULL without memory or for a
+// grammar of another ABI. Never freed (one per grammar for the process's life).
+const TSLanguage *ckg_expanded_language(const TSLanguage *language) {
+  if (language->abi_version < 14 || language->abi_version > 15) return NULL;
+  TSLanguage *copy = calloc(1, sizeof *copy);
+  size_t rows = language->state_count, width = language->symbol_count;
+  uint16_t *table = calloc(rows * width, sizeof *table);
+  if (!copy || !table) {
+    free(copy);
+    free(table);
+    return NULL;
+  }
+  memcpy(copy, language, language->abi_version >= 15 ? sizeof *copy : offsetof(TSLanguage, name));
+  memcpy(table, language->parse_table, (size_t)language->large_state_count * width * sizeof *table);
+  for (uint32_t state = language->large_state_count; state < language->state_count; state++) {
+    // As `ts_language_lookup` reads it: a count of groups, then each group's value, its
+    // count of symbols and the symbols. The first group naming a symbol is the one a lookup
+    // finds.
+    const uint16_t *data = &language->small_parse_table[language->small_parse_table_map[state - language->large_state_count]];
+    uint16_t *row = &table[(size_t)state * width];
+    uint16_t groups = *data++;
+    for (unsigned g = 0; g < groups; g++) {
+      uint16_t value = *data++;
+      uint16_t symbols = *data++;
+      for (unsigned i = 0; i < symbols; i++, data++) {
+        if (*data < width && row[*data] == 0) row[*data] = value;
+      }
+    }
+  }
+  copy->parse_table = table;
+  copy->large_state_count = language->state_count;
+  return copy;
+}

@@ -1,0 +1,117 @@
+//! Each grammar with its parse table expanded to a row per state (`expanded.c`): what a run
+//! that parses many files parses with.
+//!
+//! tree-sitter searches a list for each lookup in most states of a grammar; the expanded table
+//! reads one entry. The trees are the same, node for node (kinds, positions, fields, parse
+//! states, errors: the test below). Parsing alone, on one core (`ckg parse-only -j 1`, ...):
+//! see the README's profile steps. The table costs a few MiB per grammar (Python 1.5 MiB,
+//! TypeScript 4.4 MiB, TSX 4.7 MiB) and a few milliseconds to write, once per process.
+
+use std::sync::OnceLock;
+
+use tree_sitter::Language;
+
+use super::Grammar;
+
+unsafe extern "C" {
+    fn ckg_expanded_language(language: *const tree_sitter::ffi::TSLanguage) -> *const tree_sitter::ffi::TSLanguage;
+}
+
+/// The expanded copy of each grammar (by [`Grammar`]'s order), made when first asked for: its
+/// address, or `None` when it could not be made (the grammar's own tables are used then).
+static EXPANDED: [OnceLock<Option<usize>>; 3] = [const { OnceLock::new() }; 3];
+
+/// `grammar` with its parse table expanded; the grammar itself when no copy could be made.
+pub(super) fn language(grammar: Grammar) -> Language {
+    let slot = match grammar {
+        Grammar::Python => &EXPANDED[0],
+        Grammar::TypeScript => &EXPANDED[1],
+        Grammar::Tsx => &EXPANDED[2],
+    };
+    let copy = slot.get_or_init(|| {
+        let language = grammar.language();
+        // SAFETY: a grammar of the linked tree-sitter's ABI range (checked by the C side); the
+        // copy borrows the grammar's static tables and is never freed.
+        let copy = unsafe { ckg_expanded_language(language.into_raw()) };
+        (!copy.is_null()).then_some(copy as usize)
+    });
+    match copy {
+        // SAFETY: a live `TSLanguage` (never freed); `Language`'s drop releases only
+        // WebAssembly grammars, which this is not.
+        Some(copy) => unsafe { Language::from_raw(*copy as *const tree_sitter::ffi::TSLanguage) },
+        None => grammar.language(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tree_sitter::{Parser, Tree};
+
+    /// Every node of a tree in preorder, with all a parse decides about it.
+    fn nodes(tree: &Tree) -> Vec<(u16, u16, usize, usize, u16, u16, bool, bool, bool, u16)> {
+        let mut cursor = tree.walk();
+        let mut out = Vec::new();
+        loop {
+            let n = cursor.node();
+            out.push((
+                n.kind_id(),
+                n.grammar_id(),
+                n.start_byte(),
+                n.end_byte(),
+                n.parse_state(),
+                n.next_parse_state(),
+                n.is_missing(),
+                n.is_extra(),
+                n.is_error(),
+                cursor.field_id().map_or(0, |f| f.get()),
+            ));
+            if cursor.goto_first_child() {
+                continue;
+            }
+            while !cursor.goto_next_sibling() {
+                if !cursor.goto_parent() {
+                    return out;
+                }
+            }
+        }
+    }
+
+    /// Every fixture parsed by every grammar (a Python file read as TypeScript is mostly
+    /// errors: the recovery takes its own lookups), whole and cut in the middle, gives the same
+    /// tree with the expanded table as with the grammar's own.
+    #[test]
+    fn an_expanded_grammar_parses_every_fixture_to_the_same_tree() {
+        let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf();
+        let mut sources = Vec::new();
+        for dir in ["grammars", "tests/fixtures"] {
+            for entry in ignore::WalkBuilder::new(repo.join(dir)).standard_filters(false).build().flatten() {
+                if matches!(
+                    entry.path().extension().and_then(|e| e.to_str()),
+                    Some("py" | "pyi" | "ts" | "tsx" | "js" | "jsx" | "mjs" | "cjs")
+                ) {
+                    let src = std::fs::read(entry.path()).unwrap();
+                    sources.push(src[..src.len() / 2].to_vec());
+                    sources.push(src);
+                }
+            }
+        }
+        assert!(sources.len() > 1000, "fixtures found: {}", sources.len() / 2);
+        let (mut errors, mut compared) = (0, 0);
+        for grammar in [Grammar::Python, Grammar::TypeScript, Grammar::Tsx] {
+            let expanded = language(grammar);
+            assert_ne!(language(grammar).into_raw(), grammar.language().into_raw(), "{grammar:?}: no expanded copy was made");
+            let (mut own, mut other) = (Parser::new(), Parser::new());
+            own.set_language(&grammar.language()).unwrap();
+            other.set_language(&expanded).unwrap();
+            for src in &sources {
+                let (a, b) = (own.parse(src, None).unwrap(), other.parse(src, None).unwrap());
+                let expected = nodes(&a);
+                errors += expected.iter().filter(|n| n.8 || n.6).count();
+                compared += expected.len();
+                assert_eq!(nodes(&b), expected, "{grammar:?}: {}", String::from_utf8_lossy(src));
+            }
+        }
+        assert!(errors > 10_000, "error recovery was exercised: {errors} error or missing nodes of {compared}");
+    }
+}

@@ -18,19 +18,34 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <sys/mman.h>
+
 #include "tree_sitter/api.h"
 #include "./parser.h"
+
+// `size` zeroed bytes, their pages mapped writable at once: one call instead of a page fault
+// at each page's first touch (two, where the touch is a read: the shared zero page, then a
+// copy), which were most of the time a table took to make (TypeScript's and TSX's: 7.5 ms
+// of CPU and 4,000 page faults for a one-file run). NULL without memory.
+static uint16_t *zeroed(size_t size) {
+#ifdef MAP_POPULATE
+  void *mapped = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+  return mapped == MAP_FAILED ? NULL : mapped;
+#else
+  return calloc(1, size);
+#endif
+}
 
 // A copy of `language` with every state's row in one table; NULL without memory or for a
 // grammar of another ABI. Never freed (one per grammar for the process's life).
 const TSLanguage *ckg_expanded_language(const TSLanguage *language) {
   if (language->abi_version < 14 || language->abi_version > 15) return NULL;
-  TSLanguage *copy = calloc(1, sizeof *copy);
   size_t rows = language->state_count, width = language->symbol_count;
-  uint16_t *table = calloc(rows * width, sizeof *table);
-  if (!copy || !table) {
+  TSLanguage *copy = calloc(1, sizeof *copy);
+  if (!copy) return NULL;
+  uint16_t *table = zeroed(rows * width * sizeof *table);
+  if (!table) {
     free(copy);
-    free(table);
     return NULL;
   }
   memcpy(copy, language, language->abi_version >= 15 ? sizeof *copy : offsetof(TSLanguage, name));

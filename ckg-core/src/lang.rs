@@ -245,6 +245,44 @@ impl LanguageConfig {
     }
 }
 
+/// What the tests of the tree walks run on: every source file under `grammars/` and
+/// `tests/fixtures/`, with the grammar its extension names.
+#[cfg(test)]
+pub(crate) fn fixture_sources() -> Vec<(Grammar, Vec<u8>)> {
+    let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf();
+    let mut files = Vec::new();
+    for dir in ["grammars", "tests/fixtures"] {
+        for entry in ignore::WalkBuilder::new(repo.join(dir)).standard_filters(false).build().flatten() {
+            let grammar = match entry.path().extension().and_then(|e| e.to_str()) {
+                Some("py" | "pyi") => Grammar::Python,
+                Some("ts" | "js" | "mjs" | "cjs") => Grammar::TypeScript,
+                Some("tsx" | "jsx") => Grammar::Tsx,
+                _ => continue,
+            };
+            files.push((grammar, std::fs::read(entry.path()).unwrap()));
+        }
+    }
+    assert!(files.len() > 500, "fixtures found: {}", files.len());
+    files
+}
+
+/// Calls `visit` at every node of a tree in preorder, with a cursor on it.
+#[cfg(test)]
+pub(crate) fn each_node<'t>(root: tree_sitter::Node<'t>, mut visit: impl FnMut(&tree_sitter::TreeCursor<'t>)) {
+    let mut cursor = root.walk();
+    loop {
+        visit(&cursor);
+        if cursor.goto_first_child() {
+            continue;
+        }
+        while !cursor.goto_next_sibling() {
+            if !cursor.goto_parent() {
+                return;
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

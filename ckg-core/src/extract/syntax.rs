@@ -293,18 +293,8 @@ mod tests {
     /// Every node of a tree, in document order (a cursor walk).
     fn nodes(root: Node<'_>) -> Vec<Node<'_>> {
         let mut out = Vec::new();
-        let mut cursor = root.walk();
-        loop {
-            out.push(cursor.node());
-            if cursor.goto_first_child() {
-                continue;
-            }
-            while !cursor.goto_next_sibling() {
-                if !cursor.goto_parent() {
-                    return out;
-                }
-            }
-        }
+        crate::lang::each_node(root, |cursor| out.push(cursor.node()));
+        out
     }
 
     /// A node's text read without its own check (the source checked once) is the text read

@@ -50,9 +50,8 @@ mod tests {
 
     /// Every node of a tree in preorder, with all a parse decides about it.
     fn nodes(tree: &Tree) -> Vec<(u16, u16, usize, usize, u16, u16, bool, bool, bool, u16)> {
-        let mut cursor = tree.walk();
         let mut out = Vec::new();
-        loop {
+        crate::lang::each_node(tree.root_node(), |cursor| {
             let n = cursor.node();
             out.push((
                 n.kind_id(),
@@ -66,15 +65,8 @@ mod tests {
                 n.is_error(),
                 cursor.field_id().map_or(0, |f| f.get()),
             ));
-            if cursor.goto_first_child() {
-                continue;
-            }
-            while !cursor.goto_next_sibling() {
-                if !cursor.goto_parent() {
-                    return out;
-                }
-            }
-        }
+        });
+        out
     }
 
     /// Every fixture parsed by every grammar (a Python file read as TypeScript is mostly
@@ -82,21 +74,8 @@ mod tests {
     /// tree with the expanded table as with the grammar's own.
     #[test]
     fn an_expanded_grammar_parses_every_fixture_to_the_same_tree() {
-        let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf();
-        let mut sources = Vec::new();
-        for dir in ["grammars", "tests/fixtures"] {
-            for entry in ignore::WalkBuilder::new(repo.join(dir)).standard_filters(false).build().flatten() {
-                if matches!(
-                    entry.path().extension().and_then(|e| e.to_str()),
-                    Some("py" | "pyi" | "ts" | "tsx" | "js" | "jsx" | "mjs" | "cjs")
-                ) {
-                    let src = std::fs::read(entry.path()).unwrap();
-                    sources.push(src[..src.len() / 2].to_vec());
-                    sources.push(src);
-                }
-            }
-        }
-        assert!(sources.len() > 1000, "fixtures found: {}", sources.len() / 2);
+        let sources: Vec<Vec<u8>> =
+            crate::lang::fixture_sources().into_iter().flat_map(|(_, src)| [src[..src.len() / 2].to_vec(), src]).collect();
         let (mut errors, mut compared) = (0, 0);
         for grammar in [Grammar::Python, Grammar::TypeScript, Grammar::Tsx] {
             let expanded = language(grammar);

@@ -315,20 +315,8 @@ mod tests {
     /// node's named children (some nodes have more than fit inline) and its child by each field.
     #[test]
     fn the_listing_is_what_a_tree_cursor_walks() {
-        let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf();
-        let mut files = Vec::new();
-        for dir in ["grammars", "tests/fixtures"] {
-            for entry in ignore::WalkBuilder::new(repo.join(dir)).standard_filters(false).build().flatten() {
-                let grammar = match entry.path().extension().and_then(|e| e.to_str()) {
-                    Some("py" | "pyi") => Grammar::Python,
-                    Some("ts" | "js" | "mjs" | "cjs") => Grammar::TypeScript,
-                    Some("tsx" | "jsx") => Grammar::Tsx,
-                    _ => continue,
-                };
-                files.push((grammar, std::fs::read_to_string(entry.path()).unwrap_or_default()));
-            }
-        }
-        assert!(files.len() > 500, "fixtures found: {}", files.len());
+        let mut files: Vec<(Grammar, String)> =
+            crate::lang::fixture_sources().into_iter().map(|(g, src)| (g, String::from_utf8(src).unwrap_or_default())).collect();
         files.push((Grammar::Python, "def f(:\n    self.x = g(\nclass C(B\n  @d(x\n".into()));
         files.push((Grammar::TypeScript, "function f(a: { b: number = 1 }) { return <T>(x) => x.y?.[z] ?? `${w}`; ".into()));
         files.push((Grammar::Tsx, "const a = <A b={c} {...d}>text<B/></A>; enum E { X = 1, }".into()));

@@ -1,6 +1,8 @@
 //! Parse and parse+extract throughput per language (bytes/s), on bundled inputs:
 //! TypeScript from `corpora/express-app`, Python from `tests/fixtures/python`, TSX and
 //! JavaScript from the annotated grammar tests. Syntax-error inputs are measured separately.
+//! Each with the grammars' own parse tables and with the expanded ones a full index parses
+//! with (`Extractor::with_expanded_tables`).
 //!
 //! `cargo bench --bench extract`
 
@@ -55,21 +57,23 @@ fn bench(c: &mut Criterion) {
         let mut group = c.benchmark_group(name);
         group.throughput(Throughput::Bytes(bytes as u64));
         group.sample_size(20);
-        let mut ex = Extractor::new();
-        group.bench_function("parse", |b| {
-            b.iter(|| {
-                for f in &files {
-                    std::hint::black_box(ex.parse(lang, f));
-                }
-            })
-        });
-        group.bench_function("parse_extract", |b| {
-            b.iter(|| {
-                for f in &files {
-                    std::hint::black_box(ex.extract(lang, "m", f));
-                }
-            })
-        });
+        for (tables, new_extractor) in [("", Extractor::new as fn() -> Extractor), ("_expanded_tables", Extractor::with_expanded_tables)] {
+            let mut ex = new_extractor();
+            group.bench_function(format!("parse{tables}"), |b| {
+                b.iter(|| {
+                    for f in &files {
+                        std::hint::black_box(ex.parse(lang, f));
+                    }
+                })
+            });
+            group.bench_function(format!("parse_extract{tables}"), |b| {
+                b.iter(|| {
+                    for f in &files {
+                        std::hint::black_box(ex.extract(lang, "m", f));
+                    }
+                })
+            });
+        }
         group.finish();
     }
 }

@@ -739,6 +739,11 @@ fn files_to_parse<'d>(
     Ok((to_parse, unchanged))
 }
 
+/// How many files a run parses from which it parses with the grammars' expanded tables
+/// ([`Extractor::with_expanded_tables`]): making a grammar's table takes about as long as
+/// parsing a few files, once per process.
+const EXPANDED_TABLES_FROM: usize = 32;
+
 /// Reads, checks and extracts `to_parse` while storing each file's outcome; returns the time
 /// spent storing. This thread is the writer and one of the `jobs` parser threads: between
 /// two files of its own it stores what the other threads sent, and its own file as soon as
@@ -747,11 +752,6 @@ fn files_to_parse<'d>(
 /// made 1,066 context switches, 277 with the writer parsing too.) `content_changed` is
 /// called for each file found changed: for this thread's own files before they are
 /// extracted (an edit's one file: the stored facts are read meanwhile, see `Preload`).
-/// How many files a run parses from which it parses with the grammars' expanded tables
-/// ([`Extractor::with_expanded_tables`]): making a grammar's table takes about as long as
-/// parsing a few files, once per process.
-const EXPANDED_TABLES_FROM: usize = 32;
-
 fn parse_and_store(
     tx: &WriteTx,
     states: &HashMap<String, FileState>,

@@ -8,7 +8,7 @@
 
 use std::path::Path;
 
-use ckg_core::extract::Extractor;
+use ckg_core::extract::{ExpandedTables, Extractor};
 use ckg_core::lang::Lang;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 
@@ -57,8 +57,8 @@ fn bench(c: &mut Criterion) {
         let mut group = c.benchmark_group(name);
         group.throughput(Throughput::Bytes(bytes as u64));
         group.sample_size(20);
-        for (tables, new_extractor) in [("", Extractor::new as fn() -> Extractor), ("_expanded_tables", Extractor::with_expanded_tables)] {
-            let mut ex = new_extractor();
+        for (tables, expanded) in [("", ExpandedTables::default()), ("_expanded_tables", ExpandedTables::ALL)] {
+            let mut ex = Extractor::with_expanded_tables(expanded);
             group.bench_function(format!("parse{tables}"), |b| {
                 b.iter(|| {
                     for f in &files {

@@ -14,7 +14,7 @@ use serde::Serialize;
 
 use crate::discover::{self, DiscoverConfig, Discovery, SourceFile};
 use crate::error::{Error, Result};
-use crate::extract::Extractor;
+use crate::extract::{ExpandedTables, Extractor};
 use crate::facts::{Diagnostic, DiagnosticKind, FileRecord};
 use crate::resolve;
 use crate::store::{FileState, Interface, SkippedState, Store, WriteTx, snapshot};
@@ -739,9 +739,9 @@ fn files_to_parse<'d>(
     Ok((to_parse, unchanged))
 }
 
-/// How many files a run parses from which it parses with the grammars' expanded tables
-/// ([`Extractor::with_expanded_tables`]): making a grammar's table takes about as long as
-/// parsing a few files, once per process.
+/// How many files of a grammar a run parses from which it parses them with the grammar's
+/// expanded tables ([`Extractor::with_expanded_tables`]): making a grammar's table takes about
+/// as long as parsing a few files, once per process.
 const EXPANDED_TABLES_FROM: usize = 32;
 
 /// Reads, checks and extracts `to_parse` while storing each file's outcome; returns the time
@@ -776,7 +776,8 @@ fn parse_and_store(
         Ok(())
     };
     // The expanded tables pay for themselves after a few files; one file's edit does without.
-    let new_extractor = if total >= EXPANDED_TABLES_FROM { Extractor::with_expanded_tables } else { Extractor::new };
+    let expanded = ExpandedTables::for_files(to_parse.iter().map(|f| f.lang), EXPANDED_TABLES_FROM);
+    let new_extractor = move || Extractor::with_expanded_tables(expanded);
     // Files are taken one by one by whichever thread is free; after a failed store, none more.
     let queue = &FileQueue::new(to_parse);
     let helpers = parse_jobs(jobs).min(total).saturating_sub(1);
@@ -1112,12 +1113,12 @@ fn parse_pool(jobs: usize, files: usize) -> Result<rayon::ThreadPool> {
 fn file_by_file<'f>(
     pool: &rayon::ThreadPool,
     files: &[&'f SourceFile],
-    new_extractor: fn() -> Extractor,
+    expanded: ExpandedTables,
     each: impl Fn(&mut Extractor, &'f SourceFile) + Sync,
 ) {
     let queue = FileQueue::new(files);
     pool.broadcast(|_| {
-        let mut ex = new_extractor();
+        let mut ex = Extractor::with_expanded_tables(expanded);
         while let Some(f) = queue.take() {
             each(&mut ex, f);
         }
@@ -1164,8 +1165,8 @@ pub fn parse_only(
     let pool = parse_pool(parse_jobs(jobs), discovery.files.len())?;
     let files: Vec<&SourceFile> = discovery.files.iter().collect();
     let (bytes, symbols) = (AtomicU64::new(0), AtomicU64::new(0));
-    let new_extractor = if expanded { Extractor::with_expanded_tables } else { Extractor::new };
-    file_by_file(&pool, &files, new_extractor, |ex, f| {
+    let expanded = if expanded { ExpandedTables::ALL } else { ExpandedTables::default() };
+    file_by_file(&pool, &files, expanded, |ex, f| {
         let Ok(src) = std::fs::read(&f.abs) else { return };
         let _ = xxhash_rust::xxh3::xxh3_64(&src);
         let parsed = if extract {
@@ -1221,10 +1222,14 @@ mod tests {
         let files: Vec<SourceFile> = ["a", "b", "c", "d", "e"].iter().map(|n| source(std::path::Path::new("/"), n)).collect();
         let refs: Vec<&SourceFile> = files.iter().rev().collect();
         let seen = std::sync::Mutex::new(Vec::new());
-        file_by_file(&parse_pool(1, refs.len()).unwrap(), &refs, Extractor::new, |_, f| seen.lock().unwrap().push(f.path.clone()));
+        file_by_file(&parse_pool(1, refs.len()).unwrap(), &refs, ExpandedTables::default(), |_, f| {
+            seen.lock().unwrap().push(f.path.clone())
+        });
         assert_eq!(seen.lock().unwrap().join(" "), "e d c b a");
         seen.lock().unwrap().clear();
-        file_by_file(&parse_pool(2, refs.len()).unwrap(), &refs, Extractor::new, |_, f| seen.lock().unwrap().push(f.path.clone()));
+        file_by_file(&parse_pool(2, refs.len()).unwrap(), &refs, ExpandedTables::default(), |_, f| {
+            seen.lock().unwrap().push(f.path.clone())
+        });
         let mut all = seen.into_inner().unwrap();
         all.sort();
         assert_eq!(all.join(" "), "a b c d e");

@@ -195,8 +195,9 @@ impl Grammar {
         }
     }
 
-    /// The grammar with its parse table expanded to a row per state ([`expanded`]): the same
-    /// trees, parsed faster, for a few MiB made once per process.
+    /// The grammar with its parse table expanded to a row per state (`lang/expanded.rs`): the
+    /// same trees, parsed faster, for a few MiB made once per process. For parsing only (no
+    /// query is compiled with it).
     pub fn expanded_language(self) -> Language {
         expanded::language(self)
     }

@@ -61,8 +61,39 @@ const MAX_TEXT: usize = 60;
 pub struct Extractor {
     parsers: Map<Grammar, Parser>,
     room: captures::Room,
-    /// Parses with the grammars' expanded tables ([`Grammar::expanded_language`]).
-    expanded: bool,
+    /// The grammars it parses with their expanded tables ([`Grammar::expanded_language`]).
+    expanded: ExpandedTables,
+}
+
+/// Which grammars an [`Extractor`] parses with their expanded tables: Python, TypeScript,
+/// TSX.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ExpandedTables([bool; 3]);
+
+impl ExpandedTables {
+    /// Every grammar.
+    pub const ALL: ExpandedTables = ExpandedTables([true; 3]);
+
+    /// The grammars of which at least `from` files are to be parsed.
+    pub fn for_files(langs: impl IntoIterator<Item = Lang>, from: usize) -> ExpandedTables {
+        let mut counts = [0usize; 3];
+        for lang in langs {
+            counts[Self::slot(lang.grammar())] += 1;
+        }
+        ExpandedTables(counts.map(|n| n >= from))
+    }
+
+    fn slot(grammar: Grammar) -> usize {
+        match grammar {
+            Grammar::Python => 0,
+            Grammar::TypeScript => 1,
+            Grammar::Tsx => 2,
+        }
+    }
+
+    fn has(self, grammar: Grammar) -> bool {
+        self.0[Self::slot(grammar)]
+    }
 }
 
 impl Default for Extractor {
@@ -73,20 +104,20 @@ impl Default for Extractor {
 
 impl Extractor {
     pub fn new() -> Extractor {
-        Extractor { parsers: Map::default(), room: captures::Room::default(), expanded: false }
+        Extractor::with_expanded_tables(ExpandedTables::default())
     }
 
-    /// An extractor that parses with the grammars' expanded tables: the same trees, faster,
-    /// once the tables are made (a few milliseconds per grammar, once per process): for runs
-    /// that parse many files.
-    pub fn with_expanded_tables() -> Extractor {
-        Extractor { expanded: true, ..Extractor::new() }
+    /// An extractor that parses the `expanded` grammars with their expanded tables: the same
+    /// trees, faster, once the tables are made (a few milliseconds per grammar, once per
+    /// process): for runs that parse many files of a grammar.
+    pub fn with_expanded_tables(expanded: ExpandedTables) -> Extractor {
+        Extractor { parsers: Map::default(), room: captures::Room::default(), expanded }
     }
 
     /// Parses only (the baseline that benchmarks compare full indexing with).
     pub fn parse(&mut self, lang: Lang, src: &[u8]) -> Option<Tree> {
         let grammar = lang.grammar();
-        let expanded = self.expanded;
+        let expanded = self.expanded.has(grammar);
         let parser = self.parsers.entry(grammar).or_insert_with(|| {
             let mut p = Parser::new();
             // The grammar alone: parsing needs no compiled query.
@@ -490,6 +521,25 @@ mod tests {
 
     fn facts(lang: Lang, module: &str, src: &str) -> FileFacts {
         Extractor::new().extract(lang, module, src.as_bytes())
+    }
+
+    /// A grammar's expanded tables are for runs with enough files of that grammar (JavaScript
+    /// is parsed with TSX's), and an extractor parses each grammar with the tables it was
+    /// given: the same facts either way.
+    #[test]
+    fn expanded_tables_are_chosen_per_grammar_by_its_files() {
+        let langs = [Lang::Python, Lang::Python, Lang::TypeScript, Lang::JavaScript, Lang::Tsx];
+        assert_eq!(ExpandedTables::for_files(langs, 2), ExpandedTables([true, false, true]));
+        assert_eq!(ExpandedTables::for_files(langs, 3), ExpandedTables([false; 3]));
+        assert_eq!(ExpandedTables::for_files([], 0), ExpandedTables::ALL);
+        let src = "import os\nclass A(B):\n    def f(self):\n        return os.path.join(self.x, g(1))\n";
+        let mut ex = Extractor::with_expanded_tables(ExpandedTables([true, false, false]));
+        let tree = ex.parse(Lang::Python, src.as_bytes()).unwrap();
+        assert_eq!(tree.language().clone().into_raw(), Grammar::Python.expanded_language().into_raw());
+        let tree = ex.parse(Lang::TypeScript, b"f(1);").unwrap();
+        assert_eq!(tree.language().clone().into_raw(), Grammar::TypeScript.language().into_raw());
+        let expanded = ex.extract(Lang::Python, "m", src.as_bytes());
+        assert_eq!(format!("{expanded:?}"), format!("{:?}", facts(Lang::Python, "m", src)));
     }
 
     /// The count of a byte is the plain count: in runs shorter and longer than the runs it

@@ -13,6 +13,7 @@
 // that the tree-sitter this crate links reads: the fields up to `primary_state_ids` are in
 // every grammar of ABI 14 and 15; the ones after them only in ABI 15.
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -21,6 +22,7 @@
 #include <sys/mman.h>
 
 #include "tree_sitter/api.h"
+#include "./language.h"
 #include "./parser.h"
 
 // `size` zeroed bytes, their pages mapped writable at once: one call instead of a page fault
@@ -37,15 +39,19 @@ static uint16_t *zeroed(size_t size) {
 }
 
 // A copy of `language` with every state's row in one table; NULL without memory or for a
-// grammar of another ABI. Never freed (one per grammar for the process's life).
+// grammar of another ABI. Never freed (one per grammar for the process's life). For parsing
+// only: tree-sitter's lookahead iterator (query analysis, `ts_lookahead_iterator_*`) lists a
+// small state's symbols by group, and the copy's by symbol.
 const TSLanguage *ckg_expanded_language(const TSLanguage *language) {
   if (language->abi_version < 14 || language->abi_version > 15) return NULL;
   size_t rows = language->state_count, width = language->symbol_count;
   TSLanguage *copy = calloc(1, sizeof *copy);
-  if (!copy) return NULL;
-  uint16_t *table = zeroed(rows * width * sizeof *table);
+  // Which symbols of the state being written a group has named already.
+  bool *named = calloc(width ? width : 1, sizeof *named);
+  uint16_t *table = copy && named ? zeroed(rows * width * sizeof *table) : NULL;
   if (!table) {
     free(copy);
+    free(named);
     return NULL;
   }
   memcpy(copy, language, language->abi_version >= 15 ? sizeof *copy : offsetof(TSLanguage, name));
@@ -53,19 +59,32 @@ const TSLanguage *ckg_expanded_language(const TSLanguage *language) {
   for (uint32_t state = language->large_state_count; state < language->state_count; state++) {
     // As `ts_language_lookup` reads it: a count of groups, then each group's value, its
     // count of symbols and the symbols. The first group naming a symbol is the one a lookup
-    // finds.
+    // finds; a symbol past the row is never asked for (callers ask below `symbol_count`).
     const uint16_t *data = &language->small_parse_table[language->small_parse_table_map[state - language->large_state_count]];
     uint16_t *row = &table[(size_t)state * width];
+    memset(named, 0, width * sizeof *named);
     uint16_t groups = *data++;
     for (unsigned g = 0; g < groups; g++) {
       uint16_t value = *data++;
       uint16_t symbols = *data++;
       for (unsigned i = 0; i < symbols; i++, data++) {
-        if (*data < width && row[*data] == 0) row[*data] = value;
+        if (*data < width && !named[*data]) {
+          named[*data] = true;
+          row[*data] = value;
+        }
       }
     }
   }
+  free(named);
   copy->parse_table = table;
   copy->large_state_count = language->state_count;
   return copy;
+}
+
+// `ts_language_lookup`, tree-sitter's own, for the test that compares a grammar's every
+// (state, symbol) with its copy's; 0 past the grammar's states and symbols (its aliases
+// have none).
+uint16_t ckg_language_lookup(const TSLanguage *language, uint32_t state, uint32_t symbol) {
+  if (state >= language->state_count || symbol >= language->symbol_count) return 0;
+  return ts_language_lookup(language, (TSStateId)state, (TSSymbol)symbol);
 }

@@ -4,12 +4,13 @@
 //! Properties: extraction returns (never panics) for any bytes, valid UTF-8 or not; the facts
 //! are well formed (the module symbol first, qnames unique, every index into the symbols in
 //! range, positions inside the file); the references survive the stored blob's round trip;
-//! and a fresh extractor gives the same facts as one that already extracted other files.
+//! a fresh extractor gives the same facts as one that already extracted other files; and so
+//! does one that parses with the grammars' expanded tables, as a full index does.
 
 use std::cell::RefCell;
 use std::collections::HashSet;
 
-use ckg_core::extract::Extractor;
+use ckg_core::extract::{ExpandedTables, Extractor};
 use ckg_core::facts::{DiagnosticKind, FileFacts, SymbolKind};
 use ckg_core::lang::Lang;
 
@@ -51,6 +52,8 @@ pub fn check(lang: Lang, src: &[u8]) -> FileFacts {
     well_formed(lang, module, src, &facts);
     let again = Extractor::new().extract(lang, module, src);
     assert!(facts == again, "extraction is not deterministic for this {lang:?} input");
+    let expanded = Extractor::with_expanded_tables(ExpandedTables::ALL).extract(lang, module, src);
+    assert!(facts == expanded, "the expanded tables give other facts for this {lang:?} input");
     facts
 }
 

@@ -478,7 +478,6 @@ fn object_value<'t>(ids: &Ids, declarator: &Frame<'t>, object: Node<'t>, depth: 
 /// [`ObjectValue`] say, checked in debug builds). Not `Node::next_sibling`, which misses a
 /// zero-width sibling at the end, such as the MISSING `}` of an object cut short (a fuzz
 /// finding: `{ create: onCew OrderRepo();` without its brace).
-#[cfg(debug_assertions)]
 fn has_later_sibling(node: Node) -> bool {
     let Some(parent) = node.parent() else { return false };
     let mut cursor = parent.walk();

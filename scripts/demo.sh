@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release --locked --quiet
-ckg=target/release/ckg
+ckg="${CARGO_TARGET_DIR:-target}/release/ckg"
 app=corpora/express-app
 "$ckg" index "$app" --rebuild
 echo

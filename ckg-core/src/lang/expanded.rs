@@ -53,8 +53,12 @@ mod tests {
     use super::*;
     use tree_sitter::{Parser, Tree};
 
+    /// What a parse decides about a node: kind, grammar symbol, start and end byte, parse
+    /// state and next state, missing, extra, error, field.
+    type Seen = (u16, u16, usize, usize, u16, u16, bool, bool, bool, u16);
+
     /// Every node of a tree in preorder, with all a parse decides about it.
-    fn nodes(tree: &Tree) -> Vec<(u16, u16, usize, usize, u16, u16, bool, bool, bool, u16)> {
+    fn nodes(tree: &Tree) -> Vec<Seen> {
         let mut out = Vec::new();
         crate::lang::each_node(tree.root_node(), |cursor| {
             let n = cursor.node();

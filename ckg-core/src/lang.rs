@@ -187,6 +187,13 @@ pub fn query_sources(grammar: Grammar) -> &'static [(&'static str, &'static str)
 }
 
 impl Grammar {
+    pub const ALL: [Grammar; 3] = [Grammar::Python, Grammar::TypeScript, Grammar::Tsx];
+
+    /// The grammar's place in [`Grammar::ALL`]: an index into tables kept per grammar.
+    pub(crate) fn slot(self) -> usize {
+        self as usize
+    }
+
     pub fn language(self) -> Language {
         match self {
             Grammar::Python => tree_sitter_python::LANGUAGE.into(),
@@ -302,8 +309,14 @@ mod tests {
     }
 
     #[test]
+    fn a_grammars_slot_is_its_place_in_all() {
+        let slots: Vec<usize> = Grammar::ALL.iter().map(|g| g.slot()).collect();
+        assert_eq!(slots, [0, 1, 2]);
+    }
+
+    #[test]
     fn every_query_file_compiles_with_known_captures_only() {
-        for g in [Grammar::Python, Grammar::TypeScript, Grammar::Tsx] {
+        for g in Grammar::ALL {
             LanguageConfig::try_build(g).unwrap();
         }
     }

@@ -65,34 +65,25 @@ pub struct Extractor {
     expanded: ExpandedTables,
 }
 
-/// Which grammars an [`Extractor`] parses with their expanded tables: Python, TypeScript,
-/// TSX.
+/// Which grammars an [`Extractor`] parses with their expanded tables (by [`Grammar::slot`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct ExpandedTables([bool; 3]);
+pub struct ExpandedTables([bool; Grammar::ALL.len()]);
 
 impl ExpandedTables {
     /// Every grammar.
-    pub const ALL: ExpandedTables = ExpandedTables([true; 3]);
+    pub const ALL: ExpandedTables = ExpandedTables([true; Grammar::ALL.len()]);
 
     /// The grammars of which at least `from` files are to be parsed.
     pub fn for_files(langs: impl IntoIterator<Item = Lang>, from: usize) -> ExpandedTables {
-        let mut counts = [0usize; 3];
+        let mut counts = [0usize; Grammar::ALL.len()];
         for lang in langs {
-            counts[Self::slot(lang.grammar())] += 1;
+            counts[lang.grammar().slot()] += 1;
         }
         ExpandedTables(counts.map(|n| n >= from))
     }
 
-    fn slot(grammar: Grammar) -> usize {
-        match grammar {
-            Grammar::Python => 0,
-            Grammar::TypeScript => 1,
-            Grammar::Tsx => 2,
-        }
-    }
-
     fn has(self, grammar: Grammar) -> bool {
-        self.0[Self::slot(grammar)]
+        self.0[grammar.slot()]
     }
 }
 

@@ -22,18 +22,13 @@ unsafe extern "C" {
     fn ckg_language_lookup(language: *const tree_sitter::ffi::TSLanguage, state: u32, symbol: u32) -> u16;
 }
 
-/// The expanded copy of each grammar (by [`Grammar`]'s order), made when first asked for: its
+/// The expanded copy of each grammar (by [`Grammar::slot`]), made when first asked for: its
 /// address, or `None` when it could not be made (the grammar's own tables are used then).
-static EXPANDED: [OnceLock<Option<usize>>; 3] = [const { OnceLock::new() }; 3];
+static EXPANDED: [OnceLock<Option<usize>>; Grammar::ALL.len()] = [const { OnceLock::new() }; Grammar::ALL.len()];
 
 /// `grammar` with its parse table expanded; the grammar itself when no copy could be made.
 pub(super) fn language(grammar: Grammar) -> Language {
-    let slot = match grammar {
-        Grammar::Python => &EXPANDED[0],
-        Grammar::TypeScript => &EXPANDED[1],
-        Grammar::Tsx => &EXPANDED[2],
-    };
-    let copy = slot.get_or_init(|| {
+    let copy = EXPANDED[grammar.slot()].get_or_init(|| {
         let language = grammar.language();
         // SAFETY: a grammar of the linked tree-sitter's ABI range (checked by the C side); the
         // copy borrows the grammar's static tables and is never freed.
@@ -82,7 +77,7 @@ mod tests {
     /// action or next state a parse reads there.
     #[test]
     fn an_expanded_grammar_looks_up_what_the_grammar_does_everywhere() {
-        for grammar in [Grammar::Python, Grammar::TypeScript, Grammar::Tsx] {
+        for grammar in Grammar::ALL {
             let (own, copy) = (grammar.language(), language(grammar));
             let (states, symbols) = (own.parse_state_count(), own.node_kind_count());
             assert_eq!((copy.parse_state_count(), copy.node_kind_count()), (states, symbols));
@@ -111,7 +106,7 @@ mod tests {
         let sources: Vec<Vec<u8>> =
             crate::lang::fixture_sources().into_iter().flat_map(|(_, src)| [src[..src.len() / 2].to_vec(), src]).collect();
         let (mut errors, mut compared) = (0, 0);
-        for grammar in [Grammar::Python, Grammar::TypeScript, Grammar::Tsx] {
+        for grammar in Grammar::ALL {
             let expanded = language(grammar);
             assert_ne!(language(grammar).into_raw(), grammar.language().into_raw(), "{grammar:?}: no expanded copy was made");
             let (mut own, mut other) = (Parser::new(), Parser::new());

@@ -1,8 +1,10 @@
 //! Parse and parse+extract throughput per language (bytes/s), on bundled inputs:
 //! TypeScript from `corpora/express-app`, Python from `tests/fixtures/python`, TSX and
 //! JavaScript from the annotated grammar tests. Syntax-error inputs are measured separately.
-//! Each with the grammars' own parse tables and with the expanded ones a full index parses
-//! with (`Extractor::with_expanded_tables`).
+//! Each with tree-sitter as it comes (the grammars' own parse tables, its own lexer step),
+//! with ckg's lexer step (`Extractor::with_ascii_step`, what every parse of ckg's uses), and
+//! with that step and the expanded tables a full index parses with
+//! (`Extractor::with_expanded_tables`).
 //!
 //! `cargo bench --bench extract`
 
@@ -57,8 +59,13 @@ fn bench(c: &mut Criterion) {
         let mut group = c.benchmark_group(name);
         group.throughput(Throughput::Bytes(bytes as u64));
         group.sample_size(20);
-        for (tables, expanded) in [("", ExpandedTables::default()), ("_expanded_tables", ExpandedTables::ALL)] {
-            let mut ex = Extractor::with_expanded_tables(expanded);
+        let setups = [
+            ("", ExpandedTables::default(), false),
+            ("_ascii_step", ExpandedTables::default(), true),
+            ("_expanded_tables", ExpandedTables::ALL, true),
+        ];
+        for (tables, expanded, ascii_step) in setups {
+            let mut ex = Extractor::with_expanded_tables(expanded).with_ascii_step(ascii_step);
             group.bench_function(format!("parse{tables}"), |b| {
                 b.iter(|| {
                     for f in &files {

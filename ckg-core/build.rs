@@ -1,7 +1,8 @@
 //! Compiles `src/extract/captures/preorder.c`, which lists a tree's nodes from tree-sitter's
-//! own subtrees, and `src/lang/expanded.c`, which copies a grammar with its parse table
-//! expanded: against the headers of the tree-sitter this crate links (its `src` folder,
-//! beside the `include` folder its build script announces), so that both agree on their layout.
+//! own subtrees, `src/lang/expanded.c`, which copies a grammar with its parse table expanded,
+//! and `src/lang/lexer.c`, a lexer step with a short path for ASCII: against the headers of
+//! the tree-sitter this crate links (its `src` folder, beside the `include` folder its build
+//! script announces), so that both agree on their layout.
 
 use std::path::PathBuf;
 
@@ -10,9 +11,11 @@ fn main() {
     let src = include.parent().expect("tree-sitter's include folder has a parent").join("src");
     println!("cargo:rerun-if-changed=src/extract/captures/preorder.c");
     println!("cargo:rerun-if-changed=src/lang/expanded.c");
+    println!("cargo:rerun-if-changed=src/lang/lexer.c");
     cc::Build::new()
         .file("src/extract/captures/preorder.c")
         .file("src/lang/expanded.c")
+        .file("src/lang/lexer.c")
         .include(&include)
         .include(&src)
         .flag_if_supported("-std=c11")

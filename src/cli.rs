@@ -70,6 +70,10 @@ enum Command {
         /// files (the default is tree-sitter's parse with the grammars as they come).
         #[arg(long)]
         expanded_tables: bool,
+        /// Lex with ckg's short path for ASCII, as `ckg index` does (the default is
+        /// tree-sitter's lexer as it comes).
+        #[arg(long)]
+        ascii_step: bool,
     },
 }
 
@@ -165,9 +169,10 @@ pub fn run() -> Result<ExitCode> {
         Command::Plan(args) => crate::agent::plan(args),
         Command::Mcp(args) => crate::mcp::run(args),
         Command::Status { db, json } => status(db, json),
-        Command::ParseOnly { root, jobs, extract, expanded_tables } => {
+        Command::ParseOnly { root, jobs, extract, expanded_tables, ascii_step } => {
             let t = std::time::Instant::now();
-            let (files, bytes, symbols) = ckg_core::index::parse_only(&root, &DiscoverConfig::default(), jobs, extract, expanded_tables)?;
+            let (files, bytes, symbols) =
+                ckg_core::index::parse_only(&root, &DiscoverConfig::default(), jobs, extract, expanded_tables, ascii_step)?;
             let secs = t.elapsed().as_secs_f64();
             if extract {
                 println!("parsed and extracted {files} files, {bytes} bytes, {symbols} symbols in {secs:.3}s");

@@ -1113,12 +1113,12 @@ fn parse_pool(jobs: usize, files: usize) -> Result<rayon::ThreadPool> {
 fn file_by_file<'f>(
     pool: &rayon::ThreadPool,
     files: &[&'f SourceFile],
-    expanded: ExpandedTables,
+    new_extractor: impl Fn() -> Extractor + Sync,
     each: impl Fn(&mut Extractor, &'f SourceFile) + Sync,
 ) {
     let queue = FileQueue::new(files);
     pool.broadcast(|_| {
-        let mut ex = Extractor::with_expanded_tables(expanded);
+        let mut ex = new_extractor();
         while let Some(f) = queue.take() {
             each(&mut ex, f);
         }
@@ -1160,26 +1160,32 @@ pub fn parse_only(
     jobs: usize,
     extract: bool,
     expanded: bool,
+    ascii_step: bool,
 ) -> Result<(usize, u64, u64)> {
     let discovery = discover::discover(root, config)?;
     let pool = parse_pool(parse_jobs(jobs), discovery.files.len())?;
     let files: Vec<&SourceFile> = discovery.files.iter().collect();
     let (bytes, symbols) = (AtomicU64::new(0), AtomicU64::new(0));
     let expanded = if expanded { ExpandedTables::ALL } else { ExpandedTables::default() };
-    file_by_file(&pool, &files, expanded, |ex, f| {
-        let Ok(src) = std::fs::read(&f.abs) else { return };
-        let _ = xxhash_rust::xxh3::xxh3_64(&src);
-        let parsed = if extract {
-            let facts = ex.extract(f.lang, &f.module, &src);
-            symbols.fetch_add(facts.symbols.len() as u64, Ordering::Relaxed);
-            !facts.diagnostics.iter().any(|d| d.kind == DiagnosticKind::Timeout)
-        } else {
-            ex.parse(f.lang, &src).is_some()
-        };
-        if parsed {
-            bytes.fetch_add(src.len() as u64, Ordering::Relaxed);
-        }
-    });
+    file_by_file(
+        &pool,
+        &files,
+        || Extractor::with_expanded_tables(expanded).with_ascii_step(ascii_step),
+        |ex, f| {
+            let Ok(src) = std::fs::read(&f.abs) else { return };
+            let _ = xxhash_rust::xxh3::xxh3_64(&src);
+            let parsed = if extract {
+                let facts = ex.extract(f.lang, &f.module, &src);
+                symbols.fetch_add(facts.symbols.len() as u64, Ordering::Relaxed);
+                !facts.diagnostics.iter().any(|d| d.kind == DiagnosticKind::Timeout)
+            } else {
+                ex.parse(f.lang, &src).is_some()
+            };
+            if parsed {
+                bytes.fetch_add(src.len() as u64, Ordering::Relaxed);
+            }
+        },
+    );
     Ok((discovery.files.len(), bytes.into_inner(), symbols.into_inner()))
 }
 
@@ -1222,14 +1228,10 @@ mod tests {
         let files: Vec<SourceFile> = ["a", "b", "c", "d", "e"].iter().map(|n| source(std::path::Path::new("/"), n)).collect();
         let refs: Vec<&SourceFile> = files.iter().rev().collect();
         let seen = std::sync::Mutex::new(Vec::new());
-        file_by_file(&parse_pool(1, refs.len()).unwrap(), &refs, ExpandedTables::default(), |_, f| {
-            seen.lock().unwrap().push(f.path.clone())
-        });
+        file_by_file(&parse_pool(1, refs.len()).unwrap(), &refs, Extractor::new, |_, f| seen.lock().unwrap().push(f.path.clone()));
         assert_eq!(seen.lock().unwrap().join(" "), "e d c b a");
         seen.lock().unwrap().clear();
-        file_by_file(&parse_pool(2, refs.len()).unwrap(), &refs, ExpandedTables::default(), |_, f| {
-            seen.lock().unwrap().push(f.path.clone())
-        });
+        file_by_file(&parse_pool(2, refs.len()).unwrap(), &refs, Extractor::new, |_, f| seen.lock().unwrap().push(f.path.clone()));
         let mut all = seen.into_inner().unwrap();
         all.sort();
         assert_eq!(all.join(" "), "a b c d e");

@@ -3,6 +3,7 @@
 //! walks (`extract/captures/`) are tested against; indexing itself compiles none.
 
 mod expanded;
+pub(crate) mod lexer;
 
 use std::sync::OnceLock;
 

@@ -41,7 +41,7 @@ use tree_sitter::{Node, Parser, Tree};
 
 use crate::facts::{Diagnostic, DiagnosticKind, FileFacts, ParamUse, RefFact, RefKind, SymbolFact, SymbolKind, ValueSource};
 use crate::field::{Field, Kind};
-use crate::lang::{Capture, DefKind, Grammar, Lang};
+use crate::lang::{Capture, DefKind, Grammar, Lang, lexer};
 use captures::Captures;
 use captures::preorder::named_children;
 use definitions::Named;
@@ -63,6 +63,8 @@ pub struct Extractor {
     room: captures::Room,
     /// The grammars it parses with their expanded tables ([`Grammar::expanded_language`]).
     expanded: ExpandedTables,
+    /// Whether its parsers lex with the short path for ASCII ([`lexer::with_ascii_step`]).
+    ascii_step: bool,
 }
 
 /// Which grammars an [`Extractor`] parses with their expanded tables (by [`Grammar::slot`]).
@@ -102,15 +104,22 @@ impl Extractor {
     /// trees, faster, once the tables are made (a few milliseconds per grammar, once per
     /// process): for runs that parse many files of a grammar.
     pub fn with_expanded_tables(expanded: ExpandedTables) -> Extractor {
-        Extractor { parsers: Map::default(), room: captures::Room::default(), expanded }
+        Extractor { parsers: Map::default(), room: captures::Room::default(), expanded, ascii_step: true }
+    }
+
+    /// The extractor, its parsers lexing with the short path for ASCII when `on` (the same
+    /// trees, faster; the default) or with tree-sitter's lexer as it comes (the `parse-only`
+    /// baseline). Before it parses.
+    pub fn with_ascii_step(self, on: bool) -> Extractor {
+        Extractor { ascii_step: on, ..self }
     }
 
     /// Parses only (the baseline that benchmarks compare full indexing with).
     pub fn parse(&mut self, lang: Lang, src: &[u8]) -> Option<Tree> {
         let grammar = lang.grammar();
-        let expanded = self.expanded.has(grammar);
+        let (expanded, ascii_step) = (self.expanded.has(grammar), self.ascii_step);
         let parser = self.parsers.entry(grammar).or_insert_with(|| {
-            let mut p = Parser::new();
+            let mut p = if ascii_step { lexer::with_ascii_step(Parser::new()) } else { Parser::new() };
             // The grammar alone: parsing needs no compiled query.
             let language = if expanded { grammar.expanded_language() } else { grammar.language() };
             p.set_language(&language).expect("grammar ABI matches tree-sitter");

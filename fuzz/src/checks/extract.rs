@@ -5,7 +5,8 @@
 //! are well formed (the module symbol first, qnames unique, every index into the symbols in
 //! range, positions inside the file); the references survive the stored blob's round trip;
 //! a fresh extractor gives the same facts as one that already extracted other files; and so
-//! does one that parses with the grammars' expanded tables, as a full index does.
+//! do one that parses with the grammars' expanded tables, as a full index does, and one that
+//! lexes with tree-sitter's own lexer step rather than ckg's short path for ASCII.
 
 use std::cell::RefCell;
 use std::collections::HashSet;
@@ -54,6 +55,8 @@ pub fn check(lang: Lang, src: &[u8]) -> FileFacts {
     assert!(facts == again, "extraction is not deterministic for this {lang:?} input");
     let expanded = Extractor::with_expanded_tables(ExpandedTables::ALL).extract(lang, module, src);
     assert!(facts == expanded, "the expanded tables give other facts for this {lang:?} input");
+    let stock = Extractor::new().with_ascii_step(false).extract(lang, module, src);
+    assert!(facts == stock, "the ASCII lexer step gives other facts for this {lang:?} input");
     facts
 }
 

@@ -1,0 +1,137 @@
+// tree-sitter's lexer step with a short path for ASCII text (see lexer.rs).
+//
+// A generated lexer reads its input one character at a time through `TSLexer.advance`, which
+// tree-sitter sets to `ts_lexer__advance`: each step logs (when a logger is set), moves the
+// position, walks the included ranges, fetches a chunk when the position leaves it, and
+// decodes the next character through the input's decoder. In source code nearly every step is
+// from one ASCII character to another inside one chunk and one range: this step does only
+// what tree-sitter's does then, and hands every other step to it. The fields it writes and the
+// values it gives them are those of `ts_lexer__do_advance` and `ts_lexer__get_lookahead`
+// (tree-sitter 0.25, `lexer.c`, MIT licence), so lexing takes the same steps; a test compares
+// the trees, positions included, on every fixture and on inputs full of the cases left to
+// tree-sitter (newlines, multi-byte and invalid UTF-8, NUL, byte-order marks, cut files).
+//
+// Built against tree-sitter's own headers (its `src` folder): the layout of its `Lexer`, and
+// that it is the first field of `TSParser` (`parser.c`), are not part of its API, so this file
+// is tied to the version `Cargo.lock` pins.
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "tree_sitter/api.h"
+#include "./lexer.h"
+
+typedef void (*Step)(TSLexer *, bool);
+
+// tree-sitter's own step (`ts_lexer__advance`, one function for every parser), kept when a
+// parser is given this one: the steps this one leaves to it.
+static _Atomic(Step) tree_sitter_step;
+
+static void step(TSLexer *data, bool skip) {
+  Lexer *self = (Lexer *)data;
+  int32_t current = data->lookahead;
+  uint32_t next = self->current_position.bytes + 1;
+  // From an ASCII character (a decoded one: `lookahead_size` is 1 at the end of the input
+  // too, where `chunk` is NULL or `next` is past it) to a byte in the same chunk and range,
+  // with no logger to tell. `next < end_byte` also says the range is not empty.
+  if ((uint32_t)current < 0x80 && self->lookahead_size == 1 && self->chunk && !self->logger.log &&
+      self->input.encoding == TSInputEncodingUTF8 && next - self->chunk_start < self->chunk_size &&
+      next < self->included_ranges[self->current_included_range_index].end_byte) {
+    uint8_t byte = ((const uint8_t *)self->chunk)[next - self->chunk_start];
+    // An ASCII byte decodes to itself, one byte long (`ts_decode_utf8`).
+    if (byte < 0x80) {
+      if (current == '\n') {
+        self->current_position.extent.row++;
+        self->current_position.extent.column = 0;
+        self->column_data.valid = true;
+        self->column_data.value = 0;
+      } else {
+        if (self->column_data.valid) self->column_data.value++;
+        self->current_position.extent.column++;
+      }
+      self->current_position.bytes = next;
+      if (skip) self->token_start_position = self->current_position;
+      data->lookahead = byte;
+      return;
+    }
+  }
+  atomic_load_explicit(&tree_sitter_step, memory_order_relaxed)(data, skip);
+}
+
+// Gives `lexer` this step; false (and nothing changed) when it does not look as tree-sitter
+// 0.25 makes a lexer.
+static bool take_step(Lexer *lexer) {
+  TSLexer *data = &lexer->data;
+  if (data->advance == step) return true;
+  if (!data->advance || !data->mark_end || !data->get_column || !data->is_at_included_range_start || !data->eof ||
+      !data->log || !lexer->included_ranges || lexer->included_range_count == 0) {
+    return false;
+  }
+  // The same function whichever lexer it is read from.
+  atomic_store_explicit(&tree_sitter_step, data->advance, memory_order_relaxed);
+  data->advance = step;
+  return true;
+}
+
+// Gives `parser`'s lexer this step (`take_step`), before the parser parses.
+bool ckg_lexer_step(TSParser *parser) {
+  return take_step((Lexer *)parser);
+}
+
+// For the tests (lexer.rs): the input `src`, read in chunks of `chunk` bytes.
+typedef struct {
+  const char *src;
+  uint32_t len, chunk;
+} Chunks;
+
+static const char *read_chunk(void *payload, uint32_t byte, TSPoint point, uint32_t *read) {
+  const Chunks *chunks = payload;
+  (void)point;
+  uint32_t left = byte < chunks->len ? chunks->len - byte : 0;
+  *read = left < chunks->chunk ? left : chunks->chunk;
+  return left ? chunks->src + byte : "";
+}
+
+// What a lexer is at before one of its steps (`CkgLexed` in lexer.rs).
+typedef struct {
+  uint32_t bytes, row, column, token_start;
+  // `get_column` plus one, asked every third step (0: not asked).
+  uint32_t column_told;
+  int32_t lookahead;
+} CkgLexed;
+
+// For the tests: steps a lexer through the `len` bytes of `src`, read `chunk` bytes at a time,
+// inside the `range_count` included `ranges` (0: all of it), with this step or tree-sitter's,
+// skipping at every other step; writes where it is before each step into `out` (room for
+// `cap`) and returns how many steps it took, at most `cap`.
+size_t ckg_lexer_trace(const char *src, uint32_t len, uint32_t chunk, const TSRange *ranges, uint32_t range_count,
+                       bool ascii_step, CkgLexed *out, size_t cap) {
+  Lexer lexer;
+  ts_lexer_init(&lexer);
+  Chunks chunks = {src, len, chunk};
+  if (range_count && !ts_lexer_set_included_ranges(&lexer, ranges, range_count)) {
+    ts_lexer_delete(&lexer);
+    return 0;
+  }
+  ts_lexer_set_input(&lexer, (TSInput){.payload = &chunks, .read = read_chunk, .encoding = TSInputEncodingUTF8});
+  ts_lexer_start(&lexer);
+  if (ascii_step && !take_step(&lexer)) {
+    ts_lexer_delete(&lexer);
+    return 0;
+  }
+  size_t count = 0;
+  for (; count < cap && !lexer.data.eof(&lexer.data); count++) {
+    out[count] = (CkgLexed){
+      .bytes = lexer.current_position.bytes,
+      .row = lexer.current_position.extent.row,
+      .column = lexer.current_position.extent.column,
+      .token_start = lexer.token_start_position.bytes,
+      .column_told = count % 3 == 0 ? lexer.data.get_column(&lexer.data) + 1 : 0,
+      .lookahead = lexer.data.lookahead,
+    };
+    lexer.data.advance(&lexer.data, count % 2 == 1);
+  }
+  ts_lexer_delete(&lexer);
+  return count;
+}

@@ -20,7 +20,10 @@ if [ ${#targets[@]} -eq 0 ]; then
     targets=(extract_bytes extract_mutate resolve_project refblob_decode sql_guard http_request)
 fi
 
-# Release with debug assertions (overflow checks), AddressSanitizer (the default).
+# Release with debug assertions (overflow checks), AddressSanitizer (the default), and the C
+# code's assertions (tree-sitter's among them), which `.cargo/config.toml` turns off
+# (`NDEBUG`) for every other build: its other flag only.
+export CFLAGS="-DTREE_SITTER_REUSE_ALLOCATOR"
 cargo +nightly fuzz build -O -a
 
 # Seeds for extract_bytes: the seed files with their language byte in front (see

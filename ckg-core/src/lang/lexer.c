@@ -59,22 +59,26 @@ static void step(TSLexer *data, bool skip) {
   atomic_load_explicit(&tree_sitter_step, memory_order_relaxed)(data, skip);
 }
 
-// Gives `lexer` this step; false (and nothing changed) when it does not look as tree-sitter
-// 0.25 makes a lexer.
+// Gives `lexer` this step; false (and nothing changed) unless it looks as tree-sitter 0.25
+// makes a new lexer (`ts_lexer_init`): its functions set, no chunk of input held, at the
+// start, the whole of the input as its one included range (as a parser's lexer is between
+// two parses too). What is read here of a parser that is not laid out as this file expects is
+// then most unlikely to pass for one.
 static bool take_step(Lexer *lexer) {
   TSLexer *data = &lexer->data;
   if (data->advance == step) return true;
-  if (!data->advance || !data->mark_end || !data->get_column || !data->is_at_included_range_start || !data->eof ||
-      !data->log || !lexer->included_ranges || lexer->included_range_count == 0) {
-    return false;
-  }
+  bool functions = data->advance && data->mark_end && data->get_column && data->is_at_included_range_start && data->eof && data->log;
+  bool unread = !lexer->chunk && lexer->chunk_size == 0 && lexer->current_position.bytes == 0 && data->lookahead == 0;
+  bool whole = lexer->included_ranges && lexer->included_range_count == 1 && lexer->current_included_range_index == 0 &&
+               lexer->included_ranges[0].start_byte == 0 && lexer->included_ranges[0].end_byte == UINT32_MAX;
+  if (!functions || !unread || !whole) return false;
   // The same function whichever lexer it is read from.
   atomic_store_explicit(&tree_sitter_step, data->advance, memory_order_relaxed);
   data->advance = step;
   return true;
 }
 
-// Gives `parser`'s lexer this step (`take_step`), before the parser parses.
+// Gives a new parser's lexer this step (`take_step`), before the parser parses.
 bool ckg_lexer_step(TSParser *parser) {
   return take_step((Lexer *)parser);
 }
@@ -110,16 +114,12 @@ size_t ckg_lexer_trace(const char *src, uint32_t len, uint32_t chunk, const TSRa
   Lexer lexer;
   ts_lexer_init(&lexer);
   Chunks chunks = {src, len, chunk};
-  if (range_count && !ts_lexer_set_included_ranges(&lexer, ranges, range_count)) {
+  if ((ascii_step && !take_step(&lexer)) || (range_count && !ts_lexer_set_included_ranges(&lexer, ranges, range_count))) {
     ts_lexer_delete(&lexer);
     return 0;
   }
   ts_lexer_set_input(&lexer, (TSInput){.payload = &chunks, .read = read_chunk, .encoding = TSInputEncodingUTF8});
   ts_lexer_start(&lexer);
-  if (ascii_step && !take_step(&lexer)) {
-    ts_lexer_delete(&lexer);
-    return 0;
-  }
   size_t count = 0;
   for (; count < cap && !lexer.data.eof(&lexer.data); count++) {
     out[count] = (CkgLexed){

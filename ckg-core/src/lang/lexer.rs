@@ -26,8 +26,8 @@ unsafe extern "C" {
     ) -> usize;
 }
 
-/// `parser`, lexing with the short path for ASCII; as it was when its lexer is not laid out as
-/// the linked tree-sitter's (then nothing is changed). Before it parses.
+/// `parser` (a new one: before it parses), lexing with the short path for ASCII; as it was
+/// when its lexer does not look as the linked tree-sitter makes a new one.
 pub fn with_ascii_step(parser: Parser) -> Parser {
     let raw = parser.into_raw();
     // SAFETY: a live parser, given back below; the C side checks its lexer's fields before it
@@ -184,7 +184,7 @@ mod tests {
     }
 
     /// A new parser's lexer is laid out as the step expects: else every parser would lex with
-    /// tree-sitter's own step, and the test above would compare it with itself.
+    /// tree-sitter's own step, and the tests above would compare it with itself.
     #[test]
     fn a_new_parser_takes_the_ascii_step() {
         let raw = Parser::new().into_raw();

@@ -230,7 +230,13 @@ def peer_row(cid, tool, binary, lang, path, runs, r):
         times.append(t)
         mems.append(m)
     return (f"| {cid} | {tool} | {fmt_t(times)} | {statistics.median(mems) / 1024:.0f} MiB | "
-            f"{statistics.median(r['cold']) / statistics.median(times):.2f}x | {statistics.median(r['rss']) / statistics.median(mems):.2f}x |")
+            f"{time_ratio(statistics.median(r['cold']) / statistics.median(times))} | {statistics.median(r['rss']) / statistics.median(mems):.2f}x |")
+
+
+def time_ratio(ratio):
+    """ckg's time ÷ a peer's, to three decimals: at 0.10x, whether ckg is ten times faster than
+    the peer (a target) is in the third."""
+    return f"{ratio:.3f}x"
 
 
 def only_peer(args):

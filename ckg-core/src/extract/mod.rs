@@ -114,7 +114,8 @@ impl Extractor {
         Extractor { ascii_step: on, ..self }
     }
 
-    /// Parses only (the baseline that benchmarks compare full indexing with).
+    /// Parses only: what `ckg parse-only` times, the baseline that benchmarks compare full
+    /// indexing with (made by an extractor with neither tuning for tree-sitter as it comes).
     pub fn parse(&mut self, lang: Lang, src: &[u8]) -> Option<Tree> {
         let grammar = lang.grammar();
         let (expanded, ascii_step) = (self.expanded.has(grammar), self.ascii_step);

@@ -275,6 +275,44 @@ pub(crate) fn fixture_sources() -> Vec<(Grammar, Vec<u8>)> {
     files
 }
 
+/// All a parse decides about a node: what two parses of one input are compared by.
+#[cfg(test)]
+#[derive(Debug, PartialEq)]
+pub(crate) struct NodeFacts {
+    kind: u16,
+    symbol: u16,
+    bytes: (usize, usize),
+    points: (tree_sitter::Point, tree_sitter::Point),
+    /// Its parse state and next state.
+    states: (u16, u16),
+    pub(crate) missing: bool,
+    extra: bool,
+    pub(crate) error: bool,
+    /// Its field in its parent (0: none).
+    field: u16,
+}
+
+/// Every node of a tree in preorder, with all a parse decides about it.
+#[cfg(test)]
+pub(crate) fn node_facts(tree: &tree_sitter::Tree) -> Vec<NodeFacts> {
+    let mut out = Vec::new();
+    each_node(tree.root_node(), |cursor| {
+        let n = cursor.node();
+        out.push(NodeFacts {
+            kind: n.kind_id(),
+            symbol: n.grammar_id(),
+            bytes: (n.start_byte(), n.end_byte()),
+            points: (n.start_position(), n.end_position()),
+            states: (n.parse_state(), n.next_parse_state()),
+            missing: n.is_missing(),
+            extra: n.is_extra(),
+            error: n.is_error(),
+            field: cursor.field_id().map_or(0, |f| f.get()),
+        });
+    });
+    out
+}
+
 /// Calls `visit` at every node of a tree in preorder, with a cursor on it.
 #[cfg(test)]
 pub(crate) fn each_node<'t>(root: tree_sitter::Node<'t>, mut visit: impl FnMut(&tree_sitter::TreeCursor<'t>)) {

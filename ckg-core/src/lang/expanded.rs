@@ -46,32 +46,8 @@ pub(super) fn language(grammar: Grammar) -> Language {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tree_sitter::{Parser, Tree};
-
-    /// What a parse decides about a node: kind, grammar symbol, start and end byte, parse
-    /// state and next state, missing, extra, error, field.
-    type Seen = (u16, u16, usize, usize, u16, u16, bool, bool, bool, u16);
-
-    /// Every node of a tree in preorder, with all a parse decides about it.
-    fn nodes(tree: &Tree) -> Vec<Seen> {
-        let mut out = Vec::new();
-        crate::lang::each_node(tree.root_node(), |cursor| {
-            let n = cursor.node();
-            out.push((
-                n.kind_id(),
-                n.grammar_id(),
-                n.start_byte(),
-                n.end_byte(),
-                n.parse_state(),
-                n.next_parse_state(),
-                n.is_missing(),
-                n.is_extra(),
-                n.is_error(),
-                cursor.field_id().map_or(0, |f| f.get()),
-            ));
-        });
-        out
-    }
+    use crate::lang::node_facts;
+    use tree_sitter::Parser;
 
     /// Every (state, symbol) of each grammar gives the same table value from its copy: the
     /// action or next state a parse reads there.
@@ -114,10 +90,10 @@ mod tests {
             other.set_language(&expanded).unwrap();
             for src in &sources {
                 let (a, b) = (own.parse(src, None).unwrap(), other.parse(src, None).unwrap());
-                let expected = nodes(&a);
-                errors += expected.iter().filter(|n| n.8 || n.6).count();
+                let expected = node_facts(&a);
+                errors += expected.iter().filter(|n| n.error || n.missing).count();
                 compared += expected.len();
-                assert_eq!(nodes(&b), expected, "{grammar:?}: {}", String::from_utf8_lossy(src));
+                assert_eq!(node_facts(&b), expected, "{grammar:?}: {}", String::from_utf8_lossy(src));
             }
         }
         assert!(errors > 10_000, "error recovery was exercised: {errors} error or missing nodes of {compared}");

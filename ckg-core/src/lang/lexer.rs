@@ -42,7 +42,8 @@ pub fn with_ascii_step(parser: Parser) -> Parser {
 mod tests {
     use super::*;
     use crate::lang::Grammar;
-    use tree_sitter::{Point, Tree};
+    use crate::lang::node_facts;
+    use tree_sitter::Point;
 
     /// Where a lexer is before one of its steps (`CkgLexed` in `lexer.c`).
     #[repr(C)]
@@ -76,28 +77,6 @@ mod tests {
             )
         };
         out.truncate(n);
-        out
-    }
-
-    /// What lexing decides about a node: kind, start and end byte and point, missing, extra,
-    /// error.
-    type Seen = (u16, usize, usize, Point, Point, bool, bool, bool);
-
-    fn nodes(tree: &Tree) -> Vec<Seen> {
-        let mut out = Vec::new();
-        crate::lang::each_node(tree.root_node(), |cursor| {
-            let n = cursor.node();
-            out.push((
-                n.kind_id(),
-                n.start_byte(),
-                n.end_byte(),
-                n.start_position(),
-                n.end_position(),
-                n.is_missing(),
-                n.is_extra(),
-                n.is_error(),
-            ));
-        });
         out
     }
 
@@ -135,9 +114,9 @@ mod tests {
                 own.set_language(&language).unwrap();
                 stepped.set_language(&language).unwrap();
                 for src in &sources {
-                    let expected = nodes(&own.parse(src, None).unwrap());
+                    let expected = node_facts(&own.parse(src, None).unwrap());
                     compared += expected.len();
-                    assert_eq!(nodes(&stepped.parse(src, None).unwrap()), expected, "{grammar:?}: {}", String::from_utf8_lossy(src));
+                    assert_eq!(node_facts(&stepped.parse(src, None).unwrap()), expected, "{grammar:?}: {}", String::from_utf8_lossy(src));
                 }
             }
         }

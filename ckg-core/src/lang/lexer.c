@@ -34,9 +34,11 @@ static void step(TSLexer *data, bool skip) {
   uint32_t next = self->current_position.bytes + 1;
   // From an ASCII character (a decoded one: `lookahead_size` is 1 at the end of the input
   // too, where `chunk` is NULL or `next` is past it) to a byte in the same chunk and range,
-  // with no logger to tell. `next < end_byte` also says the range is not empty.
+  // with no logger to tell. `next < end_byte` also says the range is not empty; past the last
+  // range (the end of the input, where `chunk` is NULL too) there is none to read.
   if ((uint32_t)current < 0x80 && self->lookahead_size == 1 && self->chunk && !self->logger.log &&
       self->input.encoding == TSInputEncodingUTF8 && next - self->chunk_start < self->chunk_size &&
+      self->current_included_range_index < self->included_range_count &&
       next < self->included_ranges[self->current_included_range_index].end_byte) {
     uint8_t byte = ((const uint8_t *)self->chunk)[next - self->chunk_start];
     // An ASCII byte decodes to itself, one byte long (`ts_decode_utf8`).

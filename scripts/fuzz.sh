@@ -21,9 +21,11 @@ if [ ${#targets[@]} -eq 0 ]; then
 fi
 
 # Release with debug assertions (overflow checks), AddressSanitizer (the default), and the C
-# code's assertions (tree-sitter's among them), which `.cargo/config.toml` turns off
-# (`NDEBUG`) for every other build: its other flag only.
-export CFLAGS="-DTREE_SITTER_REUSE_ALLOCATOR"
+# code's assertions (tree-sitter's among them): the C flags `.cargo/config.toml` gives every
+# other build, read from there, but for `NDEBUG`.
+CFLAGS="$(sed -n 's/^CFLAGS = "\(.*\)"$/\1/p' ../.cargo/config.toml | sed 's/ *-DNDEBUG//')"
+[ -n "$CFLAGS" ] || { echo "fuzz.sh: no CFLAGS line in .cargo/config.toml" >&2; exit 1; }
+export CFLAGS
 cargo +nightly fuzz build -O -a
 
 # Seeds for extract_bytes: the seed files with their language byte in front (see

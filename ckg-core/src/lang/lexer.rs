@@ -27,15 +27,16 @@ unsafe extern "C" {
 }
 
 /// `parser` (a new one: before it parses), lexing with the short path for ASCII; as it was
-/// when its lexer does not look as the linked tree-sitter makes a new one.
+/// when its lexer does not look as the linked tree-sitter makes a new one (a debug build
+/// stops there, so that no test compares tree-sitter's step with itself unawares).
 pub fn with_ascii_step(parser: Parser) -> Parser {
     let raw = parser.into_raw();
-    // SAFETY: a live parser, given back below; the C side checks its lexer's fields before it
-    // changes the step, and the step it sets keeps the lexer's state as tree-sitter's does.
-    unsafe {
-        ckg_lexer_step(raw);
-        Parser::from_raw(raw)
-    }
+    // SAFETY: a live parser; the C side checks its lexer's fields before it changes the step,
+    // and the step it sets keeps the lexer's state as tree-sitter's does.
+    let taken = unsafe { ckg_lexer_step(raw) };
+    debug_assert!(taken, "a new parser's lexer is not laid out as lexer.c expects");
+    // SAFETY: the parser taken apart above, given back once.
+    unsafe { Parser::from_raw(raw) }
 }
 
 #[cfg(test)]

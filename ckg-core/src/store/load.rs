@@ -214,6 +214,17 @@ impl ResolveInput {
         self.refs.extend(other.refs);
     }
 
+    /// Keeps, of the definitions of a qname two files define, only the owner's: `owners` gives
+    /// the owning file by the id of the qname's symbol ([`WriteTx::qname_owners`]). Rows kept
+    /// in memory by a fresh build then hold what the database holds.
+    ///
+    /// [`WriteTx::qname_owners`]: crate::store::WriteTx::qname_owners
+    pub fn keep_owned_definitions(&mut self, owners: &crate::resolve::Map<i64, i64>) {
+        if !owners.is_empty() {
+            self.symbols.retain(|s| owners.get(&s.id).is_none_or(|&owner| s.file == Some(owner)));
+        }
+    }
+
     /// One order whatever the history of the rows (the loader's, which a snapshot writes and
     /// reads back): files by path, symbols by id, imports and exports by file, each file's in
     /// the order extraction gave them. Stable sorts: rows mostly in order cost a merge.

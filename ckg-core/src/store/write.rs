@@ -76,9 +76,10 @@ pub struct WriteTx<'a> {
     /// A fresh build: nothing is stored yet, so there is nothing to delete or look up (and
     /// no secondary index to do it with, but for two partial ones of rare edges).
     fresh: bool,
-    /// Two files defined one qname in this run: facts kept in memory may hold both
-    /// definitions, the database only the owner's.
-    qname_conflicts: std::cell::Cell<bool>,
+    /// The qnames two files defined in this run, by the id of their symbol: the file that
+    /// owns each now. Facts kept in memory hold every file's definition, the database only
+    /// the owner's.
+    qname_owners: std::cell::RefCell<crate::resolve::Map<i64, i64>>,
     /// The targets of edges deleted or rewritten in this run: the external nodes among them
     /// may have no edge left.
     lost_edge: std::cell::RefCell<Vec<i64>>,
@@ -105,7 +106,7 @@ impl<'a> WriteTx<'a> {
             externals: HashMap::new(),
             edge_delta: Default::default(),
             fresh,
-            qname_conflicts: Default::default(),
+            qname_owners: Default::default(),
             lost_edge: Default::default(),
             appended: Default::default(),
             qname_indexed: std::cell::Cell::new(!fresh),
@@ -781,9 +782,10 @@ impl WriteTx<'_> {
         if let (Some(owner), Some(owner_path)) = (owner, owner_path)
             && owner != file_id
         {
-            self.qname_conflicts.set(true);
+            let kept = path < owner_path.as_str();
+            self.qname_owners.borrow_mut().insert(id, if kept { owner } else { file_id });
             let mut shadow = self.tx.prepare_cached("INSERT OR IGNORE INTO shadowed(qname, file_id) VALUES (?1, ?2)").map_err(e)?;
-            if path < owner_path.as_str() {
+            if kept {
                 shadow.execute(params![qname, file_id]).map_err(e)?;
                 return Ok(id);
             }
@@ -817,7 +819,13 @@ impl WriteTx<'_> {
 
     /// Whether two files defined one qname in this run (see `claim_symbol`).
     pub fn had_qname_conflicts(&self) -> bool {
-        self.qname_conflicts.get()
+        !self.qname_owners.borrow().is_empty()
+    }
+
+    /// The qnames two files defined in this run: the id of each one's symbol, and the file
+    /// that owns it now (see `claim_symbol`).
+    pub fn qname_owners(&self) -> crate::resolve::Map<i64, i64> {
+        self.qname_owners.borrow().clone()
     }
 
     /// Files with a claim on a qname that no file owns any more: they are stored again, to

@@ -1033,7 +1033,8 @@ fn write_edges(tx: &mut WriteTx, input: &crate::store::ResolveInput, files: &[i6
     let mut facts_indexed = false;
     resolve::resolve_into(input, files, |batch| {
         let w = Instant::now();
-        // While the next batches resolve: the writer is otherwise idle until they come.
+        // While the resolver is made and the first files resolve: the writer is otherwise
+        // idle until they come.
         if !facts_indexed {
             tx.index_facts()?;
             facts_indexed = true;

@@ -477,10 +477,16 @@ const WAITING: usize = 4096;
 /// two threads: the sink, the critical path of a full index (writing django's edges takes
 /// longer than resolving them on one core), is not time-shared with two resolving threads, as
 /// it was when the whole pool resolved each batch in turn (`par_iter`, the cores ~85 % busy).
+///
+/// The sink is first given an empty batch, while a pool thread makes the resolver: a full
+/// index builds the fact tables' indexes then.
 pub fn resolve_into<E>(input: &ResolveInput, files: &[i64], mut sink: impl FnMut(Vec<FileResolution>) -> Result<(), E>) -> Result<(), E> {
     // Each batch's files in order are its edges in order (below).
     debug_assert!(files.is_sorted());
-    let resolver = Resolver::new(input);
+    // Made by the helpers' thread while the sink takes its empty batch (or here, when that
+    // thread has not begun to).
+    let made = std::sync::OnceLock::new();
+    let resolver = || made.get_or_init(|| Resolver::new(input));
     let refs_by_file: Map<i64, &crate::store::FileRefs> = input.refs.iter().map(|r| (r.file, r)).collect();
     let next = std::sync::atomic::AtomicUsize::new(0);
     // The next file to resolve, taken by one thread only.
@@ -490,7 +496,7 @@ pub fn resolve_into<E>(input: &ResolveInput, files: &[i64], mut sink: impl FnMut
     };
     let resolve = |(at, file): (usize, i64)| {
         let sites: Vec<RefSite> = refs_by_file.get(&file).map(|r| r.sites().collect()).unwrap_or_default();
-        let (edges, keys) = resolver.resolve_file(file, &sites);
+        let (edges, keys) = resolver().resolve_file(file, &sites);
         Resolved { at, resolution: FileResolution { file, edges, keys } }
     };
     let helpers = if files.len() > 1 { rayon::current_num_threads().saturating_sub(1) } else { 0 };
@@ -501,9 +507,10 @@ pub fn resolve_into<E>(input: &ResolveInput, files: &[i64], mut sink: impl FnMut
     std::thread::scope(|scope| {
         // Dropped on the sink's error: the helpers stop at their next file.
         let receiver = receiver;
-        let (take, resolve) = (&take, &resolve);
+        let (take, resolve, resolver) = (&take, &resolve, &resolver);
         // On the pool's threads, whose heaps already hold the resolver's maps (made there).
         scope.spawn(move || {
+            resolver();
             rayon::scope(|pool| {
                 for _ in 0..helpers {
                     let sender = sender.clone();
@@ -517,6 +524,7 @@ pub fn resolve_into<E>(input: &ResolveInput, files: &[i64], mut sink: impl FnMut
                 }
             });
         });
+        sink(Vec::new())?;
         let mut in_order = InOrder::new(files.len());
         // Each file's edges stay in the vector they were resolved into (copied into one per
         // batch, the copies and the pages they faulted in were ~1 % of django's full index).
@@ -681,8 +689,9 @@ mod tests {
         }
     }
 
-    /// The sink gets every file once, in file order, in batches of [`BATCH`] files (the last
-    /// one shorter), whatever thread resolved each; and a sink's error ends the run with it.
+    /// The sink gets an empty batch, then every file once, in file order, in batches of
+    /// [`BATCH`] files (the last one shorter), whatever thread resolved each; and a sink's
+    /// error ends the run with it.
     #[test]
     fn files_reach_the_sink_in_order_and_an_error_stops_them() {
         let input = ResolveInput {
@@ -697,7 +706,8 @@ mod tests {
             batches.push(batch.iter().map(|f| f.file).collect::<Vec<i64>>());
             Ok(())
         });
-        let mut sizes = vec![BATCH; 1000 / BATCH];
+        let mut sizes = vec![0];
+        sizes.extend(vec![BATCH; 1000 / BATCH]);
         sizes.extend(Some(1000 % BATCH).filter(|&n| n > 0));
         assert_eq!(batches.iter().map(Vec::len).collect::<Vec<_>>(), sizes);
         assert_eq!(batches.concat(), files);

@@ -460,9 +460,10 @@ const BATCH: usize = 16;
 /// How many resolved files may wait for the sink, in the channel: helpers that run ahead of
 /// it stop there rather than hold every file's edges. Room for the files resolved while a full
 /// index's sink builds the fact tables' indexes before its first batch (django: ~75 ms): with
-/// room for 512, the helper stopped there and the second core idled (`resolve` of `ckg index
-/// --json`, django 335-363 -> 309-318 ms, gen-py-1m 529 -> 462 ms; peaks 202 -> 211 MiB and
-/// 249 -> 256 MiB, with room for every file).
+/// room for 512, the helper stopped there and the second core idled. With room for every file,
+/// `resolve` of `ckg index --json`: django 335-363 -> 309-318 ms, gen-py-1m 529 -> 462 ms,
+/// peaks 202 -> 211 MiB and 249 -> 256 MiB; with 4096, `benches/full_ab.py` (5 rounds): django
+/// 1.71 -> 1.68 s, gen-py-1m (4,989 files) 2.78 -> 2.68 s.
 const WAITING: usize = 4096;
 
 /// Resolves `files` (ascending) in parallel and hands their resolution to `sink` on the calling

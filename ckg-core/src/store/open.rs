@@ -150,8 +150,9 @@ impl Store {
         // 54 -> 49 ms on ra-core (512 KiB: 295 ms on django).
         // A database that fits the build's page cache is sorted there, in memory, on this
         // thread: its pages are all cached, where the smaller cache would read them back and
-        // the helpers' runs go through files (`finish` of `ckg index --json`, 9 alternating
-        // runs: ra-core 14.1 -> 11.4 ms, pytest 22.3 -> 19.1 ms; effect's 23 MiB 62 -> 76 ms).
+        // the helpers' runs go through files (`finish` of `ckg index --json`, medians of 21
+        // alternating runs: ra-core 14.1 -> 11.7 ms, pytest 22.8 -> 20.0 ms). Larger ones are
+        // not: sorted so, effect's 23 MiB took 62 -> 77 ms, django's 48 MiB 106 -> 140 ms.
         let size_kib = |pragma: &str| self.conn.pragma_query_value(None, pragma, |r| r.get::<_, i64>(0));
         let database_kib = size_kib("page_count").and_then(|pages| Ok(pages * size_kib("page_size")? / 1024)).map_err(sql)?;
         if database_kib > FRESH_BUILD_CACHE_KIB {

@@ -479,8 +479,8 @@ const WAITING: usize = 4096;
 /// longer than resolving them on one core), is not time-shared with two resolving threads, as
 /// it was when the whole pool resolved each batch in turn (`par_iter`, the cores ~85 % busy).
 ///
-/// The sink is first given an empty batch, while a pool thread makes the resolver: a full
-/// index builds the fact tables' indexes then.
+/// The sink is first given an empty batch, while the helpers' thread has the resolver made
+/// (on the pool): a full index builds the fact tables' indexes then.
 pub fn resolve_into<E>(input: &ResolveInput, files: &[i64], mut sink: impl FnMut(Vec<FileResolution>) -> Result<(), E>) -> Result<(), E> {
     // Each batch's files in order are its edges in order (below).
     debug_assert!(files.is_sorted());

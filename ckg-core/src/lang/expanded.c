@@ -22,8 +22,72 @@
 #include <sys/mman.h>
 
 #include "tree_sitter/api.h"
+#include "./alloc.h"
 #include "./language.h"
 #include "./parser.h"
+
+// Python's external scanner (tree-sitter-python 0.25.0, `src/scanner.c`, pinned by
+// Cargo.lock) restores its state before each of its scans by freeing its two lists and
+// growing them again from nothing: ~3.1M restores on django's full index, each a `free` and
+// a `malloc` or more. The copy of the grammar restores the same state into the lists the
+// scanner has (`python_restore`): the same elements, sizes and flag; only the lists'
+// capacities differ, which the scanner reads only to grow them. Its layout, as that file has
+// it: two `Array(T)`s (contents, size, capacity), the indents (`uint16_t`) and the delimiters
+// (one `char` of flags each), then the flag.
+typedef struct {
+  struct {
+    uint16_t *contents;
+    uint32_t size, capacity;
+  } indents;
+  struct {
+    char *contents;
+    uint32_t size, capacity;
+  } delimiters;
+  bool inside_interpolated_string;
+} PythonScanner;
+
+void tree_sitter_python_external_scanner_deserialize(void *payload, const char *buffer, unsigned length);
+
+// `*contents` holding at least `needed` elements of `element` bytes, grown as the scanner's
+// lists grow (twice the capacity, at least 8), by the allocator they were made with.
+static void python_room(void **contents, uint32_t *capacity, uint32_t needed, size_t element) {
+  if (needed <= *capacity) return;
+  uint32_t grown = *capacity * 2 > 8 ? *capacity * 2 : 8;
+  if (grown < needed) grown = needed;
+  void *more = ts_current_realloc(*contents, (size_t)grown * element);
+  if (!more) abort();
+  *contents = more;
+  *capacity = grown;
+}
+
+// `tree_sitter_python_external_scanner_deserialize`, step for step, without freeing.
+static void python_restore(void *payload, const char *buffer, unsigned length) {
+  PythonScanner *scanner = payload;
+  scanner->delimiters.size = 0;
+  scanner->indents.size = 0;
+  python_room((void **)&scanner->indents.contents, &scanner->indents.capacity, 1, sizeof(uint16_t));
+  scanner->indents.contents[scanner->indents.size++] = 0;
+  if (length == 0) return;  // the flag is left as it was, as the scanner leaves it
+  size_t size = 0;
+  scanner->inside_interpolated_string = (bool)buffer[size++];
+  size_t delimiter_count = (uint8_t)buffer[size++];
+  if (delimiter_count > 0) {
+    python_room((void **)&scanner->delimiters.contents, &scanner->delimiters.capacity, (uint32_t)delimiter_count, 1);
+    scanner->delimiters.size = (uint32_t)delimiter_count;
+    memcpy(scanner->delimiters.contents, &buffer[size], delimiter_count);
+    size += delimiter_count;
+  }
+  for (; size + 1 < length; size += 2) {
+    uint16_t indent = (uint16_t)((unsigned char)buffer[size] | ((unsigned char)buffer[size + 1] << 8));
+    python_room((void **)&scanner->indents.contents, &scanner->indents.capacity, scanner->indents.size + 1, sizeof(uint16_t));
+    scanner->indents.contents[scanner->indents.size++] = indent;
+  }
+}
+
+// Whether `language` (an expanded copy) restores Python's scanner state with `python_restore`.
+bool ckg_expanded_restores_python_scanner(const TSLanguage *language) {
+  return language->external_scanner.deserialize == python_restore;
+}
 
 // `size` zeroed bytes, their pages mapped writable at once: one call instead of a page fault
 // at each page's first touch (two, where the touch is a read: the shared zero page, then a
@@ -56,6 +120,9 @@ const TSLanguage *ckg_expanded_language(const TSLanguage *language) {
   }
   memcpy(copy, language, language->abi_version >= 15 ? sizeof *copy : offsetof(TSLanguage, name));
   memcpy(table, language->parse_table, (size_t)language->large_state_count * width * sizeof *table);
+  if (copy->external_scanner.deserialize == tree_sitter_python_external_scanner_deserialize) {
+    copy->external_scanner.deserialize = python_restore;
+  }
   for (uint32_t state = language->large_state_count; state < language->state_count; state++) {
     // As `ts_language_lookup` reads it: a count of groups, then each group's value, its
     // count of symbols and the symbols. The first group naming a symbol is the one a lookup

@@ -19,6 +19,8 @@ use super::Grammar;
 unsafe extern "C" {
     fn ckg_expanded_language(language: *const tree_sitter::ffi::TSLanguage) -> *const tree_sitter::ffi::TSLanguage;
     #[cfg(test)]
+    fn ckg_expanded_restores_python_scanner(language: *const tree_sitter::ffi::TSLanguage) -> bool;
+    #[cfg(test)]
     fn ckg_language_lookup(language: *const tree_sitter::ffi::TSLanguage, state: u32, symbol: u32) -> u16;
 }
 
@@ -71,6 +73,42 @@ mod tests {
                 }
             }
             assert!(found > compared / 50, "{grammar:?}: {found} entries of {compared}");
+        }
+    }
+
+    /// Python's copy restores its scanner's state without freeing its lists (`expanded.c`),
+    /// and parses to the same trees: every fixture (below) and, here, indentation many levels
+    /// deep and strings inside f-strings inside brackets, whole and cut at every line.
+    #[test]
+    fn the_python_copy_restores_its_scanner_to_the_same_trees() {
+        let copy = language(Grammar::Python);
+        // SAFETY: live grammars.
+        let (python, typescript) = unsafe {
+            (
+                ckg_expanded_restores_python_scanner(copy.clone().into_raw()),
+                ckg_expanded_restores_python_scanner(language(Grammar::TypeScript).into_raw()),
+            )
+        };
+        assert!(python && !typescript, "only Python's copy restores its scanner itself");
+        let mut src = String::new();
+        for depth in 0..40 {
+            let pad = "    ".repeat(depth);
+            src.push_str(&format!(
+                "{pad}if x{depth}:\n{pad}    y = f\"{{a[f'{{b!r}}' + \"\"\"c{{d}}\"\"\"]}}\" + rb'\\e' + (\n{pad}        '''t\n{pad}u''')\n"
+            ));
+        }
+        for depth in (0..40).rev() {
+            src.push_str(&format!("{}z{depth} = [\n1,\n]\n", "    ".repeat(depth)));
+        }
+        let (mut own, mut other) = (Parser::new(), Parser::new());
+        own.set_language(&Grammar::Python.language()).unwrap();
+        other.set_language(&copy).unwrap();
+        assert!(!own.parse(&src, None).unwrap().root_node().has_error(), "the whole source parses:\n{src}");
+        let cuts: Vec<usize> = src.match_indices('\n').map(|(i, _)| i).chain([src.len()]).collect();
+        for cut in cuts {
+            let cut_src = &src.as_bytes()[..cut];
+            let (a, b) = (own.parse(cut_src, None).unwrap(), other.parse(cut_src, None).unwrap());
+            assert_eq!(node_facts(&b), node_facts(&a), "cut at {cut}");
         }
     }
 

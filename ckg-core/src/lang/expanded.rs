@@ -9,6 +9,11 @@
 //! MiB) and a few milliseconds to write, once per process. For parsing only: no query is
 //! compiled with it (query analysis walks a state's symbols through tree-sitter's lookahead
 //! iterator, which lists them in another order in the copy).
+//!
+//! Python's copy also restores its external scanner's state without freeing its lists
+//! (`python_restore` in `expanded.c`, tree-sitter-python's `deserialize` step for step): the
+//! same scanner state, one `free` and one `malloc` fewer at each of its ~3.1M restores on
+//! django.
 
 use std::sync::OnceLock;
 

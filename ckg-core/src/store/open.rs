@@ -153,8 +153,8 @@ impl Store {
         // the helpers' runs go through files (`finish` of `ckg index --json`, medians of 21
         // alternating runs: ra-core 14.1 -> 11.7 ms, pytest 22.8 -> 20.0 ms). Larger ones are
         // not: sorted so, effect's 23 MiB took 62 -> 77 ms, django's 48 MiB 106 -> 140 ms.
-        let size_kib = |pragma: &str| self.conn.pragma_query_value(None, pragma, |r| r.get::<_, i64>(0));
-        let database_kib = size_kib("page_count").and_then(|pages| Ok(pages * size_kib("page_size")? / 1024)).map_err(sql)?;
+        let pragma = |name: &str| self.conn.pragma_query_value(None, name, |r| r.get::<_, i64>(0)).map_err(sql);
+        let database_kib = pragma("page_count")? * pragma("page_size")? / 1024;
         if database_kib > FRESH_BUILD_CACHE_KIB {
             let threads = std::thread::available_parallelism().map(|n| n.get().min(4)).unwrap_or(1);
             self.conn.pragma_update(None, "threads", threads as i64).map_err(sql)?;

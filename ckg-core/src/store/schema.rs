@@ -225,9 +225,9 @@ CREATE INDEX edges_remote_src ON edge_rows(src_id) WHERE remote_src = 1;
 ";
 
 /// A fresh build writes a private temporary file: no journal, no syncs, one connection. A
-/// page cache of 16 MiB ([`FRESH_BUILD_CACHE_KIB`]): with 128 MiB every page written stayed in memory until the commit
-/// (the whole database: django's 51 MiB, salt's 60 MiB at the peak of the run); now pages
-/// past it are written out as the facts are stored. Peak RSS django 220 → 196 MiB, salt
+/// page cache of 16 MiB ([`FRESH_BUILD_CACHE_KIB`]): with 128 MiB every page written stayed
+/// in memory until the commit (the whole database: django's 51 MiB, salt's 60 MiB at the peak
+/// of the run); now pages past it are written out as the facts are stored. Peak RSS django 220 → 196 MiB, salt
 /// 422 → 390 MiB, the run's time unchanged (the commit 41 → 15 ms, the index builds, which
 /// read the tables back, ~35 ms longer; `benches/full_ab.py`, `ckg index --json`).
 pub(super) const FRESH_BUILD_PRAGMAS: &str = "

@@ -116,8 +116,10 @@ pub fn watch(config: &WatchConfig, stop: &AtomicBool, on_event: &mut dyn FnMut(W
     let summary = index_with(&config.index, &|_| {}, &mut session)?;
     // `--rebuild` is for the index the watch starts from; the batches update it.
     let index_config = IndexConfig { rebuild: false, ..config.index.clone() };
-    on_event(WatchEvent::Updated(&Update { event_paths: 0, rescan: true, latency: t.elapsed(), summary }));
+    // Read before the caller hears of the index: a database removed as soon as the caller
+    // reports it must still differ from the identity the ticks compare against.
     let mut identity = file_identity(&db);
+    on_event(WatchEvent::Updated(&Update { event_paths: 0, rescan: true, latency: t.elapsed(), summary }));
     // Set after a failed batch: when to try again, and the pause after the next failure.
     let mut retry: Option<(Instant, Duration)> = None;
 
@@ -142,7 +144,8 @@ pub fn watch(config: &WatchConfig, stop: &AtomicBool, on_event: &mut dyn FnMut(W
             Err(mpsc::RecvTimeoutError::Timeout) => batch.started = Instant::now(),
             Err(mpsc::RecvTimeoutError::Disconnected) => return Err(Error::Invalid("the file watcher stopped".into())),
         }
-        if file_identity(&db) != identity {
+        // No database after a run that succeeded means it went after that run's commit.
+        if file_identity(&db) != identity || (identity.is_none() && retry.is_none()) {
             on_event(WatchEvent::DatabaseReplaced { db: &db });
             session = Session::default();
             identity = file_identity(&db);
@@ -217,6 +220,44 @@ mod tests {
         assert!(!is_read(&EventKind::Access(AccessKind::Close(AccessMode::Write))));
         assert!(!is_read(&EventKind::Modify(ModifyKind::Any)));
         assert!(!is_read(&EventKind::Create(CreateKind::File)));
+    }
+
+    #[test]
+    fn a_database_removed_while_the_first_index_is_reported_is_noticed() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("m.py"), "def f():\n    return 1\n").unwrap();
+        let config = WatchConfig::new(IndexConfig::new(dir.path()));
+        let db = config.index.db_path();
+        let stop = AtomicBool::new(false);
+        let (mut updates, mut replaced) = (0, 0);
+        let started = Instant::now();
+        let timer = std::thread::scope(|scope| {
+            // Ends the watch if the removal is never noticed.
+            scope.spawn(|| {
+                while !stop.load(Ordering::Relaxed) && started.elapsed() < Duration::from_secs(10) {
+                    std::thread::sleep(Duration::from_millis(10));
+                }
+                stop.store(true, Ordering::Relaxed);
+            });
+            watch(&config, &stop, &mut |event| match event {
+                WatchEvent::Updated(_) => {
+                    updates += 1;
+                    if updates == 1 {
+                        // The caller's first report is where a user learns the index exists.
+                        for suffix in ["", "-wal", "-shm"] {
+                            let _ = std::fs::remove_file(format!("{}{suffix}", db.display()));
+                        }
+                    } else {
+                        stop.store(true, Ordering::Relaxed);
+                    }
+                }
+                WatchEvent::DatabaseReplaced { .. } => replaced += 1,
+                WatchEvent::Failed { error, .. } => panic!("{error}"),
+            })
+        });
+        timer.unwrap();
+        assert_eq!((replaced, updates), (1, 2), "the removal was not noticed within {:?}", started.elapsed());
+        assert!(db.exists());
     }
 
     #[test]

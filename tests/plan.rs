@@ -208,13 +208,15 @@ fn scripted(test_script: &str) -> Repo {
 
 #[test]
 fn verification_runs_pass_fail_and_time_out() {
-    for (script, result, failure) in [
-        ("exit 0", "pass", None),
-        ("echo 'FAIL test/server.test.ts'; exit 1", "fail", Some("test")),
-        ("sleep 30", "timeout", Some("timeout")),
+    // npm itself may take seconds to start on a busy machine: only the sleeping script is
+    // given a limit it must reach.
+    for (script, timeout_s, result, failure) in [
+        ("exit 0", "120", "pass", None),
+        ("echo 'FAIL test/server.test.ts'; exit 1", "120", "fail", Some("test")),
+        ("sleep 30", "2", "timeout", Some("timeout")),
     ] {
         let repo = scripted(script);
-        let out = repo.ckg(&["plan", "verify", "unit:src/server.ts", "--timeout-s", "2", "--json"]);
+        let out = repo.ckg(&["plan", "verify", "unit:src/server.ts", "--timeout-s", timeout_s, "--json"]);
         let v: serde_json::Value =
             serde_json::from_slice(&out.stdout).unwrap_or_else(|_| panic!("{}", String::from_utf8_lossy(&out.stderr)));
         let tests = v["runs"].as_array().unwrap().iter().find(|r| r["kind"] == "command").expect("a test command");

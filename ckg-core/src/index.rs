@@ -17,7 +17,7 @@ use crate::error::{Error, Result};
 use crate::extract::{ExpandedTables, Extractor};
 use crate::facts::{Diagnostic, DiagnosticKind, FileRecord};
 use crate::resolve;
-use crate::store::{FileState, Interface, SkippedState, Store, WriteTx, snapshot};
+use crate::store::{FileIdentity, FileState, Interface, SkippedState, Store, WriteTx, snapshot};
 
 /// Files modified this close to the previous scan are re-hashed even when their size and
 /// mtime match (coarse filesystem timestamps; git's "racy clean" problem).
@@ -161,6 +161,9 @@ pub struct Summary {
     /// keeps the graph in memory patch it instead of reloading it.
     #[serde(skip)]
     pub edge_files: Option<Vec<i64>>,
+    /// The database file this run wrote ([`crate::store::file_identity`]).
+    #[serde(skip)]
+    pub db_identity: Option<FileIdentity>,
     pub skipped: Vec<SkippedFile>,
     /// Wall time per stage, in milliseconds.
     pub timings_ms: BTreeMap<String, f64>,
@@ -428,7 +431,7 @@ pub fn index_with(config: &IndexConfig, progress: &(dyn Fn(Progress) + Sync), se
     };
     timings.insert("commit".to_string(), ms(t.elapsed()));
     let t = Instant::now();
-    store.finish()?;
+    let db_identity = store.finish()?;
     if let Some(listing) = listing {
         discover::cache::save(&listing, &walk_cache);
     }
@@ -459,6 +462,7 @@ pub fn index_with(config: &IndexConfig, progress: &(dyn Fn(Progress) + Sync), se
         removed: changes.removed,
         re_resolved,
         edge_files: resolved.map_or(Some(Vec::new()), |r| r.edge_files),
+        db_identity,
         skipped: skipped_files(changes.skipped),
         timings_ms: timings,
         jobs,

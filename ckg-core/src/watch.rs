@@ -116,9 +116,9 @@ pub fn watch(config: &WatchConfig, stop: &AtomicBool, on_event: &mut dyn FnMut(W
     let summary = index_with(&config.index, &|_| {}, &mut session)?;
     // `--rebuild` is for the index the watch starts from; the batches update it.
     let index_config = IndexConfig { rebuild: false, ..config.index.clone() };
-    // Read before the caller hears of the index: a database removed as soon as the caller
-    // reports it must still differ from the identity the ticks compare against.
-    let mut identity = file_identity(&db);
+    // The file the run wrote, not what the path names after it: a database removed or replaced
+    // as soon as the run is over (even before the caller reports it) differs from it.
+    let mut identity = summary.db_identity;
     on_event(WatchEvent::Updated(&Update { event_paths: 0, rescan: true, latency: t.elapsed(), summary }));
     // Set after a failed batch: when to try again, and the pause after the next failure.
     let mut retry: Option<(Instant, Duration)> = None;
@@ -144,8 +144,7 @@ pub fn watch(config: &WatchConfig, stop: &AtomicBool, on_event: &mut dyn FnMut(W
             Err(mpsc::RecvTimeoutError::Timeout) => batch.started = Instant::now(),
             Err(mpsc::RecvTimeoutError::Disconnected) => return Err(Error::Invalid("the file watcher stopped".into())),
         }
-        // No database after a run that succeeded means it went after that run's commit.
-        if file_identity(&db) != identity || (identity.is_none() && retry.is_none()) {
+        if file_identity(&db) != identity {
             on_event(WatchEvent::DatabaseReplaced { db: &db });
             session = Session::default();
             identity = file_identity(&db);
@@ -160,7 +159,7 @@ pub fn watch(config: &WatchConfig, stop: &AtomicBool, on_event: &mut dyn FnMut(W
         match index_with(&index_config, &|_| {}, &mut session) {
             Ok(summary) => {
                 retry = None;
-                identity = file_identity(&db);
+                identity = summary.db_identity;
                 let update = Update { event_paths: batch.paths.len(), rescan: batch.rescan, latency: batch.started.elapsed(), summary };
                 on_event(WatchEvent::Updated(&update));
             }

@@ -43,6 +43,8 @@ pub struct Store {
     path: PathBuf,
     /// The temporary file of a fresh build.
     fresh: Option<PathBuf>,
+    /// An update's file, as [`file_identity`] gives it.
+    identity: Option<FileIdentity>,
 }
 
 fn tmp_path(path: &Path) -> PathBuf {
@@ -121,12 +123,14 @@ impl Store {
             let build = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0);
             conn.execute("INSERT INTO meta(key, value) VALUES ('build_id', ?1)", [build.to_string()]).map_err(sql)?;
             report.created = true;
-            return Ok((Store { conn, path: path.to_path_buf(), fresh: Some(tmp) }, report));
+            return Ok((Store { conn, path: path.to_path_buf(), fresh: Some(tmp), identity: None }, report));
         }
         let sql = |e| Error::sqlite(path, e);
         let conn = Connection::open(path).map_err(sql)?;
         configure_writer(&conn).map_err(sql)?;
-        Ok((Store { conn, path: path.to_path_buf(), fresh: None }, report))
+        // The file just opened, unless it was replaced within these few statements.
+        let identity = file_identity(path);
+        Ok((Store { conn, path: path.to_path_buf(), fresh: None, identity }, report))
     }
 
     /// True while building a new index (every file is new; nothing to load back).
@@ -136,9 +140,11 @@ impl Store {
 
     /// Completes the run after its commit: a fresh build gets its indexes, switches to WAL and
     /// atomically replaces the previous file (whose WAL, if any, is checkpointed first so a
-    /// kill between the two steps loses nothing).
-    pub fn finish(self) -> Result<()> {
-        let Some(tmp) = self.fresh else { return Ok(()) };
+    /// kill between the two steps loses nothing). Returns the identity of the file this store
+    /// wrote ([`file_identity`]), which the path may no longer name if the file was removed
+    /// or replaced meanwhile.
+    pub fn finish(self) -> Result<Option<FileIdentity>> {
+        let Some(tmp) = self.fresh else { return Ok(self.identity) };
         let sql = |e| Error::sqlite(&tmp, e);
         // Index builds sort with helper threads. SQLite's sorter starts them only when its
         // temporary files are not in memory, and hands them runs the size of the page cache
@@ -164,6 +170,8 @@ impl Store {
         self.conn.execute_batch(INDEXES).map_err(sql)?;
         self.conn.execute_batch("PRAGMA locking_mode = NORMAL; PRAGMA journal_mode = WAL;").map_err(sql)?;
         self.conn.close().map_err(|(_, e)| sql(e))?;
+        // A rename keeps the file's identity.
+        let identity = file_identity(&tmp);
         if let Ok(old) = Connection::open(&self.path) {
             let _ = old.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()));
         }
@@ -171,7 +179,7 @@ impl Store {
             let _ = std::fs::remove_file(format!("{}{suffix}", self.path.display()));
         }
         std::fs::rename(&tmp, &self.path).map_err(|e| Error::Io { path: self.path.clone(), source: e })?;
-        Ok(())
+        Ok(identity)
     }
 
     /// Reads the schema version of an existing file: `Some(v)` for a ckg index, `None` for an

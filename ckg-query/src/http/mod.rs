@@ -211,6 +211,12 @@ impl Service {
         });
         self.checkin((ix, file));
         if let Ok(Some(graph)) = built {
+            // Not a graph of a file replaced while it loaded: generations of two files do not
+            // compare, and `checkout` has already dropped what was read from the old one.
+            let seen = self.db_file.lock().unwrap_or_else(|p| p.into_inner());
+            if *seen != file {
+                return;
+            }
             let mut slot = self.graph.lock().unwrap_or_else(|p| p.into_inner());
             if slot.as_ref().is_none_or(|g| g.generation < graph.generation) {
                 *slot = Some(graph);

@@ -14,6 +14,7 @@ use std::sync::Arc;
 use ckg_core::extract::{Extractor, PositionFact};
 use ckg_core::lang::Lang;
 use ckg_core::resolve::{BoundNames, Found};
+use ckg_core::store::FileIdentity;
 use rusqlite::OptionalExtension;
 
 use crate::graph::{DefAnswer, Definition, Site};
@@ -43,7 +44,7 @@ fn identifier_at(line: &str, col: u32) -> Option<(u32, &str)> {
 /// The stored names `def` resolves with, of one generation, kept by a long-lived caller
 /// across snapshots ([`Index::share_names`]).
 #[derive(Default)]
-pub struct SharedNames(std::sync::Mutex<Option<(i64, Arc<BoundNames>)>>);
+pub struct SharedNames(std::sync::Mutex<Option<(Option<FileIdentity>, i64, Arc<BoundNames>)>>);
 
 impl SharedNames {
     /// Drops the kept names (their database file was replaced).
@@ -133,18 +134,19 @@ impl Index {
         };
         let names = match &self.shared_names {
             // Held while loading: concurrent queries of the generation wait for one load.
-            Some(shared) => {
+            Some((shared, file)) => {
                 let mut slot = shared.0.lock().unwrap_or_else(|p| p.into_inner());
                 match slot.as_ref() {
-                    Some((g, n)) if *g == self.generation => Arc::clone(n),
+                    Some((of, g, n)) if of == file && *g == self.generation => Arc::clone(n),
                     // A snapshot older than the shared names: its own, not kept.
-                    Some((g, _)) if *g > self.generation => {
+                    Some((of, g, _)) if of == file && *g > self.generation => {
                         drop(slot);
                         load()?
                     }
+                    // None kept, older ones, or another file's: the new file's replace them.
                     _ => {
                         let n = load()?;
-                        *slot = Some((self.generation, Arc::clone(&n)));
+                        *slot = Some((*file, self.generation, Arc::clone(&n)));
                         n
                     }
                 }
@@ -285,18 +287,31 @@ mod tests {
         let mut answers = Vec::new();
         for _ in 0..2 {
             let mut ix = Index::open(&config.db_path()).unwrap();
-            ix.share_names(Arc::clone(&shared));
+            ix.share_names(Arc::clone(&shared), ckg_core::store::file_identity(&config.db_path()));
             let a = ix.snapshot(None, |ix| ix.def_at("b.ts", 2, 30)).unwrap();
             answers.push(a.definition.map(|d| d.node.qname));
             if answers.len() == 1 {
-                let (generation, first) = kept().expect("the first def that binds keeps the names");
+                let (_, generation, first) = kept().expect("the first def that binds keeps the names");
                 assert_eq!(generation, ix.generation);
                 answers.push(Some(format!("{:p}", Arc::as_ptr(&first))));
             }
         }
-        let (_, after) = kept().unwrap();
+        let (_, _, after) = kept().unwrap();
         assert_eq!(answers[0].as_deref(), Some("a.ts#f"));
         assert_eq!(answers[2].as_deref(), Some("a.ts#f"));
         assert_eq!(answers[1], Some(format!("{:p}", Arc::as_ptr(&after))), "the second def built its own names");
+
+        // The database rebuilt (a new file, at the same generation) where `f` became `h`: its
+        // names are not the kept ones.
+        std::fs::write(root.join("a.ts"), "export function h() { return 1; }\n").unwrap();
+        std::fs::write(root.join("b.ts"), "import { h } from './a';\nexport function g() { return h(); }\n").unwrap();
+        let rebuilt = ckg_core::index::index(&ckg_core::index::IndexConfig { rebuild: true, ..config.clone() }, &|_| {}).unwrap();
+        std::fs::write(root.join("b.ts"), "import { h } from './a';\nexport function g() { return h(); }\n// edited\n").unwrap();
+        let mut ix = Index::open(&config.db_path()).unwrap();
+        assert_eq!((ix.generation, rebuilt.generation), (kept().unwrap().1, kept().unwrap().1), "the same generation as the old file's");
+        ix.share_names(Arc::clone(&shared), ckg_core::store::file_identity(&config.db_path()));
+        let a = ix.snapshot(None, |ix| ix.def_at("b.ts", 2, 30)).unwrap();
+        assert_eq!(a.definition.map(|d| d.node.qname).as_deref(), Some("a.ts#h"));
+        assert!(!Arc::ptr_eq(&kept().unwrap().2, &after), "the new file's names replace the old file's");
     }
 }

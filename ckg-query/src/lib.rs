@@ -30,6 +30,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
+use ckg_core::store::FileIdentity;
 use rusqlite::{Connection, OptionalExtension};
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -185,8 +186,9 @@ pub struct Index {
     /// The stored facts resolution binds names with and the resolver over them (`def`),
     /// built by the first query that needs them in this snapshot.
     pub(crate) names: std::cell::RefCell<Option<Arc<ckg_core::resolve::BoundNames>>>,
-    /// Where a long-lived caller keeps the names between snapshots ([`Index::share_names`]).
-    pub(crate) shared_names: Option<Arc<SharedNames>>,
+    /// Where a long-lived caller keeps the names between snapshots ([`Index::share_names`]),
+    /// and the identity of this index's database file there.
+    pub(crate) shared_names: Option<(Arc<SharedNames>, Option<FileIdentity>)>,
 }
 
 impl Index {
@@ -237,9 +239,11 @@ impl Index {
 
     /// Takes and keeps the stored names in `shared`, which outlives this index's snapshots
     /// (see `http::Service`): one generation's names are built once, by the first query that
-    /// needs them, while concurrent ones wait for them.
-    pub fn share_names(&mut self, shared: Arc<SharedNames>) {
-        self.shared_names = Some(shared);
+    /// needs them, while concurrent ones wait for them. `file` is the identity of this index's
+    /// database file ([`ckg_core::store::file_identity`]): names of another file are not
+    /// taken, whatever their generation.
+    pub fn share_names(&mut self, shared: Arc<SharedNames>, file: Option<FileIdentity>) {
+        self.shared_names = Some((shared, file));
     }
 
     /// Fails with [`Error::Timeout`] once the current snapshot's time limit has passed.

@@ -122,8 +122,9 @@ pub struct Service {
     closing: tokio::sync::watch::Sender<bool>,
     live: Mutex<Live>,
     started: SystemTime,
-    /// The newest generation's reverse graph, for walks (see [`crate::ReverseGraph`]).
-    graph: Mutex<Option<Arc<crate::ReverseGraph>>>,
+    /// The newest generation's reverse graph, for walks (see [`crate::ReverseGraph`]), with
+    /// the identity of the file it was read from.
+    graph: Mutex<Option<(Option<FileIdentity>, Arc<crate::ReverseGraph>)>>,
     /// Held while the graph is brought up to date (one update at a time).
     loading: Mutex<()>,
     /// Set while a background load started by a query runs.
@@ -166,12 +167,17 @@ impl Service {
         }
     }
 
-    /// The reverse graph of the generation `ix` reads, when the cached one is of that
-    /// generation. When the cache is older and nothing is loading, a load starts in the
-    /// background (an index updated by another process); this request walks through SQL.
-    fn graph_for(self: &Arc<Self>, ix: &Index) -> Option<Arc<crate::ReverseGraph>> {
+    /// The reverse graph of the generation `ix` reads from the database file `file`, when the
+    /// cached one is of that file and generation. When the cache is older and nothing is
+    /// loading, a load starts in the background (an index updated by another process); this
+    /// request walks through SQL.
+    fn graph_for(self: &Arc<Self>, ix: &Index, file: Option<FileIdentity>) -> Option<Arc<crate::ReverseGraph>> {
         let cached = self.graph.lock().unwrap_or_else(|p| p.into_inner()).clone();
-        if let Some(g) = &cached {
+        if let Some((of, g)) = &cached {
+            if *of != file {
+                // Read from another file than this request's (one of them was replaced).
+                return None;
+            }
             if g.generation >= ix.generation {
                 return (g.generation == ix.generation).then(|| Arc::clone(g));
             }
@@ -196,7 +202,7 @@ impl Service {
     pub fn update_graph(&self, files: Option<&[i64]>, generation: Option<i64>) {
         let _loading = self.loading.lock().unwrap_or_else(|p| p.into_inner());
         let Ok((mut ix, file)) = self.checkout() else { return };
-        let cached = self.graph.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        let cached = self.graph.lock().unwrap_or_else(|p| p.into_inner()).clone().filter(|(of, _)| *of == file).map(|(_, g)| g);
         let built = ix.snapshot(Some(Duration::from_secs(120)), |ix| {
             if cached.as_ref().is_some_and(|g| g.generation == ix.generation) {
                 return Ok(None);
@@ -218,8 +224,8 @@ impl Service {
                 return;
             }
             let mut slot = self.graph.lock().unwrap_or_else(|p| p.into_inner());
-            if slot.as_ref().is_none_or(|g| g.generation < graph.generation) {
-                *slot = Some(graph);
+            if slot.as_ref().is_none_or(|(of, g)| *of != file || g.generation < graph.generation) {
+                *slot = Some((file, graph));
             }
         }
     }
@@ -304,9 +310,9 @@ impl Service {
             let _permit = permit;
             let (mut ix, file) = service.checkout().map_err(Problem::from)?;
             let mut failure = None;
-            ix.share_names(Arc::clone(&service.names));
+            ix.share_names(Arc::clone(&service.names), file);
             let out = ix.snapshot(Some(timeout), |ix| {
-                let graph = service.graph_for(ix);
+                let graph = service.graph_for(ix, file);
                 ix.use_graph(graph);
                 query(ix).map_err(|p| {
                     failure = Some(p);

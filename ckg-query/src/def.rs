@@ -44,7 +44,10 @@ fn identifier_at(line: &str, col: u32) -> Option<(u32, &str)> {
 /// The stored names `def` resolves with, of one generation, kept by a long-lived caller
 /// across snapshots ([`Index::share_names`]).
 #[derive(Default)]
-pub struct SharedNames(std::sync::Mutex<Option<(Option<FileIdentity>, i64, Arc<BoundNames>)>>);
+pub struct SharedNames(std::sync::Mutex<Option<KeptNames>>);
+
+/// The names kept for others: of which database file, of which generation.
+type KeptNames = (Option<FileIdentity>, i64, Arc<BoundNames>);
 
 impl SharedNames {
     /// Drops the kept names (their database file was replaced).

@@ -32,7 +32,7 @@ impl Bar {
                     return;
                 }
                 let width = 30;
-                let filled = if total == 0 { width } else { done * width / total };
+                let filled = (done * width).checked_div(total).unwrap_or(width);
                 format!("[{}{}] {done}/{total} files parsed", "#".repeat(filled), " ".repeat(width - filled))
             }
             Progress::Resolving => "resolving references across files...".to_string(),
@@ -45,12 +45,12 @@ impl Bar {
     }
 
     pub fn finish(&self) {
-        if let Ok(state) = self.state.lock() {
-            if state.1 {
-                let mut err = std::io::stderr().lock();
-                let _ = write!(err, "\r\x1b[2K");
-                let _ = err.flush();
-            }
+        if let Ok(state) = self.state.lock()
+            && state.1
+        {
+            let mut err = std::io::stderr().lock();
+            let _ = write!(err, "\r\x1b[2K");
+            let _ = err.flush();
         }
     }
 }

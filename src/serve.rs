@@ -317,7 +317,7 @@ fn run_indexer(service: &Service, config: IndexConfig, watch: Option<Duration>, 
             Err(e) => {
                 // The last committed generation is still served; try again shortly.
                 eprintln!("ckg serve: error: watching failed: {e}; retrying in 1 s");
-                if !ckg_query::Index::open(&db).is_ok() {
+                if ckg_query::Index::open(&db).is_err() {
                     service.set_state(IndexState::Failed(e.to_string()));
                 }
                 for _ in 0..10 {

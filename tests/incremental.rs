@@ -400,7 +400,7 @@ impl Model {
                                 func.name = new.clone();
                             }
                             for (t, c) in &mut func.calls {
-                                if *c == f && (follow || *t == None && i == m) && (t.unwrap_or(i) == m) {
+                                if *c == f && (follow || t.is_none() && i == m) && (t.unwrap_or(i) == m) {
                                     *c = new.clone();
                                 }
                             }

@@ -43,7 +43,7 @@ fn is_def(o: &Occurrence) -> bool {
 }
 
 /// The occurrence whose range starts at (0-based line, column).
-fn at<'a>(d: &'a Document, line: i32, col: i32) -> &'a Occurrence {
+fn at(d: &Document, line: i32, col: i32) -> &Occurrence {
     d.occurrences
         .iter()
         .find(|o| o.range[0] == line && o.range[1] == col)

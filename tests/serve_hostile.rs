@@ -139,7 +139,7 @@ fn hostile_requests_get_client_errors_and_the_server_survives() {
     };
     let nested_obj = format!("{}1{}", "{\"a\":".repeat(5000), "}".repeat(5000));
     let bodies: Vec<(String, Vec<u8>, &str)> = vec![
-        ("nested arrays".into(), [b"[".repeat(100_00), b"]".repeat(100_00)].concat(), "application/json"),
+        ("nested arrays".into(), [b"[".repeat(10_000), b"]".repeat(10_000)].concat(), "application/json"),
         ("nested objects".into(), nested_obj.into_bytes(), "application/json"),
         ("huge string".into(), format!("{{\"query\": \"{}\"}}", "x".repeat(60_000)).into_bytes(), "application/json"),
         ("too large".into(), vec![b'a'; 200_000], "application/json"),

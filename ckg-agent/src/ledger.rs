@@ -22,6 +22,10 @@ use crate::plan::{Plan, Unit, migration_of, uses_package};
 use crate::rules::{CheckOptions, RuleSet};
 use crate::{Error, Result};
 
+/// A unit as [`Ledger::units`] reads it: the unit, its state, the hash of its files when
+/// planned, and when last verified.
+pub type StoredUnit = (Unit, String, String, Option<String>);
+
 const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL) STRICT;
 CREATE TABLE IF NOT EXISTS units(
@@ -305,8 +309,9 @@ impl Ledger {
         rows.collect::<rusqlite::Result<_>>().map_err(sql(&self.path))
     }
 
-    /// The stored units, in plan order.
-    pub fn units(&self) -> Result<Vec<(Unit, String, String, Option<String>)>> {
+    /// The stored units, in plan order: each with its state, the hash of its files when
+    /// planned, and when last verified (if it was).
+    pub fn units(&self) -> Result<Vec<StoredUnit>> {
         let mut s =
             self.conn.prepare("SELECT notes, state, planned_hash, verified_hash FROM units ORDER BY position").map_err(sql(&self.path))?;
         let rows = s
@@ -470,7 +475,9 @@ impl Ledger {
     /// again (a check of those files), and whether units reach the framework only when a
     /// unit started or stopped using it, or a unit that uses it only through others changed.
     fn evaluate(&self, index: &Index, packs: &[Pack], packages: &[String], root: &Path, units: &[Head]) -> Result<Vec<Evaluation>> {
-        let cached: Vec<(Option<String>, Option<i64>, Option<i64>, Option<i64>)> =
+        // (files' hash, legacy references, violations, reaches) as last evaluated.
+        type Evaluated = (Option<String>, Option<i64>, Option<i64>, Option<i64>);
+        let cached: Vec<Evaluated> =
             units.iter().map(|u| (u.eval_hash.clone(), u.eval_legacy, u.eval_violations, u.eval_reaches)).collect();
         let hashes: Vec<String> = units.iter().map(|u| files_hash(root, &u.paths)).collect();
         let fresh = cached.iter().any(|c| c.0.is_none() || c.1.is_none() || c.2.is_none() || c.3.is_none());

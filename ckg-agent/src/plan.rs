@@ -452,7 +452,7 @@ fn hints(pack: &Pack, roles: &[&RoleOccurrence], evidence: &[Edge]) -> Vec<Hint>
                 rule.role.as_ref().is_some_and(|role| roles.iter().any(|r| &r.role == role))
             }
             RuleKind::ForbidImport => evidence.iter().any(|e| e.kind == "imports" && rule.packages.iter().any(|p| uses_package(&e.dst, p))),
-            RuleKind::ForbidUse => evidence.iter().any(|e| rule.symbols.iter().any(|s| e.dst == *s)),
+            RuleKind::ForbidUse => evidence.iter().any(|e| rule.symbols.contains(&e.dst)),
             _ => false,
         };
         if let (true, Some(h)) = (applies, &rule.hint) {

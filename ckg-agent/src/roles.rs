@@ -478,15 +478,15 @@ impl<'i> Finder<'i> {
             // A parameter (a local bound in a parameter list): what the callers pass.
             let Some(df) = self.file(&dfile)? else { return Ok(Target::Unknown) };
             let owner = df.shapes.functions.iter().enumerate().find(|(_, s)| s.params.iter().any(|p| p.pos == dpos));
-            if let Some((fi, shape)) = owner {
-                if let Some(param) = shape.params.iter().position(|p| p.pos == dpos) {
-                    let mut values = self.parameter_values(&dfile, fi, param, depth + 1)?;
-                    return Ok(match values.len() {
-                        0 => Target::Unknown,
-                        1 => values.remove(0),
-                        _ => Target::Several(values),
-                    });
-                }
+            if let Some((fi, shape)) = owner
+                && let Some(param) = shape.params.iter().position(|p| p.pos == dpos)
+            {
+                let mut values = self.parameter_values(&dfile, fi, param, depth + 1)?;
+                return Ok(match values.len() {
+                    0 => Target::Unknown,
+                    1 => values.remove(0),
+                    _ => Target::Several(values),
+                });
             }
         }
         self.definition_target(&dfile, dpos, d.via.into_iter().collect())
@@ -525,12 +525,12 @@ impl<'i> Finder<'i> {
             if let Some(Value::Str { text }) = shape.args.iter().find(|a| a.keyword.is_none()).map(|a| &a.value) {
                 detail.insert("path".into(), text.clone());
             }
-            if let Some(methods) = shape.args.iter().find(|a| a.keyword.as_deref() == Some("methods")) {
-                if let Value::List { items } = &methods.value {
-                    let m: Vec<&str> =
-                        items.iter().filter_map(|v| if let Value::Str { text } = v { Some(text.as_str()) } else { None }).collect();
-                    detail.insert("methods".into(), m.join(","));
-                }
+            if let Some(methods) = shape.args.iter().find(|a| a.keyword.as_deref() == Some("methods"))
+                && let Value::List { items } = &methods.value
+            {
+                let m: Vec<&str> =
+                    items.iter().filter_map(|v| if let Value::Str { text } = v { Some(text.as_str()) } else { None }).collect();
+                detail.insert("methods".into(), m.join(","));
             }
         }
         if ["get", "post", "put", "patch", "delete"].contains(&method.as_str()) && !detail.contains_key("methods") {
@@ -659,14 +659,14 @@ impl<'i> Finder<'i> {
     fn unwrap_view(&self, f: &FileCtx, value: &Value, wrappers: &[String]) -> Value {
         if let Value::Call { index } = value {
             let call: &CallShape = &f.shapes.calls[*index];
-            if let Some((recv, method)) = call.callee.rsplit_once('.') {
-                if wrappers.iter().any(|w| w == method) {
-                    let pos = Pos {
-                        line: call.name_pos.line,
-                        col: call.name_pos.col.saturating_sub(recv.rsplit('.').next().unwrap_or(recv).len() as u32 + 1),
-                    };
-                    return Value::Path { path: recv.to_string(), pos };
-                }
+            if let Some((recv, method)) = call.callee.rsplit_once('.')
+                && wrappers.iter().any(|w| w == method)
+            {
+                let pos = Pos {
+                    line: call.name_pos.line,
+                    col: call.name_pos.col.saturating_sub(recv.rsplit('.').next().unwrap_or(recv).len() as u32 + 1),
+                };
+                return Value::Path { path: recv.to_string(), pos };
             }
         }
         value.clone()
@@ -702,41 +702,38 @@ impl<'i> Finder<'i> {
         for role in roles {
             self.push(pack, role, file, shape.start.line, shape.callee.clone(), None, rule_id, registered_at, detail, evidence(&edge));
         }
-        match (&edge.dst_file, edge.dst_kind.as_deref()) {
-            (Some(dfile), Some("function" | "method" | "variable" | "constant")) => {
-                let dpos = Pos { line: edge.dst_line.unwrap_or(0), col: edge.dst_col.unwrap_or(0) };
-                let dfile = dfile.clone();
-                let inline: Vec<usize> =
-                    shape.args.iter().filter_map(|a| if let Value::Function { index } = a.value { Some(index) } else { None }).collect();
-                let Target::Function { file: ff, index, via } = self.definition_target(&dfile, dpos, vec![edge.edge.clone()])? else {
-                    return Ok(None);
-                };
-                // A factory of an object (a function that creates a router and returns it).
-                if let Some(o) = self.returned_object(&ff, index)? {
-                    if rule.mounts {
-                        self.mount(pack, o, &site_of(registered_at), detail, via);
-                    }
-                    return Ok(None);
+        if let (Some(dfile), Some("function" | "method" | "variable" | "constant")) = (&edge.dst_file, edge.dst_kind.as_deref()) {
+            let dpos = Pos { line: edge.dst_line.unwrap_or(0), col: edge.dst_col.unwrap_or(0) };
+            let dfile = dfile.clone();
+            let inline: Vec<usize> =
+                shape.args.iter().filter_map(|a| if let Value::Function { index } = a.value { Some(index) } else { None }).collect();
+            let Target::Function { file: ff, index, via } = self.definition_target(&dfile, dpos, vec![edge.edge.clone()])? else {
+                return Ok(None);
+            };
+            // A factory of an object (a function that creates a router and returns it).
+            if let Some(o) = self.returned_object(&ff, index)? {
+                if rule.mounts {
+                    self.mount(pack, o, &site_of(registered_at), detail, via);
                 }
-                // A wrapper (`asyncHandler(async (req, res) => …)`) is transparent: the inline
-                // function is what is registered, and the wrapper plays no role of its own.
-                if let Some(&fi) = inline.last() {
-                    return Ok(Some((file.to_string(), fi, evidence(&edge))));
-                }
-                if let Some(role) = &rule.repo_calls {
-                    self.function_role(pack, role, &ff, index, rule_id, registered_at.clone(), detail.clone(), via.clone(), &[])?;
-                }
-                // A factory: what it returns is what the registration receives.
-                let Some(ffile) = self.file(&ff)? else { return Ok(None) };
-                let product = ffile.shapes.functions[index].returns.iter().find_map(|v| match v {
-                    Value::Function { index } => Some(*index),
-                    _ => None,
-                });
-                if let Some(p) = product {
-                    return Ok(Some((ff, p, via)));
-                }
+                return Ok(None);
             }
-            _ => {}
+            // A wrapper (`asyncHandler(async (req, res) => …)`) is transparent: the inline
+            // function is what is registered, and the wrapper plays no role of its own.
+            if let Some(&fi) = inline.last() {
+                return Ok(Some((file.to_string(), fi, evidence(&edge))));
+            }
+            if let Some(role) = &rule.repo_calls {
+                self.function_role(pack, role, &ff, index, rule_id, registered_at.clone(), detail.clone(), via.clone(), &[])?;
+            }
+            // A factory: what it returns is what the registration receives.
+            let Some(ffile) = self.file(&ff)? else { return Ok(None) };
+            let product = ffile.shapes.functions[index].returns.iter().find_map(|v| match v {
+                Value::Function { index } => Some(*index),
+                _ => None,
+            });
+            if let Some(p) = product {
+                return Ok(Some((ff, p, via)));
+            }
         }
         Ok(None)
     }
@@ -842,10 +839,11 @@ impl<'i> Finder<'i> {
                 let shape = f.shapes.calls[call].clone();
                 let mut proof = None;
                 for a in &shape.args {
-                    if let Target::Object { id, site, via } = self.value_target(&e.edge.file, &f, &a.value, 0)? {
-                        if id == rule.argument && self.objects[site].pack == pack.pack.name {
-                            proof = Some(via);
-                        }
+                    if let Target::Object { id, site, via } = self.value_target(&e.edge.file, &f, &a.value, 0)?
+                        && id == rule.argument
+                        && self.objects[site].pack == pack.pack.name
+                    {
+                        proof = Some(via);
                     }
                 }
                 let Some(via) = proof else { continue };
@@ -1058,8 +1056,7 @@ fn written_name(lines: &[String], line: u32, col: u32) -> Option<String> {
     // The chain's segments, last first: (start, end, called).
     let mut segments = vec![(start, end, false)];
     let mut j = start;
-    loop {
-        let Some(dot) = j.checked_sub(1).filter(|&d| b[d] == b'.') else { break };
+    while let Some(dot) = j.checked_sub(1).filter(|&d| b[d] == b'.') {
         let k = if dot > 0 && b[dot - 1] == b'?' { dot - 1 } else { dot };
         let Some(mut before) = k.checked_sub(1) else { break };
         let called = b[before] == b')';

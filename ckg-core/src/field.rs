@@ -177,7 +177,7 @@ mod tests {
         // Names that share an address with another name or sit next to it (a key made of the
         // address and length alone would mix `type` with the five bytes after its first).
         static BUFFER: &str = "type_aatype_aa";
-        let at = if BUFFER.as_ptr() as usize % 2 == 0 { 0 } else { 7 };
+        let at = if (BUFFER.as_ptr() as usize).is_multiple_of(2) { 0 } else { 7 };
         let neighbours: [&'static str; 3] = [&BUFFER[at..at + 4], &BUFFER[at + 1..at + 6], &BUFFER[at..at + 6]];
         assert_eq!(neighbours[0], "type");
         for (grammar, src) in sources {

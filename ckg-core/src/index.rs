@@ -226,10 +226,10 @@ fn read_checked(file: &SourceFile, old: Option<&FileState>, minified_line_len: u
         return Err(skip(DiagnosticKind::Minified, msg));
     }
     let hash = xxhash_rust::xxh3::xxh3_64(&bytes);
-    if let Some(old) = old {
-        if old.hash == hash {
-            return Err(Outcome::Touched { id: old.id, size: bytes.len() as u64, mtime_ns: file.mtime_ns });
-        }
+    if let Some(old) = old
+        && old.hash == hash
+    {
+        return Err(Outcome::Touched { id: old.id, size: bytes.len() as u64, mtime_ns: file.mtime_ns });
     }
     Ok((bytes, hash))
 }
@@ -622,7 +622,9 @@ fn discover_tree(
 
 /// What the run adds to the names snapshot, prepared while it commits: a record of the files
 /// it wrote, for the log of the snapshot it started from; or else a new base, encoded on
-/// another thread (which holds the run's facts meanwhile and hands them back).
+/// another thread (which holds the run's facts meanwhile and hands them back). One per run:
+/// the size of its larger variant does not matter.
+#[allow(clippy::large_enum_variant)]
 enum SnapshotRows {
     Record { cached: Cached, tail: snapshot::Tail, replaced: Vec<i64>, rows: Vec<u8> },
     Base(std::thread::JoinHandle<(Vec<u8>, Cached)>),
@@ -756,6 +758,7 @@ const EXPANDED_TABLES_FROM: usize = 32;
 /// made 1,066 context switches, 277 with the writer parsing too.) `content_changed` is
 /// called for each file found changed: for this thread's own files before they are
 /// extracted (an edit's one file: the stored facts are read meanwhile, see `Preload`).
+#[allow(clippy::too_many_arguments)] // the run's state, each part borrowed as the stage needs it
 fn parse_and_store(
     tx: &WriteTx,
     states: &HashMap<String, FileState>,
@@ -957,10 +960,10 @@ fn store_configs(tx: &WriteTx, discovery: &Discovery, changes: &mut Changes) -> 
     // Project configuration: any change re-resolves the files that resolved bare specifiers.
     let mut configs = std::collections::BTreeMap::new();
     for (rel, abs) in &discovery.configs {
-        if let Ok(content) = std::fs::read_to_string(abs) {
-            if content.len() <= 1 << 20 {
-                configs.insert(rel.clone(), content);
-            }
+        if let Ok(content) = std::fs::read_to_string(abs)
+            && content.len() <= 1 << 20
+        {
+            configs.insert(rel.clone(), content);
         }
     }
     let configs_changed = changes.fresh || tx.configs()? != configs;

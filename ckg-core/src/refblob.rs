@@ -19,7 +19,7 @@ const VERSION: u8 = 1;
 
 /// Encodes the references of one file; `ids` maps a fact's `src` (a symbol index in the
 /// file) to the symbol's id in the store.
-pub fn encode<'r>(refs: &'r [RefFact], ids: &[i64]) -> Vec<u8> {
+pub fn encode(refs: &[RefFact], ids: &[i64]) -> Vec<u8> {
     // Room for a string a reference: grown from empty, the map was rehashed as it grew
     // (pytest: 1,168 times, for 28.9k distinct strings in all its blobs).
     let mut strings = Strings {

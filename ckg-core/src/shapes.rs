@@ -566,22 +566,22 @@ impl Builder<'_> {
                     let root = object.map(unwrap_casts).and_then(|o| if is_call(o) { chain_root(o) } else { Some(o) });
                     if let (Some(o), Some(m)) = (root.filter(|o| o.kind() == "identifier"), member) {
                         let name = text(o, self.src);
-                        if let Some(k) = params.iter().position(|p| *p == name) {
-                            if hidden & (1 << k) == 0 {
-                                // `res.locals.user`: the member after, and whether the chain is assigned.
-                                let outer = n
-                                    .parent()
-                                    .filter(|p| matches!(p.kind(), "member_expression" | "attribute") && p.field("object") == Some(n));
-                                let next = outer.and_then(|p| p.field("property").or_else(|| p.field("attribute")));
-                                let write = assigned(outer.unwrap_or(n));
-                                uses.push(ParamUse {
-                                    param: k,
-                                    member: self.text(m),
-                                    pos: Pos::of(m),
-                                    next: next.map(|x| self.text(x)),
-                                    write,
-                                });
-                            }
+                        if let Some(k) = params.iter().position(|p| *p == name)
+                            && hidden & (1 << k) == 0
+                        {
+                            // `res.locals.user`: the member after, and whether the chain is assigned.
+                            let outer = n
+                                .parent()
+                                .filter(|p| matches!(p.kind(), "member_expression" | "attribute") && p.field("object") == Some(n));
+                            let next = outer.and_then(|p| p.field("property").or_else(|| p.field("attribute")));
+                            let write = assigned(outer.unwrap_or(n));
+                            uses.push(ParamUse {
+                                param: k,
+                                member: self.text(m),
+                                pos: Pos::of(m),
+                                next: next.map(|x| self.text(x)),
+                                write,
+                            });
                         }
                     }
                 }

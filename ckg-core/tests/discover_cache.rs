@@ -34,12 +34,12 @@ fn dir_times(root: &Path) -> BTreeMap<PathBuf, SystemTime> {
     let mut out = BTreeMap::new();
     let mut stack = vec![root.to_path_buf()];
     while let Some(d) = stack.pop() {
-        if let Ok(m) = std::fs::symlink_metadata(&d) {
-            if m.is_dir() {
-                out.insert(d.clone(), m.modified().unwrap());
-                for e in std::fs::read_dir(&d).unwrap().flatten() {
-                    stack.push(e.path());
-                }
+        if let Ok(m) = std::fs::symlink_metadata(&d)
+            && m.is_dir()
+        {
+            out.insert(d.clone(), m.modified().unwrap());
+            for e in std::fs::read_dir(&d).unwrap().flatten() {
+                stack.push(e.path());
             }
         }
     }

@@ -75,10 +75,10 @@ impl Index {
         let Some(line_text) = text.lines().nth(line as usize - 1) else { return answer(None, changed) };
         // A name the graph has (the fast path); anything else, a module specifier's string
         // included, is read from the file.
-        if let (Some(ident), false) = (identifier_at(line_text, col), changed) {
-            if let Some(d) = self.graph_definition(&row, line, ident.0, Some(ident.1))? {
-                return answer(Some(d), false);
-            }
+        if let (Some(ident), false) = (identifier_at(line_text, col), changed)
+            && let Some(d) = self.graph_definition(&row, line, ident.0, Some(ident.1))?
+        {
+            return answer(Some(d), false);
         }
         let (facts, fact) = Extractor::new().position(row.lang, &row.module, &bytes, line, col);
         let Some(fact) = fact else { return answer(None, changed) };
@@ -201,10 +201,12 @@ impl Index {
             };
             // Import positions are answered from the statement (an edge there may name the
             // module, not the imported name).
-            if covers && edge.kind != "exports" && edge.kind != "imports" {
-                if let Some(node) = self.node(dst.unwrap_or(0))? {
-                    return Ok(Some(Definition { node, via: Some(edge), hops: Vec::new() }));
-                }
+            if covers
+                && edge.kind != "exports"
+                && edge.kind != "imports"
+                && let Some(node) = self.node(dst.unwrap_or(0))?
+            {
+                return Ok(Some(Definition { node, via: Some(edge), hops: Vec::new() }));
             }
         }
         Ok(None)

@@ -264,11 +264,11 @@ impl Index {
         if pattern.is_empty() {
             return Err(Error::Invalid("empty pattern".into()));
         }
-        if let Some(k) = kind {
-            if ckg_core::facts::SymbolKind::parse(k).is_none() {
-                let kinds: Vec<&str> = ckg_core::facts::SymbolKind::ALL.iter().map(|k| k.as_str()).collect();
-                return Err(Error::Invalid(format!("unknown symbol kind {k:?} (one of {})", kinds.join(", "))));
-            }
+        if let Some(k) = kind
+            && ckg_core::facts::SymbolKind::parse(k).is_none()
+        {
+            let kinds: Vec<&str> = ckg_core::facts::SymbolKind::ALL.iter().map(|k| k.as_str()).collect();
+            return Err(Error::Invalid(format!("unknown symbol kind {k:?} (one of {})", kinds.join(", "))));
         }
         let glob = if pattern.contains(['*', '?']) { pattern.to_string() } else { format!("*{pattern}*") };
         let mut s = self

@@ -45,7 +45,7 @@ fn encode(generation: i64, offset: usize, query: &str) -> String {
 /// (generation, offset) of a token made for `query`.
 fn decode(token: &str, query: &str) -> Result<(i64, usize)> {
     let bad = || Error::PageToken("not a token this server issued".into());
-    if token.len() > 256 || token.len() % 2 != 0 {
+    if token.len() > 256 || !token.len().is_multiple_of(2) {
         return Err(bad());
     }
     let bytes: Vec<u8> =

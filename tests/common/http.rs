@@ -31,8 +31,7 @@ impl Response {
 
 fn decode_chunked(mut body: &[u8]) -> Vec<u8> {
     let mut out = Vec::new();
-    loop {
-        let Some(nl) = body.windows(2).position(|w| w == b"\r\n") else { break };
+    while let Some(nl) = body.windows(2).position(|w| w == b"\r\n") {
         let size =
             usize::from_str_radix(std::str::from_utf8(&body[..nl]).unwrap_or("0").split(';').next().unwrap().trim(), 16).unwrap_or(0);
         body = &body[nl + 2..];

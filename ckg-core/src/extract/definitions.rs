@@ -22,6 +22,7 @@ pub(super) struct Named {
 
 /// Adds the module's symbol and one symbol per definition (redefinitions share the first);
 /// returns what the definitions became and the symbols by qname.
+#[allow(clippy::too_many_arguments)] // extraction's parts of one file, each borrowed as it is
 pub(super) fn name_definitions<'t>(
     lang: Lang,
     module: &str,

@@ -580,7 +580,7 @@ mod tests {
                 let kinds = [RefKind::Call, RefKind::Read, RefKind::Argument];
                 let refs: Vec<RefFact> = (0..len).map(|tag| fact(next(4) as u32, next(3) as u32, kinds[next(3) as usize], tag)).collect();
                 let mut expected = refs.clone();
-                expected.sort_by(|a, b| (a.line, a.col, a.kind).cmp(&(b.line, b.col, b.kind)));
+                expected.sort_by_key(|a| (a.line, a.col, a.kind));
                 let mut got = refs;
                 sort_refs(&mut got);
                 assert_eq!(got, expected, "{len} references");

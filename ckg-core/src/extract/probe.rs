@@ -178,12 +178,10 @@ pub(super) fn probe_import(lang: Lang, statement: Node, at: usize, src: &[u8], f
             dotted.parent().is_some_and(|d| d.kind_name() == "import_statement" || d.kind_name() == "aliased_import")
                 && dotted.parent().and_then(|d| d.field("alias")).is_none_or(|a| !a.byte_range().contains(&at))
         });
-    if !in_module {
-        if leaf.parent().is_some_and(|p| p.kind_name() == "namespace_export") {
-            // `export * as ns from './m'`: `ns` is the module.
-            if let Some(i) = (first..facts.imports.len()).find(|&i| facts.imports[i].kind == crate::facts::ImportKind::Namespace) {
-                return Some(PositionFact::Import(i));
-            }
+    if !in_module && leaf.parent().is_some_and(|p| p.kind_name() == "namespace_export") {
+        // `export * as ns from './m'`: `ns` is the module.
+        if let Some(i) = (first..facts.imports.len()).find(|&i| facts.imports[i].kind == crate::facts::ImportKind::Namespace) {
+            return Some(PositionFact::Import(i));
         }
     }
     let by_name = (!in_module)

@@ -291,10 +291,10 @@ pub(super) fn value_source<'t>(parents: &Parents<'t>, ident: Node<'t>, src: &[u8
     let parent = parents.of(ident)?;
     match parent.kind_name() {
         "assignment" if parent.field("left") == Some(ident) => {
-            if let Some(t) = parent.field("type") {
-                if let Some(v) = annotation_source(t, src) {
-                    return Some(v);
-                }
+            if let Some(t) = parent.field("type")
+                && let Some(v) = annotation_source(t, src)
+            {
+                return Some(v);
             }
             assigned_value(parents, ident).and_then(|v| expression_value(v, src, 0))
         }

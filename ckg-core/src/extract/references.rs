@@ -101,16 +101,14 @@ impl File<'_, '_> {
             // The innermost interval names are looked up from.
             let mut inner = point.2;
             // Python default values run when the function is defined, in the enclosing scope.
-            if is_py {
-                if let Some(i) = nesting.def_of(inner) {
-                    let params = params_of[i].get_or_insert_with(|| {
-                        let node = iv[i].def.map(|d| caps.defs[d].1).filter(|n| n.kind_name() == "function_definition");
-                        node.and_then(|n| n.field("parameters")).map(|p| p.byte_range())
-                    });
-                    if params.as_ref().is_some_and(|p| p.contains(&name_node.start_byte())) {
-                        src_sym = iv[i].def_above.and_then(|p| sym_of_interval.get(&p).copied()).unwrap_or(0);
-                        inner = iv[i].scope_above;
-                    }
+            if is_py && let Some(i) = nesting.def_of(inner) {
+                let params = params_of[i].get_or_insert_with(|| {
+                    let node = iv[i].def.map(|d| caps.defs[d].1).filter(|n| n.kind_name() == "function_definition");
+                    node.and_then(|n| n.field("parameters")).map(|p| p.byte_range())
+                });
+                if params.as_ref().is_some_and(|p| p.contains(&name_node.start_byte())) {
+                    src_sym = iv[i].def_above.and_then(|p| sym_of_interval.get(&p).copied()).unwrap_or(0);
+                    inner = iv[i].scope_above;
                 }
             }
             if !matches!(kind, RefKind::Patch | RefKind::Key) && Probe::covers(probe, name_node) {
@@ -165,10 +163,11 @@ impl File<'_, '_> {
                 continue; // CommonJS `require('x')` is an import
             }
             // `require('./m').a()`: a member of the module that `require` binds there.
-            if lang.is_script() && path.starts_with("require().") {
-                if let Some(p) = typescript::through_require(&path, name_node, src) {
-                    path = p;
-                }
+            if lang.is_script()
+                && path.starts_with("require().")
+                && let Some(p) = typescript::through_require(&path, name_node, src)
+            {
+                path = p;
             }
             let mut args = Vec::new();
             // A call's arguments, read once for its argument values and its forwarded parameters.
@@ -228,14 +227,13 @@ impl File<'_, '_> {
                     }
                     // `for c in checks: c()` with `checks` a parameter.
                     Some(Local::Var(Some(ValueSource::Each(each)))) if kind == RefKind::Call => {
-                        if let ValueSource::Alias(p) = each.as_ref() {
-                            if let Some(&Local::Param { func, index, splat: 0, member: None, .. }) =
+                        if let ValueSource::Alias(p) = each.as_ref()
+                            && let Some(&Local::Param { func, index, splat: 0, member: None, .. }) =
                                 lookup_local(p, point.0, inner, nesting, locals)
-                            {
-                                let rest = crate::dotted::split_once(&path).map(|(_, r)| r.to_string()).unwrap_or_default();
-                                let caller = facts.symbols[src_sym as usize].qname.clone();
-                                param_uses.push((func, ParamUse { index, name: p.clone(), caller, rest, each: true, via: None }));
-                            }
+                        {
+                            let rest = crate::dotted::split_once(&path).map(|(_, r)| r.to_string()).unwrap_or_default();
+                            let caller = facts.symbols[src_sym as usize].qname.clone();
+                            param_uses.push((func, ParamUse { index, name: p.clone(), caller, rest, each: true, via: None }));
                         }
                     }
                     _ => {}
@@ -271,19 +269,21 @@ impl File<'_, '_> {
             }
             // A function handed to a call that calls it back (`xs.map(f)`, `setTimeout(f)`,
             // `p.then(f)`): the callee's name goes with the argument.
-            if lang.is_script() && kind == RefKind::Argument && !path.is_empty() {
-                if let Some(callee) = typescript::callback_callee(&self.parents, name_node, src) {
-                    // A parameter handed on that way (`drain(fn) { this.items.forEach(fn) }`) is
-                    // called by this code.
-                    if let Some(&Local::Param { func, index, splat: 0, member: None, .. }) =
-                        lookup_local(&path, point.0, inner, nesting, locals)
-                    {
-                        let caller = facts.symbols[src_sym as usize].qname.clone();
-                        let name = path.clone();
-                        param_uses.push((func, ParamUse { index, name, caller, rest: String::new(), each: false, via: None }));
-                    }
-                    args.push((CALLBACK_KEY.to_string(), ValueSource::Alias(callee)));
+            if lang.is_script()
+                && kind == RefKind::Argument
+                && !path.is_empty()
+                && let Some(callee) = typescript::callback_callee(&self.parents, name_node, src)
+            {
+                // A parameter handed on that way (`drain(fn) { this.items.forEach(fn) }`) is
+                // called by this code.
+                if let Some(&Local::Param { func, index, splat: 0, member: None, .. }) =
+                    lookup_local(&path, point.0, inner, nesting, locals)
+                {
+                    let caller = facts.symbols[src_sym as usize].qname.clone();
+                    let name = path.clone();
+                    param_uses.push((func, ParamUse { index, name, caller, rest: String::new(), each: false, via: None }));
                 }
+                args.push((CALLBACK_KEY.to_string(), ValueSource::Alias(callee)));
             }
             let (line, col) = position(anchor);
             let text = if path.is_empty() || computed { short_text(name_node, src) } else { String::new() };
@@ -328,16 +328,13 @@ impl File<'_, '_> {
                 }
             }
             // `self.on_click()` where `__init__` did `self.on_click = on_click`.
-            if let (true, RefKind::Call, LocalBinding::SelfOf(class)) = (is_py, kind, &binding) {
-                if let Some(attr) = path.strip_prefix("self.").filter(|a| !a.contains('.')) {
-                    if let Some((func, index, name)) = attr_params.get(&format!("{class}.{attr}")) {
-                        let caller = facts.symbols[src_sym as usize].qname.clone();
-                        param_uses.push((
-                            *func,
-                            ParamUse { index: *index, name: name.clone(), caller, rest: String::new(), each: false, via: None },
-                        ));
-                    }
-                }
+            if let (true, RefKind::Call, LocalBinding::SelfOf(class)) = (is_py, kind, &binding)
+                && let Some(attr) = path.strip_prefix("self.").filter(|a| !a.contains('.'))
+                && let Some((func, index, name)) = attr_params.get(&format!("{class}.{attr}"))
+            {
+                let caller = facts.symbols[src_sym as usize].qname.clone();
+                param_uses
+                    .push((*func, ParamUse { index: *index, name: name.clone(), caller, rest: String::new(), each: false, via: None }));
             }
             if kind == RefKind::Call && !path.is_empty() && matches!(role_node.kind_name(), "call" | "call_expression") {
                 self.forwards(&passed, &path, &binding, inner, src_sym, locals, facts, &mut param_uses);

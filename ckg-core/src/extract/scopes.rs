@@ -484,10 +484,10 @@ fn join<'l>(reaching: impl Iterator<Item = &'l Binding>, facts: &FileFacts) -> O
 /// several values (`h = h or default`) is rewritten on its own. Other values are returned as
 /// they are.
 fn through_local<'l>(value: ValueSource, lookup: &impl Fn(&str) -> Option<&'l Local>) -> Option<ValueSource> {
-    if let ValueSource::Each(inner) = &value {
-        if let ValueSource::Items(items) = inner.as_ref() {
-            return ValueSource::one_of(items.iter().filter_map(|(_, v)| through_local(v.clone(), lookup)));
-        }
+    if let ValueSource::Each(inner) = &value
+        && let ValueSource::Items(items) = inner.as_ref()
+    {
+        return ValueSource::one_of(items.iter().filter_map(|(_, v)| through_local(v.clone(), lookup)));
     }
     let (ValueSource::Call(path) | ValueSource::Alias(path) | ValueSource::New(path)) = &value else { return Some(value) };
     let (root, rest) = match crate::dotted::split_once(path) {
@@ -559,10 +559,10 @@ fn lookup_bindings<'l>(name: &str, inner: Option<usize>, nesting: &Nesting, loca
     while let Some(s) = scope {
         let interval = &nesting.intervals[s];
         // Python: names in a class body are not visible from the functions inside it.
-        if first || !interval.class_like {
-            if let Some(b) = scopes.get(&s) {
-                return Some(b);
-            }
+        if (first || !interval.class_like)
+            && let Some(b) = scopes.get(&s)
+        {
+            return Some(b);
         }
         first = false;
         scope = interval.scope_above;
@@ -748,7 +748,7 @@ impl<'t> File<'t, '_> {
             let bindings = locals.entry(scope, &name);
             // `x += 1` uses the binding before it (it only makes `x` local when there is none).
             let augmented = parent.is_some_and(|p| p.kind_name() == "augmented_assignment");
-            if !(augmented && !bindings.is_empty()) {
+            if !augmented || bindings.is_empty() {
                 // Only a rebinding needs its branch: a use walks back from the last binding.
                 let branch = if bindings.is_empty() { None } else { branch_of(&self.parents, *node, (iv[scope].start, iv[scope].end)) };
                 // A reassignment's name is the declaration's (where `def` answers).
@@ -806,10 +806,10 @@ impl<'t> File<'t, '_> {
                 for bindings in locals.0.values_mut().filter_map(|by_scope| by_scope.get_mut(&i)) {
                     for b in bindings.iter_mut() {
                         let Local::Var(Some(ValueSource::Each(each))) = &mut b.local else { continue };
-                        if matches!(each.as_ref(), ValueSource::Alias(n) if *n == name) {
-                            if let Some(items @ ValueSource::Items(_)) = binding_at(&container, b.effective).local.value() {
-                                **each = items.clone();
-                            }
+                        if matches!(each.as_ref(), ValueSource::Alias(n) if *n == name)
+                            && let Some(items @ ValueSource::Items(_)) = binding_at(&container, b.effective).local.value()
+                        {
+                            **each = items.clone();
                         }
                     }
                 }

@@ -252,10 +252,10 @@ fn commonjs_exports(assign: Node, src: &[u8], facts: &mut FileFacts, line: u32, 
             }
             _ => {}
         }
-    } else if let Some(name) = lhs.strip_prefix("module.exports.").or_else(|| lhs.strip_prefix("exports.")) {
-        if !name.contains('.') {
-            push(name.to_string(), ident(right));
-        }
+    } else if let Some(name) = lhs.strip_prefix("module.exports.").or_else(|| lhs.strip_prefix("exports."))
+        && !name.contains('.')
+    {
+        push(name.to_string(), ident(right));
     }
 }
 
@@ -666,10 +666,10 @@ pub(super) fn alias_bases(node: Node, src: &[u8]) -> Vec<String> {
                 stack.extend(children.into_iter().rev());
             }
             _ => {
-                if let Some(p) = annotation_path(t, src) {
-                    if !out.contains(&p) {
-                        out.push(p);
-                    }
+                if let Some(p) = annotation_path(t, src)
+                    && !out.contains(&p)
+                {
+                    out.push(p);
                 }
             }
         }
@@ -702,12 +702,13 @@ pub(super) fn param_types(node: Node, src: &[u8]) -> Vec<String> {
             }
         }
     }
-    if node.kind_name() == "variable_declarator" && out.first().is_none_or(|t| t.is_empty()) {
-        if let Some(props) = node.field("type").and_then(|t| component_props(t, src)) {
-            match out.first_mut() {
-                Some(first) => *first = props,
-                None => out.push(props),
-            }
+    if node.kind_name() == "variable_declarator"
+        && out.first().is_none_or(|t| t.is_empty())
+        && let Some(props) = node.field("type").and_then(|t| component_props(t, src))
+    {
+        match out.first_mut() {
+            Some(first) => *first = props,
+            None => out.push(props),
         }
     }
     while out.last().is_some_and(|t| t.is_empty()) {

@@ -279,11 +279,11 @@ impl<'t> File<'t, '_> {
                 Probe::set(probe, PositionFact::Definition(facts.symbols[sym as usize].qname.clone()));
             }
             // In a class or namespace body, the name stands for the symbol.
-            if let (Some(scope), true) = (b.scope, b.container != 0) {
-                if let Some(bindings) = locals.get_mut(scope, &b.name) {
-                    for b in bindings.iter_mut() {
-                        b.local = Local::Def(sym);
-                    }
+            if let (Some(scope), true) = (b.scope, b.container != 0)
+                && let Some(bindings) = locals.get_mut(scope, &b.name)
+            {
+                for b in bindings.iter_mut() {
+                    b.local = Local::Def(sym);
                 }
             }
         }

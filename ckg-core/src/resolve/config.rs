@@ -193,10 +193,10 @@ impl ProjectConfig {
                     }
                 }
             }
-            if let Some(base) = &cfg.base_url {
-                if let Some(p) = join(base, spec) {
-                    out.push(p);
-                }
+            if let Some(base) = &cfg.base_url
+                && let Some(p) = join(base, spec)
+            {
+                out.push(p);
             }
         }
         // Workspace packages: `@scope/name` or `name`, with an optional subpath.
@@ -215,11 +215,13 @@ impl ProjectConfig {
             for (k, targets) in &pkg.exports {
                 if *k == key {
                     out.extend(targets.iter().cloned());
-                } else if let Some((pre, post)) = k.split_once('*') {
-                    if key.starts_with(pre) && key.ends_with(post) && key.len() >= pre.len() + post.len() {
-                        let star = &key[pre.len()..key.len() - post.len()];
-                        out.extend(targets.iter().map(|t| t.replace('*', star)));
-                    }
+                } else if let Some((pre, post)) = k.split_once('*')
+                    && key.starts_with(pre)
+                    && key.ends_with(post)
+                    && key.len() >= pre.len() + post.len()
+                {
+                    let star = &key[pre.len()..key.len() - post.len()];
+                    out.extend(targets.iter().map(|t| t.replace('*', star)));
                 }
             }
             match sub {

@@ -64,62 +64,62 @@ impl<'a> Resolver<'a> {
                 // The imported name: an edge to the definition it names (re-exports followed),
                 // from the scope that imports it. (`export { a } from` binds nothing: it is an
                 // exports edge.)
-                if matches!(imp.kind, ImportKind::Named | ImportKind::Default) && imp.local.is_some() {
-                    if let Some(Target::Sym(id)) = self.import_target(imp, 0) {
-                        if self.sym(id).is_some_and(|s| s.kind != SymbolKind::Module) {
-                            let edge = EdgeRow {
-                                kind: "imports",
-                                src: imp.scope,
-                                dst: Dst::Symbol(id),
-                                file,
-                                line: imp.line,
-                                col: imp.col,
-                                evidence: EXACT,
-                                dynamic: 0,
-                                remote_src: false,
-                            };
-                            out.push(edge);
-                        }
-                    }
+                if matches!(imp.kind, ImportKind::Named | ImportKind::Default)
+                    && imp.local.is_some()
+                    && let Some(Target::Sym(id)) = self.import_target(imp, 0)
+                    && self.sym(id).is_some_and(|s| s.kind != SymbolKind::Module)
+                {
+                    let edge = EdgeRow {
+                        kind: "imports",
+                        src: imp.scope,
+                        dst: Dst::Symbol(id),
+                        file,
+                        line: imp.line,
+                        col: imp.col,
+                        evidence: EXACT,
+                        dynamic: 0,
+                        remote_src: false,
+                    };
+                    out.push(edge);
                 }
             }
         }
         // Exports and re-exports: module -> the definition it makes visible.
-        if let (Some(exports), Some(&module_sym)) = (self.exports.get(&file), self.module_sym.get(&file)) {
-            if lang.is_script() {
-                for &k in exports {
-                    let e = &self.input.exports[k];
-                    if e.name == "*" {
-                        continue; // `export * from` is an imports edge; members bind on use
-                    }
-                    let dst = match (&e.specifier, e.target.as_deref()) {
-                        (Some(spec), Some("*")) => self.module_target(self.modules.resolve(file, lang, spec)),
-                        (Some(spec), target) => match self.modules.resolve(file, lang, spec) {
-                            ModuleTarget::File(f) => self.module_member(f, target.unwrap_or(&e.name), 1),
-                            ModuleTarget::External(x) => Some(Target::External(format!("{x}.{}", target.unwrap_or(&e.name)))),
-                            _ => None,
-                        },
-                        (None, _) => self.module_member(file, &e.name, 0),
-                    };
-                    let (dst, evidence) = match dst.as_ref().and_then(|t| self.dst_of(t)) {
-                        Some(d) => (d, EXACT),
-                        None => (Dst::Unresolved(e.target.clone().unwrap_or_else(|| e.name.clone())), UNRESOLVED),
-                    };
-                    if dst == Dst::Symbol(module_sym) {
-                        continue;
-                    }
-                    out.push(EdgeRow {
-                        kind: "exports",
-                        src: module_sym,
-                        dst,
-                        file,
-                        line: e.line,
-                        col: e.col,
-                        evidence,
-                        dynamic: 0,
-                        remote_src: false,
-                    });
+        if let (Some(exports), Some(&module_sym)) = (self.exports.get(&file), self.module_sym.get(&file))
+            && lang.is_script()
+        {
+            for &k in exports {
+                let e = &self.input.exports[k];
+                if e.name == "*" {
+                    continue; // `export * from` is an imports edge; members bind on use
                 }
+                let dst = match (&e.specifier, e.target.as_deref()) {
+                    (Some(spec), Some("*")) => self.module_target(self.modules.resolve(file, lang, spec)),
+                    (Some(spec), target) => match self.modules.resolve(file, lang, spec) {
+                        ModuleTarget::File(f) => self.module_member(f, target.unwrap_or(&e.name), 1),
+                        ModuleTarget::External(x) => Some(Target::External(format!("{x}.{}", target.unwrap_or(&e.name)))),
+                        _ => None,
+                    },
+                    (None, _) => self.module_member(file, &e.name, 0),
+                };
+                let (dst, evidence) = match dst.as_ref().and_then(|t| self.dst_of(t)) {
+                    Some(d) => (d, EXACT),
+                    None => (Dst::Unresolved(e.target.clone().unwrap_or_else(|| e.name.clone())), UNRESOLVED),
+                };
+                if dst == Dst::Symbol(module_sym) {
+                    continue;
+                }
+                out.push(EdgeRow {
+                    kind: "exports",
+                    src: module_sym,
+                    dst,
+                    file,
+                    line: e.line,
+                    col: e.col,
+                    evidence,
+                    dynamic: 0,
+                    remote_src: false,
+                });
             }
         }
         // Names bound by `try: import … / except ImportError: …` branches, once per file.
@@ -217,11 +217,10 @@ impl<'a> Resolver<'a> {
                     for t in alternatives {
                         if let Some((t, e)) =
                             self.walk(t, INFERRED, crate::dotted::segments(&r.path).skip(1), 1).filter(|(_, e)| *e != UNRESOLVED)
+                            && t != Target::Opaque
                         {
-                            if t != Target::Opaque {
-                                self.push_edge(&mut out, r, r.kind, r.src, &t, e, true);
-                                self.param_flow(&mut out, file, r, &t);
-                            }
+                            self.push_edge(&mut out, r, r.kind, r.src, &t, e, true);
+                            self.param_flow(&mut out, file, r, &t);
                         }
                     }
                     continue;
@@ -380,10 +379,11 @@ impl<'a> Resolver<'a> {
             };
             if r.kind == RefKind::Member {
                 // Only uses of enums become edges; other member objects are not references.
-                if let Some((Target::Sym(id), evidence)) = resolved {
-                    if evidence != UNRESOLVED && self.sym(id).is_some_and(|s| s.kind == SymbolKind::Enum) {
-                        out.push(site_edge(r, "references", r.src, Dst::Symbol(id), evidence, 0));
-                    }
+                if let Some((Target::Sym(id), evidence)) = resolved
+                    && evidence != UNRESOLVED
+                    && self.sym(id).is_some_and(|s| s.kind == SymbolKind::Enum)
+                {
+                    out.push(site_edge(r, "references", r.src, Dst::Symbol(id), evidence, 0));
                 }
                 continue;
             }
@@ -506,10 +506,10 @@ impl<'a> Resolver<'a> {
     /// instance whose class is an upper bound, to the overrides of its subclasses.
     fn push_call_edges(&self, out: &mut Vec<EdgeRow>, r: &RefSite, target: &Target, evidence: &'static str, python: bool) {
         self.push_edge(out, r, r.kind, r.src, target, evidence, python);
-        if let (RefKind::Call, Target::Sym(f)) = (r.kind, target) {
-            if let Some(wrapper) = self.wrapper(*f) {
-                out.push(site_edge(r, "calls", r.src, Dst::Symbol(wrapper), INFERRED, 0));
-            }
+        if let (RefKind::Call, Target::Sym(f)) = (r.kind, target)
+            && let Some(wrapper) = self.wrapper(*f)
+        {
+            out.push(site_edge(r, "calls", r.src, Dst::Symbol(wrapper), INFERRED, 0));
         }
         if let (RefKind::Call, Target::Sym(m), Some(class)) = (r.kind, target, DISPATCH.with(|d| d.get()))
             && self.sym(*m).is_some_and(|s| s.kind == SymbolKind::Method)
@@ -571,13 +571,13 @@ impl<'a> Resolver<'a> {
         let Some(dst) = self.dst_of(target) else { return };
         let kind = edge_kind(site_kind, self.target_kind(target));
         out.push(site_edge(r, kind, src, dst, evidence, 0));
-        if kind == "instantiates" && python {
-            if let Target::Sym(class) = *target {
-                if let Some((init, inherited)) = self.class_member(class, "__init__", false) {
-                    let evidence = if inherited && evidence == EXACT { INFERRED } else { evidence };
-                    out.push(site_edge(r, "calls", src, Dst::Symbol(init), evidence, 0));
-                }
-            }
+        if kind == "instantiates"
+            && python
+            && let Target::Sym(class) = *target
+            && let Some((init, inherited)) = self.class_member(class, "__init__", false)
+        {
+            let evidence = if inherited && evidence == EXACT { INFERRED } else { evidence };
+            out.push(site_edge(r, "calls", src, Dst::Symbol(init), evidence, 0));
         }
     }
 

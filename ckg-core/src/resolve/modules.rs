@@ -27,8 +27,11 @@ pub(super) struct ModuleIndex<'a> {
     config: super::config::ProjectConfig,
     /// Specifiers already resolved, by the file they are written in, with the keys their
     /// resolution looked up (every use of an import resolves its module again).
-    resolved: RwLock<Map<i64, Map<String, Arc<super::Kept<ModuleTarget>>>>>,
+    resolved: RwLock<Map<i64, Resolved>>,
 }
+
+/// One file's resolved specifiers.
+type Resolved = Map<String, Arc<super::Kept<ModuleTarget>>>;
 
 /// Extensions probed for an extension-less relative specifier, in order.
 const SCRIPT_EXTS: &[&str] = &[".ts", ".tsx", ".d.ts", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs"];

@@ -120,10 +120,10 @@ impl Resolver<'_> {
         let nesting = NESTING.with(|n| n.get());
         let (found, reached) = deepest_nesting_of(|| self.module_member_now(file, name, hops));
         // No path was resolved on the way (each holds a nesting level).
-        if reached <= nesting {
-            if let Ok(mut m) = self.members.write() {
-                m.entry((file, hops)).or_default().insert(name.into(), Kept::since(keys_from, found.clone()));
-            }
+        if reached <= nesting
+            && let Ok(mut m) = self.members.write()
+        {
+            m.entry((file, hops)).or_default().insert(name.into(), Kept::since(keys_from, found.clone()));
         }
         found
     }
@@ -162,10 +162,10 @@ impl Resolver<'_> {
                         // `module.exports = { slugify: strings.slugify }`: a member path.
                         if target.contains('.') {
                             let module_sym = *self.module_sym.get(&file)?;
-                            if let Some((t, e)) = self.path_target(file, module_sym, target, &LocalBinding::Free, hops + 1) {
-                                if e != UNRESOLVED {
-                                    return Some(t);
-                                }
+                            if let Some((t, e)) = self.path_target(file, module_sym, target, &LocalBinding::Free, hops + 1)
+                                && e != UNRESOLVED
+                            {
+                                return Some(t);
                             }
                         }
                     }
@@ -176,12 +176,11 @@ impl Resolver<'_> {
             }
             for &k in self.exports_of(file) {
                 let e = &self.input.exports[k];
-                if e.name == "*" {
-                    if let Some(ModuleTarget::File(f)) = e.specifier.as_deref().map(|s| self.modules.resolve(file, lang, s)) {
-                        if let Some(t) = self.module_member(f, name, hops + 1) {
-                            return Some(t);
-                        }
-                    }
+                if e.name == "*"
+                    && let Some(ModuleTarget::File(f)) = e.specifier.as_deref().map(|s| self.modules.resolve(file, lang, s))
+                    && let Some(t) = self.module_member(f, name, hops + 1)
+                {
+                    return Some(t);
                 }
             }
             // The default import of a CommonJS module that exports an object
@@ -190,10 +189,10 @@ impl Resolver<'_> {
             let own_exports = self.exports_of(file).iter().any(|&k| self.input.exports[k].specifier.is_none());
             (name == "default" && own_exports).then_some(Target::Module(file))
         } else {
-            if let Some(s) = self.joined_qname(module, '.', name) {
-                if s.kind != SymbolKind::Module || s.file == Some(file) {
-                    return Some(Target::Sym(s.id));
-                }
+            if let Some(s) = self.joined_qname(module, '.', name)
+                && (s.kind != SymbolKind::Module || s.file == Some(file))
+            {
+                return Some(Target::Sym(s.id));
             }
             if let ModuleTarget::File(f) = self.modules.resolve_python_absolute(&format!("{module}.{name}")) {
                 return Some(Target::Module(f));
@@ -225,12 +224,11 @@ impl Resolver<'_> {
             if imp.kind != ImportKind::Star || lang.is_script() || imp.line <= line {
                 continue;
             }
-            if let ModuleTarget::File(f) = self.modules.resolve(file, lang, &imp.specifier) {
-                if self.star_exports(f, name) {
-                    if let Some(t) = self.module_member(f, name, hops + 1) {
-                        return Some(t);
-                    }
-                }
+            if let ModuleTarget::File(f) = self.modules.resolve(file, lang, &imp.specifier)
+                && self.star_exports(f, name)
+                && let Some(t) = self.module_member(f, name, hops + 1)
+            {
+                return Some(t);
             }
         }
         None
@@ -279,10 +277,10 @@ impl Resolver<'_> {
         let mut scope = self.sym(src);
         let mut steps = 0;
         while let Some(s) = scope.filter(|s| s.kind != SymbolKind::Module) {
-            if s.kind == SymbolKind::Namespace {
-                if let Some(m) = self.joined_qname(&s.qname, '.', name) {
-                    return Some((Target::Sym(m.id), EXACT));
-                }
+            if s.kind == SymbolKind::Namespace
+                && let Some(m) = self.joined_qname(&s.qname, '.', name)
+            {
+                return Some((Target::Sym(m.id), EXACT));
             }
             scope = s.parent.and_then(|p| self.sym(p));
             steps += 1;
@@ -294,17 +292,18 @@ impl Resolver<'_> {
         // dereferenced by the sites that call it).
         if let Some(s) = self.joined_qname(module, sep, name) {
             // A star import written after the definition rebinds the name when it brings it.
-            if !lang.is_script() && s.file == Some(file) {
-                if let Some(t) = self.star_member_after(file, name, 0, s.line) {
-                    return Some((t, EXACT));
-                }
+            if !lang.is_script()
+                && s.file == Some(file)
+                && let Some(t) = self.star_member_after(file, name, 0, s.line)
+            {
+                return Some((t, EXACT));
             }
             return Some((Target::Sym(s.id), EXACT));
         }
-        if !lang.is_script() {
-            if let Some(t) = self.star_member(file, name, 0) {
-                return Some((t, EXACT));
-            }
+        if !lang.is_script()
+            && let Some(t) = self.star_member(file, name, 0)
+        {
+            return Some((t, EXACT));
         }
         let builtins = if lang.is_script() { &self.builtins_script } else { &self.builtins_py };
         if builtins.contains(name) {
@@ -320,10 +319,10 @@ impl Resolver<'_> {
         let mut out: Vec<Target> = Vec::new();
         let alts = self.imports_of(file).iter().filter(|i| i.alternative && i.scope == module_sym && i.local.as_deref() == Some(name));
         for imp in alts {
-            if let Some(t) = self.import_target(imp, 0) {
-                if !out.contains(&t) {
-                    out.push(t);
-                }
+            if let Some(t) = self.import_target(imp, 0)
+                && !out.contains(&t)
+            {
+                out.push(t);
             }
         }
         if out.is_empty() {

@@ -96,10 +96,11 @@ impl Resolver<'_> {
 
     /// Records a value symbol the current reference's path passes through.
     pub(super) fn note_value(&self, t: &Target, evidence: &'static str) {
-        if let Target::Sym(id) = *t {
-            if evidence != UNRESOLVED && self.sym(id).is_some_and(|s| s.kind.is_value()) {
-                VALUES.with(|v| v.borrow_mut().push((id, evidence)));
-            }
+        if let Target::Sym(id) = *t
+            && evidence != UNRESOLVED
+            && self.sym(id).is_some_and(|s| s.kind.is_value())
+        {
+            VALUES.with(|v| v.borrow_mut().push((id, evidence)));
         }
     }
 
@@ -141,10 +142,10 @@ impl Resolver<'_> {
                 evidence = INFERRED;
             }
             if depth == 0 {
-                if let Target::Sym(id) = next {
-                    if self.sym(id).is_some_and(is_getter) {
-                        GETTERS.with(|g| g.borrow_mut().push(id));
-                    }
+                if let Target::Sym(id) = next
+                    && self.sym(id).is_some_and(is_getter)
+                {
+                    GETTERS.with(|g| g.borrow_mut().push(id));
                 }
                 self.note_value(&next, evidence);
                 self.note_container(&next, evidence, i + 1);

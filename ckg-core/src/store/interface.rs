@@ -135,6 +135,7 @@ impl Interface {
 // The canonical interface lines. Both sides of the comparison (what is stored, what is about
 // to be written) go through these, so they can only differ when the facts do.
 
+#[allow(clippy::too_many_arguments)] // one argument per field of the line
 fn symbol_line(
     kind: &str,
     parent: &str,

@@ -1201,7 +1201,8 @@ mod tests {
                 assert_eq!(ids.len(), rec.facts.symbols.len());
                 returned.extend(rec.facts.symbols.iter().map(|s| s.qname.clone()).zip(ids));
             }
-            let symbols: Vec<(i64, String, String, Option<String>, Option<String>, u32, String)> = tx
+            type Row = (i64, String, String, Option<String>, Option<String>, u32, String);
+            let symbols: Vec<Row> = tx
                 .tx
                 .prepare(
                     "SELECT s.id, s.qname, s.kind, f.path, p.qname, s.line,

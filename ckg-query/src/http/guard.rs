@@ -92,7 +92,7 @@ fn authority(value: &str) -> &str {
     v.split('/').next().unwrap_or(v)
 }
 
-fn header_str<'a>(headers: &'a HeaderMap, name: header::HeaderName) -> Result<Option<&'a str>, Problem> {
+fn header_str(headers: &HeaderMap, name: header::HeaderName) -> Result<Option<&str>, Problem> {
     match headers.get(&name) {
         None => Ok(None),
         Some(v) => v.to_str().map(Some).map_err(|_| Problem::new("bad_request", format!("the {name} header is not ASCII"))),

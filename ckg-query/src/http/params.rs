@@ -215,10 +215,10 @@ pub fn confine(root: &Path, value: &str) -> Result<String, Problem> {
         }
     }
     let rel = parts.join("/");
-    if let Ok(real) = root.join(&rel).canonicalize() {
-        if !real.starts_with(root) {
-            return Err(outside());
-        }
+    if let Ok(real) = root.join(&rel).canonicalize()
+        && !real.starts_with(root)
+    {
+        return Err(outside());
     }
     Ok(rel)
 }

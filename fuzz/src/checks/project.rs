@@ -131,10 +131,10 @@ fn write(root: &Path, rel: &str, text: &str) {
 /// times).
 pub fn temp_dir() -> tempfile::TempDir {
     let shm = Path::new("/dev/shm");
-    if shm.is_dir() {
-        if let Ok(d) = tempfile::Builder::new().prefix("ckg-fuzz").tempdir_in(shm) {
-            return d;
-        }
+    if shm.is_dir()
+        && let Ok(d) = tempfile::Builder::new().prefix("ckg-fuzz").tempdir_in(shm)
+    {
+        return d;
     }
     tempfile::Builder::new().prefix("ckg-fuzz").tempdir().expect("a temporary directory")
 }

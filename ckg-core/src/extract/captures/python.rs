@@ -329,10 +329,8 @@ fn visit<'t>(k: &Kinds, f: &Fields, src: &[u8], n: Frame<'t>, path: &[Frame<'t>]
         if ident {
             emit(1, 64, Capture::LocalDefinition, node, None);
         }
-    } else if pk == k.named_expression {
-        if field == f.name && ident {
-            emit(1, 73, Capture::LocalDefinition, node, None);
-        }
+    } else if pk == k.named_expression && field == f.name && ident {
+        emit(1, 73, Capture::LocalDefinition, node, None);
     }
 
     // Patterns of a grandparent, a parent and `n`.

@@ -41,18 +41,28 @@ fn identifier_at(line: &str, col: u32) -> Option<(u32, &str)> {
     Some((start as u32 + 1, line.get(start..end)?))
 }
 
-/// The stored names `def` resolves with, of one generation, kept by a long-lived caller
-/// across snapshots ([`Index::share_names`]).
+/// The stored names `def` resolves with, of one generation of the database file a long-lived
+/// caller reads, kept across snapshots ([`Index::share_names`]).
 #[derive(Default)]
-pub struct SharedNames(std::sync::Mutex<Option<KeptNames>>);
+pub struct SharedNames(std::sync::Mutex<KeptNames>);
 
-/// The names kept for others: of which database file, of which generation.
-type KeptNames = (Option<FileIdentity>, i64, Arc<BoundNames>);
+#[derive(Clone, Default)]
+struct KeptNames {
+    /// The database file the caller reads ([`SharedNames::reading`]): only its names are kept.
+    file: Option<FileIdentity>,
+    /// Its names, of one generation.
+    names: Option<(i64, Arc<BoundNames>)>,
+}
 
 impl SharedNames {
-    /// Drops the kept names (their database file was replaced).
-    pub fn clear(&self) {
-        *self.0.lock().unwrap_or_else(|p| p.into_inner()) = None;
+    /// The caller reads the database file `file` ([`ckg_core::store::file_identity`]) from now
+    /// on: another file's names are dropped, and a snapshot of another file (a query still on
+    /// the old one) binds with names of its own, not kept.
+    pub fn reading(&self, file: Option<FileIdentity>) {
+        let mut kept = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        if kept.file != file {
+            *kept = KeptNames { file, names: None };
+        }
     }
 }
 
@@ -139,17 +149,21 @@ impl Index {
             // Held while loading: concurrent queries of the generation wait for one load.
             Some((shared, file)) => {
                 let mut slot = shared.0.lock().unwrap_or_else(|p| p.into_inner());
-                match slot.as_ref() {
-                    Some((of, g, n)) if of == file && *g == self.generation => Arc::clone(n),
-                    // A snapshot older than the shared names: its own, not kept.
-                    Some((of, g, _)) if of == file && *g > self.generation => {
+                match &slot.names {
+                    // Another file's snapshot: its own names, not kept.
+                    _ if slot.file != *file => {
                         drop(slot);
                         load()?
                     }
-                    // None kept, older ones, or another file's: the new file's replace them.
+                    Some((g, n)) if *g == self.generation => Arc::clone(n),
+                    // A snapshot older than the shared names: its own, not kept.
+                    Some((g, _)) if *g > self.generation => {
+                        drop(slot);
+                        load()?
+                    }
                     _ => {
                         let n = load()?;
-                        *slot = Some((*file, self.generation, Arc::clone(&n)));
+                        slot.names = Some((self.generation, Arc::clone(&n)));
                         n
                     }
                 }
@@ -288,35 +302,46 @@ mod tests {
         // Changed since the index: positions in it are read from the file and bound.
         std::fs::write(root.join("b.ts"), "import { f } from './a';\nexport function g() { return f(); }\n// edited\n").unwrap();
         let shared = Arc::new(SharedNames::default());
-        let kept = || shared.0.lock().unwrap().clone();
+        let kept = || shared.0.lock().unwrap().names.clone();
+        let old_file = ckg_core::store::file_identity(&config.db_path());
+        shared.reading(old_file);
         let mut answers = Vec::new();
         for _ in 0..2 {
             let mut ix = Index::open(&config.db_path()).unwrap();
-            ix.share_names(Arc::clone(&shared), ckg_core::store::file_identity(&config.db_path()));
+            ix.share_names(Arc::clone(&shared), old_file);
             let a = ix.snapshot(None, |ix| ix.def_at("b.ts", 2, 30)).unwrap();
             answers.push(a.definition.map(|d| d.node.qname));
             if answers.len() == 1 {
-                let (_, generation, first) = kept().expect("the first def that binds keeps the names");
+                let (generation, first) = kept().expect("the first def that binds keeps the names");
                 assert_eq!(generation, ix.generation);
                 answers.push(Some(format!("{:p}", Arc::as_ptr(&first))));
             }
         }
-        let (_, _, after) = kept().unwrap();
+        let (old_generation, after) = kept().unwrap();
         assert_eq!(answers[0].as_deref(), Some("a.ts#f"));
         assert_eq!(answers[2].as_deref(), Some("a.ts#f"));
         assert_eq!(answers[1], Some(format!("{:p}", Arc::as_ptr(&after))), "the second def built its own names");
 
-        // The database rebuilt (a new file, at the same generation) where `f` became `h`: its
-        // names are not the kept ones.
+        // The database rebuilt (a new file, at the same generation) where `f` became `h`.
         std::fs::write(root.join("a.ts"), "export function h() { return 1; }\n").unwrap();
         std::fs::write(root.join("b.ts"), "import { h } from './a';\nexport function g() { return h(); }\n").unwrap();
         let rebuilt = ckg_core::index::index(&ckg_core::index::IndexConfig { rebuild: true, ..config.clone() }, &|_| {}).unwrap();
         std::fs::write(root.join("b.ts"), "import { h } from './a';\nexport function g() { return h(); }\n// edited\n").unwrap();
-        let mut ix = Index::open(&config.db_path()).unwrap();
-        assert_eq!((ix.generation, rebuilt.generation), (kept().unwrap().1, kept().unwrap().1), "the same generation as the old file's");
-        ix.share_names(Arc::clone(&shared), ckg_core::store::file_identity(&config.db_path()));
-        let a = ix.snapshot(None, |ix| ix.def_at("b.ts", 2, 30)).unwrap();
-        assert_eq!(a.definition.map(|d| d.node.qname).as_deref(), Some("a.ts#h"));
-        assert!(!Arc::ptr_eq(&kept().unwrap().2, &after), "the new file's names replace the old file's");
+        let new_file = ckg_core::store::file_identity(&config.db_path());
+        assert_ne!(new_file, old_file);
+        let def_in = |file| {
+            let mut ix = Index::open(&config.db_path()).unwrap();
+            assert_eq!((ix.generation, rebuilt.generation), (old_generation, old_generation), "the old file's generation");
+            ix.share_names(Arc::clone(&shared), file);
+            ix.snapshot(None, |ix| ix.def_at("b.ts", 2, 30)).unwrap().definition.map(|d| d.node.qname)
+        };
+        shared.reading(new_file);
+        assert!(kept().is_none(), "the old file's names are dropped");
+        // A late query still labelled with the old file binds on its own and keeps nothing.
+        assert_eq!(def_in(old_file).as_deref(), Some("a.ts#h"));
+        assert!(kept().is_none(), "a snapshot of another file kept its names");
+        // The new file's names are the new ones, and kept.
+        assert_eq!(def_in(new_file).as_deref(), Some("a.ts#h"));
+        assert!(kept().is_some_and(|(_, n)| !Arc::ptr_eq(&n, &after)), "the new file's names are kept");
     }
 }

@@ -277,13 +277,19 @@ impl Service {
                 *seen = current;
                 pool.clear();
                 *self.graph.lock().unwrap_or_else(|p| p.into_inner()) = None;
-                self.names.clear();
+                self.names.reading(current);
             }
             pool.pop()
         };
         match pooled {
             Some(entry) => Ok(entry),
-            None => Ok((Index::open(&self.config.db)?, current)),
+            None => {
+                let ix = Index::open(&self.config.db)?;
+                // Replaced between the look and the open, the file opened may be either: such
+                // an index is of no known file, so it takes nothing kept and is not pooled.
+                let file = if file_identity(&self.config.db) == current { current } else { None };
+                Ok((ix, file))
+            }
         }
     }
 

@@ -139,10 +139,10 @@ pub fn default_truth_path(out: &Path) -> PathBuf {
 
 /// Writes truth lines, one per line, with a final newline.
 pub fn write_truth(truth: &[String], path: &Path) -> io::Result<()> {
-    if let Some(dir) = path.parent() {
-        if !dir.as_os_str().is_empty() {
-            fs::create_dir_all(dir)?;
-        }
+    if let Some(dir) = path.parent()
+        && !dir.as_os_str().is_empty()
+    {
+        fs::create_dir_all(dir)?;
     }
     let mut w = io::BufWriter::new(fs::File::create(path)?);
     for line in truth {
@@ -177,11 +177,11 @@ struct FsSink {
 impl synth::Sink for FsSink {
     fn file(&mut self, rel_path: &str, contents: &str) -> io::Result<()> {
         let path = self.root.join(rel_path);
-        if let Some(dir) = path.parent() {
-            if !self.dirs.contains(dir) {
-                fs::create_dir_all(dir)?;
-                self.dirs.insert(dir.to_path_buf());
-            }
+        if let Some(dir) = path.parent()
+            && !self.dirs.contains(dir)
+        {
+            fs::create_dir_all(dir)?;
+            self.dirs.insert(dir.to_path_buf());
         }
         fs::write(&path, contents)
     }

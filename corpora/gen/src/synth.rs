@@ -1625,10 +1625,12 @@ impl<'s> Gen<'s> {
             return None;
         }
         let mut args = if first_arg.is_empty() { self.args(f) } else { first_arg.to_string() };
-        if depth == 0 && first_arg.is_empty() && self.rng.chance(0.12) {
-            if let Some(inner) = self.call_expr(ctx, f, 1, "") {
-                args = if f.has_params { format!("{inner}, count") } else { inner };
-            }
+        if depth == 0
+            && first_arg.is_empty()
+            && self.rng.chance(0.12)
+            && let Some(inner) = self.call_expr(ctx, f, 1, "")
+        {
+            args = if f.has_params { format!("{inner}, count") } else { inner };
         }
         let src = f.src.clone();
         let s = if self.py() { "self" } else { "this" };

@@ -233,13 +233,15 @@ fn typescript_defs(files: &[(String, String)]) -> HashMap<String, DefKind> {
                 assert!(defs.insert(format!("{path}#{parent}.{n}"), DefKind::Function).is_none());
                 continue;
             }
-            if ind == 2 && t.ends_with('{') && !t.starts_with("constructor(") {
-                if let Some(n) = ident_after(t, "") {
-                    if t[n.len()..].starts_with('(') && !["if", "for", "while", "switch"].contains(&n) {
-                        method = n.to_string();
-                        assert!(defs.insert(format!("{path}#{top}.{n}"), DefKind::Function).is_none());
-                    }
-                }
+            if ind == 2
+                && t.ends_with('{')
+                && !t.starts_with("constructor(")
+                && let Some(n) = ident_after(t, "")
+                && t[n.len()..].starts_with('(')
+                && !["if", "for", "while", "switch"].contains(&n)
+            {
+                method = n.to_string();
+                assert!(defs.insert(format!("{path}#{top}.{n}"), DefKind::Function).is_none());
             }
         }
     }

@@ -113,6 +113,20 @@ fn converges(repo: &Repo, db: &Path, extra: &[&str]) {
     }
 }
 
+/// Asks for `state` every 50 ms until `done` holds for it; fails with `what` and the last
+/// state after `limit`.
+fn wait_for<T: std::fmt::Debug>(what: &str, limit: Duration, mut state: impl FnMut() -> T, done: impl Fn(&T) -> bool) {
+    let start = Instant::now();
+    loop {
+        let s = state();
+        if done(&s) {
+            return;
+        }
+        assert!(start.elapsed() < limit, "{what}: {s:?}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
 /// Replaces the database by a file that is not one, in one step (renamed over it), so that
 /// the path never names no file.
 fn replace_by_junk(db: &Path) {
@@ -375,35 +389,18 @@ fn serve_reports_a_failed_update_and_answers_from_a_rebuilt_database() {
     let db = repo.db();
     replace_by_junk(&db);
     repo.write("pkg/new.py", "def fresh_one():\n    return 1\n");
-    let start = Instant::now();
-    loop {
-        let s = server.get("/v1/status").json();
-        if s["watch_error"].is_string() {
-            break;
-        }
-        assert!(start.elapsed() < Duration::from_secs(20), "no watch_error in /v1/status: {s}");
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    let status = || server.get("/v1/status").json();
+    wait_for("no watch_error in /v1/status", Duration::from_secs(20), status, |s| s["watch_error"].is_string());
     // Removed: the next retry builds it again, and queries see the new file.
     std::fs::remove_file(&db).unwrap();
-    let start = Instant::now();
-    loop {
+    let symbols = || {
         let r = server.get("/v1/symbols?pattern=fresh_one");
-        if r.status == 200 && r.text().contains("pkg.new.fresh_one") {
-            break;
-        }
-        assert!(start.elapsed() < Duration::from_secs(30), "queries never saw the rebuilt index: {} {}", r.status, r.text());
-        std::thread::sleep(Duration::from_millis(100));
-    }
+        (r.status, r.text())
+    };
+    wait_for("queries never saw the rebuilt index", Duration::from_secs(30), symbols, |(status, text)| {
+        *status == 200 && text.contains("pkg.new.fresh_one")
+    });
     // The error is cleared once the update that built it again is reported.
-    let start = Instant::now();
-    loop {
-        let s = server.get("/v1/status").json();
-        if s["watch_error"].is_null() {
-            break;
-        }
-        assert!(start.elapsed() < Duration::from_secs(30), "the watch error stayed after the rebuild: {s}");
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    wait_for("the watch error stayed after the rebuild", Duration::from_secs(30), status, |s| s["watch_error"].is_null());
     intact(&db);
 }

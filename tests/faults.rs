@@ -14,7 +14,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use common::{Repo, synth_repo};
+use common::{Repo, synth_repo, wait_for};
 
 /// A watcher process (killed when dropped) with its stdout and stderr lines collected.
 struct Watcher {
@@ -110,20 +110,6 @@ fn converges(repo: &Repo, db: &Path, extra: &[&str]) {
             panic!("the index did not converge to a fresh index: missing {missing:?}, extra {extra:?}");
         }
         std::thread::sleep(Duration::from_millis(100));
-    }
-}
-
-/// Asks for `state` every 50 ms until `done` holds for it; fails with `what` and the last
-/// state after `limit`.
-fn wait_for<T: std::fmt::Debug>(what: &str, limit: Duration, mut state: impl FnMut() -> T, done: impl Fn(&T) -> bool) {
-    let start = Instant::now();
-    loop {
-        let s = state();
-        if done(&s) {
-            return;
-        }
-        assert!(start.elapsed() < limit, "{what}: {s:?}");
-        std::thread::sleep(Duration::from_millis(50));
     }
 }
 

@@ -524,15 +524,8 @@ fn answers_never_mix_generations_during_a_burst_of_edits() {
         v
     };
     let expected = comparable(cli_json(&fresh, &["callers", "src/base.ts#base"]));
-    let start = Instant::now();
-    loop {
-        let served = comparable(server.get("/v1/callers?target=src%2Fbase.ts%23base&page_size=1000").json());
-        if served == expected {
-            break;
-        }
-        assert!(start.elapsed() < Duration::from_secs(30), "never settled: served {served:#} against {expected:#}");
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    let served = || comparable(server.get("/v1/callers?target=src%2Fbase.ts%23base&page_size=1000").json());
+    common::wait_for(&format!("never settled on {expected:#}"), Duration::from_secs(30), served, |v| *v == expected);
 }
 
 #[test]

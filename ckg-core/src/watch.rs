@@ -230,7 +230,7 @@ mod tests {
         let stop = AtomicBool::new(false);
         let (mut updates, mut replaced) = (0, 0);
         let started = Instant::now();
-        let timer = std::thread::scope(|scope| {
+        let watched = std::thread::scope(|scope| {
             // Ends the watch if the removal is never noticed.
             scope.spawn(|| {
                 while !stop.load(Ordering::Relaxed) && started.elapsed() < Duration::from_secs(10) {
@@ -254,7 +254,7 @@ mod tests {
                 WatchEvent::Failed { error, .. } => panic!("{error}"),
             })
         });
-        timer.unwrap();
+        watched.unwrap();
         assert_eq!((replaced, updates), (1, 2), "the removal was not noticed within {:?}", started.elapsed());
         assert!(db.exists());
     }

@@ -5,6 +5,20 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+/// Asks for `state` every 50 ms until `done` holds for it; fails with `what` and the last
+/// state after `limit`.
+pub fn wait_for<T: std::fmt::Debug>(what: &str, limit: std::time::Duration, mut state: impl FnMut() -> T, done: impl Fn(&T) -> bool) {
+    let start = std::time::Instant::now();
+    loop {
+        let s = state();
+        if done(&s) {
+            return;
+        }
+        assert!(start.elapsed() < limit, "{what}: {s:?}");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
+
 /// A small deterministic PRNG (xorshift64*): the same stream on every run.
 pub struct Rng(pub u64);
 

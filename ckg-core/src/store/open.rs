@@ -43,7 +43,8 @@ pub struct Store {
     path: PathBuf,
     /// The temporary file of a fresh build.
     fresh: Option<PathBuf>,
-    /// An update's file, as [`file_identity`] gives it.
+    /// The file this store writes, as [`file_identity`] gives it (a fresh build's temporary
+    /// file keeps it through the rename into place).
     identity: Option<FileIdentity>,
 }
 
@@ -123,7 +124,8 @@ impl Store {
             let build = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0);
             conn.execute("INSERT INTO meta(key, value) VALUES ('build_id', ?1)", [build.to_string()]).map_err(sql)?;
             report.created = true;
-            return Ok((Store { conn, path: path.to_path_buf(), fresh: Some(tmp), identity: None }, report));
+            let identity = file_identity(&tmp);
+            return Ok((Store { conn, path: path.to_path_buf(), fresh: Some(tmp), identity }, report));
         }
         let sql = |e| Error::sqlite(path, e);
         let conn = Connection::open(path).map_err(sql)?;
@@ -144,7 +146,8 @@ impl Store {
     /// wrote ([`file_identity`]), which the path may no longer name if the file was removed
     /// or replaced meanwhile.
     pub fn finish(self) -> Result<Option<FileIdentity>> {
-        let Some(tmp) = self.fresh else { return Ok(self.identity) };
+        let identity = self.identity;
+        let Some(tmp) = self.fresh else { return Ok(identity) };
         let sql = |e| Error::sqlite(&tmp, e);
         // Index builds sort with helper threads. SQLite's sorter starts them only when its
         // temporary files are not in memory, and hands them runs the size of the page cache
@@ -170,8 +173,6 @@ impl Store {
         self.conn.execute_batch(INDEXES).map_err(sql)?;
         self.conn.execute_batch("PRAGMA locking_mode = NORMAL; PRAGMA journal_mode = WAL;").map_err(sql)?;
         self.conn.close().map_err(|(_, e)| sql(e))?;
-        // A rename keeps the file's identity.
-        let identity = file_identity(&tmp);
         if let Ok(old) = Connection::open(&self.path) {
             let _ = old.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()));
         }

@@ -6,15 +6,19 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-use rusqlite::types::{ToSqlOutput, Value, ValueRef};
+use rusqlite::types::{Value, ValueRef};
 use rusqlite::{OptionalExtension, params};
 
 use super::schema::lookup_blob;
 use crate::error::{Error, Result};
-use crate::facts::{Diagnostic, FileRecord, ValueSource, encode_param_uses};
+use crate::facts::{Diagnostic, FileRecord};
 use crate::refblob;
 
 mod edges;
+mod rows;
+mod symbols;
+
+use rows::RowsInsert;
 
 /// The stored state of a file, used to skip unchanged files.
 #[derive(Clone, Debug)]
@@ -127,89 +131,6 @@ pub(super) fn encode_lines(items: &[String]) -> Option<String> {
     (!items.is_empty()).then(|| items.join("\n"))
 }
 
-/// The columns of `symbols` after its qname, as `put_symbols` compares them.
-const SYMBOL_COLUMNS: usize = 13;
-
-/// A symbol's row as written: its parent's id, and its lists and declared type encoded.
-struct SymbolRow<'f> {
-    sym: &'f crate::facts::SymbolFact,
-    kind: &'static str,
-    parent: Option<i64>,
-    bases: Option<String>,
-    ty: Option<String>,
-    decorators: Option<String>,
-    param_uses: Option<String>,
-    param_types: Option<String>,
-}
-
-impl<'f> SymbolRow<'f> {
-    fn new(sym: &'f crate::facts::SymbolFact, parent: Option<i64>) -> SymbolRow<'f> {
-        SymbolRow {
-            sym,
-            kind: sym.kind.as_str(),
-            parent,
-            bases: encode_lines(&sym.bases),
-            ty: sym.ty.as_ref().map(ValueSource::encode),
-            decorators: encode_lines(&sym.decorators),
-            param_uses: encode_param_uses(&sym.qname, &sym.param_uses),
-            param_types: encode_lines(&sym.param_types),
-        }
-    }
-
-    /// The row's columns from `qname` to `param_types`, in the table's order.
-    fn values<'a>(&'a self, file_id: &'a i64) -> [&'a dyn rusqlite::ToSql; 14] {
-        let sym = self.sym;
-        [
-            &sym.qname,
-            &sym.name,
-            &self.kind,
-            file_id,
-            &self.parent,
-            &sym.line,
-            &sym.col,
-            &sym.end_line,
-            &sym.exported,
-            &self.bases,
-            &self.ty,
-            &self.decorators,
-            &self.param_uses,
-            &self.param_types,
-        ]
-    }
-
-    /// Binds the row with its `id` from parameter `first` of a [`SYMBOL_APPEND`] statement,
-    /// each column with its own type.
-    fn bind(&self, p: &mut Params<'_, '_>, first: usize, id: i64, file_id: i64) -> rusqlite::Result<()> {
-        let sym = self.sym;
-        p.fresh_int(first, id)?;
-        p.text(first + 1, &sym.qname)?;
-        p.text(first + 2, &sym.name)?;
-        p.text(first + 3, self.kind)?;
-        p.int(first + 4, file_id)?;
-        p.opt_int(first + 5, self.parent)?;
-        p.fresh_int(first + 6, sym.line)?;
-        p.fresh_int(first + 7, sym.col)?;
-        p.fresh_int(first + 8, sym.end_line)?;
-        p.int(first + 9, sym.exported)?;
-        p.opt_text(first + 10, self.bases.as_deref())?;
-        p.opt_text(first + 11, self.ty.as_deref())?;
-        p.opt_text(first + 12, self.decorators.as_deref())?;
-        p.opt_text(first + 13, self.param_uses.as_deref())?;
-        p.opt_text(first + 14, self.param_types.as_deref())?;
-        Ok(())
-    }
-}
-
-/// A fresh build's symbol rows, with their ids ([`SymbolRow::bind`]).
-static SYMBOL_APPEND: std::sync::LazyLock<RowsInsert> = std::sync::LazyLock::new(|| {
-    RowsInsert::new(
-        "INSERT INTO symbols(id, qname, name, kind, file_id, parent_id, line, col, end_line, exported, bases, ty, decorators, params,
-           param_types)",
-        15,
-        &[16, 4, 1],
-    )
-});
-
 /// A file's import rows.
 static IMPORT_INSERT: std::sync::LazyLock<RowsInsert> = std::sync::LazyLock::new(|| {
     RowsInsert::new(
@@ -219,172 +140,12 @@ static IMPORT_INSERT: std::sync::LazyLock<RowsInsert> = std::sync::LazyLock::new
     )
 });
 
-/// An `INSERT` of many rows, as statements of a few sizes, largest first: rows are written
-/// by as few statements as those sizes allow (SQLite runs one statement of many rows faster
-/// than as many statements of one).
-pub(super) struct RowsInsert {
-    columns: usize,
-    /// The statements' rows, and their text.
-    statements: Vec<(usize, String)>,
-}
-
-impl RowsInsert {
-    /// `head`: `INSERT INTO table(columns)`; `sizes`: rows per statement, descending, the
-    /// last 1.
-    pub(super) fn new(head: &str, columns: usize, sizes: &[usize]) -> RowsInsert {
-        debug_assert!(sizes.is_sorted_by(|a, b| a > b) && sizes.last() == Some(&1), "sizes descend to 1");
-        let row = |r: usize| format!("({})", (1..=columns).map(|c| format!("?{}", r * columns + c)).collect::<Vec<_>>().join(", "));
-        let statements = sizes.iter().map(|&n| (n, format!("{head} VALUES {}", (0..n).map(row).collect::<Vec<_>>().join(", ")))).collect();
-        RowsInsert { columns, statements }
-    }
-
-    /// The statement of one row.
-    pub(super) fn one(&self) -> &str {
-        &self.statements.last().expect("a statement of one row").1
-    }
-}
-
-impl WriteTx<'_> {
-    /// Writes `rows` by `insert`'s statements; `bind(parameters, first parameter, position in
-    /// rows, row)` binds one row.
-    pub(super) fn insert_rows<R>(
-        &self,
-        insert: &RowsInsert,
-        rows: &[R],
-        mut bind: impl FnMut(&mut Params<'_, '_>, usize, usize, &R) -> rusqlite::Result<()>,
-    ) -> Result<()> {
-        let e = |e| self.err(e);
-        let mut done = 0;
-        for (size, sql) in &insert.statements {
-            let chunks = rows[done..].chunks_exact(*size);
-            if chunks.len() == 0 {
-                continue;
-            }
-            let mut s = self.tx.prepare_cached(sql).map_err(e)?;
-            // What the parameters hold is only of use to a statement run again.
-            let held = if chunks.len() > 1 { vec![Held::Unknown; size * insert.columns + 1] } else { Vec::new() };
-            let mut params = Params { statement: &mut s, held };
-            for chunk in chunks {
-                for (at, row) in chunk.iter().enumerate() {
-                    bind(&mut params, at * insert.columns + 1, done + at, row).map_err(e)?;
-                }
-                params.statement.raw_execute().map_err(e)?;
-                done += size;
-            }
-        }
-        Ok(())
-    }
-}
-
-/// The parameters of a statement of [`WriteTx::insert_rows`], bound row after row. A statement
-/// run again keeps the values its parameters were bound to (`raw_execute` resets it, which
-/// leaves them bound), so an integer or a NULL that a parameter already holds from the rows
-/// before is not bound again: the file of every edge of a file, most edges' `dynamic`,
-/// `remote_src` and unnamed target. (Binding was ~1.4k instructions an edge, 12 parameters
-/// at ~107 each.)
-pub(super) struct Params<'s, 'c> {
-    statement: &'s mut rusqlite::Statement<'c>,
-    /// What each parameter holds, by index; empty for a statement run once.
-    held: Vec<Held>,
-}
-
-/// What a parameter of [`Params`] was bound to, as far as it is compared.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Held {
-    /// Not bound in this run of the statements, or bound to a text.
-    Unknown,
-    Null,
-    Int(i64),
-}
-
-impl<'s, 'c> Params<'s, 'c> {
-    /// The parameters of a statement run once (each value bound).
-    pub(super) fn once(statement: &'s mut rusqlite::Statement<'c>) -> Params<'s, 'c> {
-        Params { statement, held: Vec::new() }
-    }
-
-    /// Binds an integer that may repeat from row to row.
-    #[inline]
-    pub(super) fn int(&mut self, index: usize, value: impl Into<i64>) -> rusqlite::Result<()> {
-        let value = value.into();
-        self.bind_held(index, Held::Int(value), value)
-    }
-
-    /// Binds an integer that seldom repeats (an id, a line): not compared.
-    #[inline]
-    pub(super) fn fresh_int(&mut self, index: usize, value: impl Into<i64>) -> rusqlite::Result<()> {
-        self.bind_unheld(index, value.into())
-    }
-
-    /// Binds an integer or NULL.
-    #[inline]
-    pub(super) fn opt_int(&mut self, index: usize, value: Option<i64>) -> rusqlite::Result<()> {
-        self.bind_held(index, value.map_or(Held::Null, Held::Int), value)
-    }
-
-    /// Binds a text (each time: texts are not compared).
-    pub(super) fn text(&mut self, index: usize, value: &str) -> rusqlite::Result<()> {
-        self.bind_unheld(index, value)
-    }
-
-    /// Binds a text or NULL.
-    pub(super) fn opt_text(&mut self, index: usize, value: Option<&str>) -> rusqlite::Result<()> {
-        match value {
-            Some(text) => self.text(index, text),
-            None => self.bind_held(index, Held::Null, rusqlite::types::Null),
-        }
-    }
-
-    /// Binds a value that is not compared: what the parameter holds is no longer known.
-    #[inline]
-    fn bind_unheld(&mut self, index: usize, value: impl rusqlite::ToSql) -> rusqlite::Result<()> {
-        if let Some(held) = self.held.get_mut(index) {
-            *held = Held::Unknown;
-        }
-        self.statement.raw_bind_parameter(index, value)
-    }
-
-    /// Binds `value` (which is `held`) unless the parameter holds it already.
-    #[inline]
-    fn bind_held(&mut self, index: usize, held: Held, value: impl rusqlite::ToSql) -> rusqlite::Result<()> {
-        match self.held.get_mut(index) {
-            Some(was) if *was == held => Ok(()),
-            Some(was) => {
-                self.statement.raw_bind_parameter(index, value)?;
-                *was = held;
-                Ok(())
-            }
-            None => self.statement.raw_bind_parameter(index, value),
-        }
-    }
-}
-
-/// A symbol row rewritten whole: `?1` its id, then the columns after its qname.
-const SYMBOL_UPDATE: &str = "UPDATE symbols SET name = ?2, kind = ?3, file_id = ?4, parent_id = ?5, line = ?6, col = ?7, end_line = ?8,
-   exported = ?9, bases = ?10, ty = ?11, decorators = ?12, params = ?13, param_types = ?14
- WHERE id = ?1";
-
-/// [`SYMBOL_UPDATE`] of a row of the same file and name: no indexed column is set, so SQLite
-/// leaves the indexes alone.
-const SYMBOL_UPDATE_SAME_NAME: &str = "UPDATE symbols SET kind = ?3, parent_id = ?5, line = ?6, col = ?7, end_line = ?8,
-   exported = ?9, bases = ?10, ty = ?11, decorators = ?12, params = ?13, param_types = ?14
- WHERE id = ?1";
-
 fn text(s: &str) -> ValueRef<'_> {
     ValueRef::Text(s.as_bytes())
 }
 
 fn opt_text(s: Option<&str>) -> ValueRef<'_> {
     s.map_or(ValueRef::Null, text)
-}
-
-/// Whether a stored value is the one a parameter binds.
-fn same_value(stored: &Value, param: &dyn rusqlite::ToSql) -> bool {
-    match param.to_sql() {
-        Ok(ToSqlOutput::Borrowed(v)) => ValueRef::from(stored) == v,
-        Ok(ToSqlOutput::Owned(v)) => *stored == v,
-        _ => false,
-    }
 }
 
 fn hash_text(h: u64) -> String {
@@ -595,120 +356,6 @@ impl WriteTx<'_> {
         Ok((file_id, ids))
     }
 
-    /// Stores a file's symbols and returns their ids, in order. Ids are kept for the qnames
-    /// the file defined before (upserted by qname); its symbols that are gone are deleted. In
-    /// an update, a symbol as stored is not written again, and one whose name is the same is
-    /// updated without touching the indexes on qname, name and file.
-    fn put_symbols(&self, file_id: i64, path: &str, facts: &crate::facts::FileFacts) -> Result<Vec<i64>> {
-        if self.fresh {
-            return self.append_symbols(file_id, path, facts);
-        }
-        let e = |e| self.err(e);
-        let mut s = self
-            .tx
-            .prepare_cached(
-                "SELECT qname, id, name, kind, file_id, parent_id, line, col, end_line, exported, bases, ty, decorators, params,
-                   param_types
-                 FROM symbols WHERE file_id = ?1",
-            )
-            .map_err(e)?;
-        let rows = s
-            .query_map([file_id], |r| {
-                Ok((r.get(0)?, (r.get(1)?, (2..2 + SYMBOL_COLUMNS).map(|k| r.get(k)).collect::<rusqlite::Result<_>>()?)))
-            })
-            .map_err(e)?;
-        let mut old: HashMap<String, (i64, Vec<Value>)> = rows.collect::<rusqlite::Result<_>>().map_err(e)?;
-        let mut ids: Vec<i64> = Vec::with_capacity(facts.symbols.len());
-        for sym in &facts.symbols {
-            let encoded = SymbolRow::new(sym, sym.parent.map(|p| ids[p as usize]));
-            let row = encoded.values(&file_id);
-            // A qname the file defined before: rewritten only where it differs. (A second
-            // definition of it in the file takes the conflict's path below, as in a fresh
-            // build.)
-            if let Some((id, was)) = old.remove(&sym.qname) {
-                if !was.iter().zip(&row[1..]).all(|(a, b)| same_value(a, *b)) {
-                    let sql = if same_value(&was[0], row[1]) { SYMBOL_UPDATE_SAME_NAME } else { SYMBOL_UPDATE };
-                    let values = std::iter::once(&id as &dyn rusqlite::ToSql).chain(row[1..].iter().copied());
-                    self.tx.prepare_cached(sql).and_then(|mut s| s.execute(rusqlite::params_from_iter(values))).map_err(e)?;
-                }
-                ids.push(id);
-                continue;
-            }
-            ids.push(self.insert_symbol(file_id, path, &row)?);
-        }
-        let kept: std::collections::HashSet<i64> = ids.iter().copied().collect();
-        let mut del = self.tx.prepare_cached("DELETE FROM symbols WHERE id = ?1").map_err(e)?;
-        for (_, (id, _)) in old {
-            if !kept.contains(&id) {
-                del.execute([id]).map_err(e)?;
-            }
-        }
-        Ok(ids)
-    }
-
-    /// Inserts one symbol row (`row`: [`SymbolRow::values`]) and returns its id: a new row,
-    /// or, when another row has its qname, that row's as [`WriteTx::claim_symbol`] decides.
-    fn insert_symbol(&self, file_id: i64, path: &str, row: &[&dyn rusqlite::ToSql]) -> Result<i64> {
-        let e = |e| self.err(e);
-        self.qname_index()?;
-        let mut insert = self
-            .tx
-            .prepare_cached(
-                "INSERT INTO symbols(qname, name, kind, file_id, parent_id, line, col, end_line, exported, bases, ty, decorators, params,
-                   param_types)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)
-                 ON CONFLICT(qname) DO NOTHING",
-            )
-            .map_err(e)?;
-        // Without `RETURNING` (its rows cost more than the insert): one row changed is an
-        // insert, none a qname another file holds.
-        match insert.execute(row).map_err(e)? {
-            1 => Ok(self.tx.last_insert_rowid()),
-            _ => self.claim_symbol(file_id, path, row),
-        }
-    }
-
-    /// [`WriteTx::put_symbols`] in a fresh build, which stores no symbol before: ids are
-    /// given in order, as SQLite would (one more than the last), and the rows written many
-    /// to a statement ([`SYMBOL_APPEND`]; one statement a symbol was ~9k of a symbol's ~14k
-    /// instructions, pytest). A qname whose hash is among those written may be taken: the
-    /// rows before it are written, and it takes the one-row path that settles who owns it.
-    fn append_symbols(&self, file_id: i64, path: &str, facts: &crate::facts::FileFacts) -> Result<Vec<i64>> {
-        let e = |e| self.err(e);
-        let mut appended = self.appended.borrow_mut();
-        let mut next_id = match appended.next_id {
-            Some(id) => id,
-            None => self.tx.query_row("SELECT coalesce(max(id), 0) + 1 FROM symbols", [], |r| r.get(0)).map_err(e)?,
-        };
-        let mut ids: Vec<i64> = Vec::with_capacity(facts.symbols.len());
-        let mut pending: Vec<SymbolRow> = Vec::with_capacity(facts.symbols.len());
-        let write = |pending: &mut Vec<SymbolRow>, next_id: i64| -> Result<()> {
-            let first_id = next_id - pending.len() as i64;
-            self.insert_rows(&SYMBOL_APPEND, pending, |p, param, at, row| row.bind(p, param, first_id + at as i64, file_id))?;
-            if !pending.is_empty() && self.tx.last_insert_rowid() != next_id - 1 {
-                return Err(Error::Invalid(format!("symbols of {path} written with ids other than {first_id}..{next_id}")));
-            }
-            pending.clear();
-            Ok(())
-        };
-        for sym in &facts.symbols {
-            let encoded = SymbolRow::new(sym, sym.parent.map(|p| ids[p as usize]));
-            if appended.qnames.insert(xxhash_rust::xxh3::xxh3_64(sym.qname.as_bytes())) {
-                ids.push(next_id);
-                next_id += 1;
-                pending.push(encoded);
-                continue;
-            }
-            write(&mut pending, next_id)?;
-            let id = self.insert_symbol(file_id, path, &encoded.values(&file_id))?;
-            next_id = next_id.max(id + 1);
-            ids.push(id);
-        }
-        write(&mut pending, next_id)?;
-        appended.next_id = Some(next_id);
-        Ok(ids)
-    }
-
     /// Makes a file's row of a one-blob-per-file table ([`LOOKUPS_BLOB`], [`REFS_BLOB`]) hold
     /// `blob` (no row for `None`); not written when it already does.
     fn put_blob(&self, table: &BlobTable, file_id: i64, blob: Option<Vec<u8>>) -> Result<()> {
@@ -765,82 +412,6 @@ impl WriteTx<'_> {
             self.tx.prepare_cached(&format!("DELETE FROM {table} WHERE file_id = ?1")).and_then(|mut s| s.execute([file_id])).map_err(e)?;
         }
         Ok(same)
-    }
-
-    /// A qname this file defines is taken (by its own previous version, or by another file).
-    /// The file whose path sorts last owns it: the row is updated to this definition when
-    /// that is this file, else this file's claim waits in `shadowed`. Returns the row's id.
-    fn claim_symbol(&self, file_id: i64, path: &str, row: &[&dyn rusqlite::ToSql]) -> Result<i64> {
-        let e = |e| self.err(e);
-        let qname: &dyn rusqlite::ToSql = row[0];
-        // An external node of that name (no file) is replaced by the definition.
-        let (id, owner, owner_path): (i64, Option<i64>, Option<String>) = self
-            .tx
-            .prepare_cached("SELECT s.id, s.file_id, f.path FROM symbols s LEFT JOIN files f ON f.id = s.file_id WHERE s.qname = ?1")
-            .and_then(|mut s| s.query_row([qname], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?))))
-            .map_err(e)?;
-        if let (Some(owner), Some(owner_path)) = (owner, owner_path)
-            && owner != file_id
-        {
-            let kept = path < owner_path.as_str();
-            self.qname_owners.borrow_mut().insert(id, if kept { owner } else { file_id });
-            let mut shadow = self.tx.prepare_cached("INSERT OR IGNORE INTO shadowed(qname, file_id) VALUES (?1, ?2)").map_err(e)?;
-            if kept {
-                shadow.execute(params![qname, file_id]).map_err(e)?;
-                return Ok(id);
-            }
-            shadow.execute(params![qname, owner]).map_err(e)?;
-        }
-        let values = std::iter::once(&id as &dyn rusqlite::ToSql).chain(row[1..].iter().copied());
-        self.tx.prepare_cached(SYMBOL_UPDATE).and_then(|mut s| s.execute(rusqlite::params_from_iter(values))).map_err(e)?;
-        Ok(id)
-    }
-
-    /// In a fresh build, the fact tables' secondary indexes, once their rows are stored (see
-    /// `schema::FACT_INDEXES`); an update has them already.
-    pub fn index_facts(&self) -> Result<()> {
-        if self.fresh {
-            self.tx.execute_batch(super::schema::FACT_INDEXES).map_err(|e| Error::sqlite(self.path, e))?;
-            self.qname_indexed.set(true);
-        }
-        Ok(())
-    }
-
-    /// Makes `symbols_qname` now if this fresh build has not yet: before a statement that looks
-    /// a qname up or settles who owns it (`ON CONFLICT(qname)`). The table holds each qname
-    /// once until then: a fresh build appends only symbols whose qname's hash it has not seen.
-    pub(super) fn qname_index(&self) -> Result<()> {
-        if !self.qname_indexed.get() {
-            self.tx.execute_batch(super::schema::QNAME_INDEX).map_err(|e| Error::sqlite(self.path, e))?;
-            self.qname_indexed.set(true);
-        }
-        Ok(())
-    }
-
-    /// Whether two files defined one qname in this run (see `claim_symbol`).
-    pub fn had_qname_conflicts(&self) -> bool {
-        !self.qname_owners.borrow().is_empty()
-    }
-
-    /// The qnames two files defined in this run: the id of each one's symbol, and the file
-    /// that owns it now (see `claim_symbol`).
-    pub fn qname_owners(&self) -> crate::resolve::Map<i64, i64> {
-        self.qname_owners.borrow().clone()
-    }
-
-    /// Files with a claim on a qname that no file owns any more: they are stored again, to
-    /// take it over.
-    pub fn files_reclaiming(&self) -> Result<Vec<String>> {
-        let e = |e| self.err(e);
-        let mut s = self
-            .tx
-            .prepare_cached(
-                "SELECT DISTINCT f.path FROM shadowed sh JOIN files f ON f.id = sh.file_id
-                 WHERE NOT EXISTS (SELECT 1 FROM symbols s WHERE s.qname = sh.qname) ORDER BY f.path",
-            )
-            .map_err(e)?;
-        let paths = s.query_map([], |r| r.get(0)).map_err(e)?.collect::<rusqlite::Result<Vec<String>>>().map_err(e)?;
-        Ok(paths)
     }
 
     /// Deletes a file's facts, lookups and edges (the file is gone).

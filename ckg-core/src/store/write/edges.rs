@@ -9,7 +9,8 @@ use std::borrow::Cow;
 
 use rusqlite::{OptionalExtension, params};
 
-use super::{Dst, EdgeRow, Params, RowsInsert, WriteTx, last_name};
+use super::rows::{Params, RowsInsert};
+use super::{Dst, EdgeRow, WriteTx, last_name};
 use crate::error::{Error, Result};
 use crate::store::schema::{EDGE_KINDS, EVIDENCE, code, edge_ids};
 

@@ -6,7 +6,6 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
@@ -15,9 +14,19 @@ use serde::Serialize;
 use crate::discover::{self, DiscoverConfig, Discovery, SourceFile};
 use crate::error::{Error, Result};
 use crate::extract::{ExpandedTables, Extractor};
-use crate::facts::{Diagnostic, DiagnosticKind, FileRecord};
+use crate::facts::Diagnostic;
 use crate::resolve;
 use crate::store::{FileIdentity, FileState, Interface, SkippedState, Store, WriteTx, snapshot};
+
+mod file;
+mod kept;
+mod pool;
+
+use file::{Outcome, process};
+pub use kept::Session;
+use kept::{Cached, Preloading, SnapshotRows, valid_cache};
+pub use pool::parse_only;
+use pool::{FileQueue, parse_jobs};
 
 /// Files modified this close to the previous scan are re-hashed even when their size and
 /// mtime match (coarse filesystem timestamps; git's "racy clean" problem).
@@ -170,135 +179,8 @@ pub struct Summary {
     pub jobs: usize,
 }
 
-enum Outcome {
-    Indexed(Box<FileRecord>),
-    /// Same content as stored; only the metadata changed.
-    Touched {
-        id: i64,
-        size: u64,
-        mtime_ns: i64,
-    },
-    Skipped {
-        path: String,
-        diagnostic: Diagnostic,
-        /// The size and time of a file skipped for what it holds.
-        stat: Option<(u64, i64)>,
-    },
-}
-
-/// Whether a file skipped for this reason stays skipped while its size and time do: what it
-/// holds, not a failure to read it.
-fn skipped_for_content(kind: DiagnosticKind) -> bool {
-    matches!(kind, DiagnosticKind::Binary | DiagnosticKind::Minified)
-}
-
-/// Reads, checks and extracts one file, calling `changed` once its content is known to have
-/// changed, before it is extracted. Never fails: problems become diagnostics.
-fn process(ex: &mut Extractor, file: &SourceFile, old: Option<&FileState>, minified_line_len: usize, changed: &mut dyn FnMut()) -> Outcome {
-    match read_checked(file, old, minified_line_len) {
-        Ok((bytes, hash)) => {
-            changed();
-            extracted(ex, file, &bytes, hash)
-        }
-        Err(outcome) => outcome,
-    }
-}
-
-/// Reads one file and checks that it is to be extracted: its bytes and hash, or what became
-/// of it instead (skipped, or the same content as stored).
-fn read_checked(file: &SourceFile, old: Option<&FileState>, minified_line_len: usize) -> std::result::Result<(Vec<u8>, u64), Outcome> {
-    let skip = |kind, message: String| Outcome::Skipped {
-        path: file.path.clone(),
-        diagnostic: Diagnostic { kind, message, line: None },
-        stat: skipped_for_content(kind).then_some((file.size, file.mtime_ns)),
-    };
-    let bytes = match std::fs::read(&file.abs) {
-        Ok(b) => b,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            return Err(skip(DiagnosticKind::Vanished, "file disappeared between discovery and reading".into()));
-        }
-        Err(e) => return Err(skip(DiagnosticKind::Unreadable, e.to_string())),
-    };
-    if bytes[..bytes.len().min(8192)].contains(&0) {
-        return Err(skip(DiagnosticKind::Binary, "file contains NUL bytes (binary)".into()));
-    }
-    if let Some(msg) = minified(&bytes, minified_line_len) {
-        return Err(skip(DiagnosticKind::Minified, msg));
-    }
-    let hash = xxhash_rust::xxh3::xxh3_64(&bytes);
-    if let Some(old) = old
-        && old.hash == hash
-    {
-        return Err(Outcome::Touched { id: old.id, size: bytes.len() as u64, mtime_ns: file.mtime_ns });
-    }
-    Ok((bytes, hash))
-}
-
-/// Extracts the facts of a file read by [`read_checked`].
-fn extracted(ex: &mut Extractor, file: &SourceFile, bytes: &[u8], hash: u64) -> Outcome {
-    let facts = ex.extract(file.lang, &file.module, bytes);
-    Outcome::Indexed(Box::new(FileRecord {
-        path: file.path.clone(),
-        lang: file.lang,
-        hash,
-        size: bytes.len() as u64,
-        mtime_ns: file.mtime_ns,
-        module: file.module.clone(),
-        facts,
-    }))
-}
-
-/// A generated or minified bundle: a very long line and a high average line length.
-fn minified(bytes: &[u8], max_line: usize) -> Option<String> {
-    if bytes.len() < max_line {
-        return None;
-    }
-    // The average first: one vectorized count, and code averages far less.
-    let lines = crate::extract::count_byte(b'\n', bytes) + 1;
-    let average = bytes.len() / lines;
-    if average <= 200 {
-        return None;
-    }
-    let longest = bytes.split(|&b| b == b'\n').map(<[u8]>::len).max().unwrap_or(0);
-    (longest > max_line).then(|| format!("looks minified (longest line {longest} bytes, average {average}); skipped"))
-}
-
 fn ms(d: Duration) -> f64 {
     (d.as_secs_f64() * 1e5).round() / 100.0
-}
-
-/// What a long-running caller (the watcher) keeps between runs so that an update does not
-/// reload what it already has: the facts resolution reads (without references), as of one
-/// generation of one build of the index. Another writer in between (a new generation) or a
-/// rebuild makes it stale, and it is then loaded again.
-#[derive(Default)]
-pub struct Session {
-    cached: Option<Cached>,
-}
-
-struct Cached {
-    db: PathBuf,
-    build: Option<String>,
-    generation: i64,
-    input: crate::store::ResolveInput,
-    /// Where the names snapshot ends, when it holds the state of `input`: the next run
-    /// appends its record there.
-    snapshot: Option<snapshot::Tail>,
-}
-
-impl Cached {
-    /// What resolution read, without what the next run reads again anyway (references and
-    /// configuration); the generation is set once the run commits.
-    fn new(db: PathBuf, build: Option<String>, mut input: crate::store::ResolveInput, exits_after: bool) -> Cached {
-        let refs = std::mem::take(&mut input.refs);
-        // A full index's references (half a million on django, ~90 ms to free) are not freed
-        // on this thread, which the index builds keep busy.
-        if exits_after || refs.iter().map(|f| f.refs.len()).sum::<usize>() > 50_000 {
-            let_go(refs, exits_after);
-        }
-        input.configs = Vec::new();
-        Cached { db, build, generation: 0, input, snapshot: None }
-    }
 }
 
 /// Indexes (or updates the index of) a root.
@@ -469,32 +351,6 @@ pub fn index_with(config: &IndexConfig, progress: &(dyn Fn(Progress) + Sync), se
     })
 }
 
-/// The stored facts read ahead for resolution ([`Preload`]): started at most once, from any
-/// of the run's threads, when `wanted`.
-struct Preloading<'d> {
-    slot: std::sync::OnceLock<Option<Preload>>,
-    wanted: bool,
-    db: &'d Path,
-}
-
-impl<'d> Preloading<'d> {
-    fn new(wanted: bool, db: &'d Path) -> Preloading<'d> {
-        Preloading { slot: std::sync::OnceLock::new(), wanted, db }
-    }
-
-    /// Starts the reading, unless it is not wanted or was tried already.
-    fn start(&self) {
-        if self.wanted {
-            self.slot.get_or_init(|| Preload::start(self.db));
-        }
-    }
-
-    /// The reading started, if any.
-    fn take(&mut self) -> Option<Preload> {
-        self.slot.take().flatten()
-    }
-}
-
 /// What resolving a run's changes wrote, for its summary and the names snapshot.
 struct Written {
     re_resolved: u64,
@@ -618,99 +474,6 @@ fn discover_tree(
         let _ = std::fs::remove_file(cache);
     }
     discover::discover_cached(root, &discover_config, cache, seen)
-}
-
-/// What the run adds to the names snapshot, prepared while it commits: a record of the files
-/// it wrote, for the log of the snapshot it started from; or else a new base, encoded on
-/// another thread (which holds the run's facts meanwhile and hands them back). One per run:
-/// the size of its larger variant does not matter.
-#[allow(clippy::large_enum_variant)]
-enum SnapshotRows {
-    Record { cached: Cached, tail: snapshot::Tail, replaced: Vec<i64>, rows: Vec<u8> },
-    Base(std::thread::JoinHandle<(Vec<u8>, Cached)>),
-}
-
-impl SnapshotRows {
-    fn start(cached: Cached, prior: Option<snapshot::Tail>, changes: &Changes) -> SnapshotRows {
-        if let Some(tail) = prior {
-            let written = cached.input.of_files(changes.changed_files.iter().copied());
-            let rows = snapshot::encode(&written);
-            if snapshot::has_room(&tail, rows.len()) {
-                return SnapshotRows::Record { cached, tail, replaced: changes.replaced_files(), rows };
-            }
-        }
-        SnapshotRows::Base(std::thread::spawn(move || (snapshot::encode(&cached.input), cached)))
-    }
-
-    /// Writes the snapshot of the commit `stamp` and gives the facts back. Without a snapshot
-    /// the next run reads the rows from the database, so a failed write is not an error; a
-    /// panic of the encoder is a bug, raised here as it is.
-    fn write(self, db: &Path, stamp: &snapshot::Stamp) -> Cached {
-        let path = snapshot::path_of(db);
-        let (rows, mut cached) = match self {
-            SnapshotRows::Record { mut cached, tail, replaced, rows } => {
-                if let Some(tail) = snapshot::append(&path, &tail, stamp, &replaced, &rows) {
-                    cached.snapshot = Some(tail);
-                    return cached;
-                }
-                // The file is not where this run found it, or the append failed: a new base.
-                (snapshot::encode(&cached.input), cached)
-            }
-            SnapshotRows::Base(thread) => thread.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
-        };
-        cached.snapshot = snapshot::write(&path, stamp, &rows).ok();
-        cached
-    }
-}
-
-/// The stored facts that resolution reads, loaded on another thread while the tree is walked
-/// and the changed files are parsed (what a [`Session`] keeps between a watcher's runs), from
-/// the names snapshot of the last run when it is of this commit ([`snapshot`]). The
-/// run checks that they are of the generation it writes on before using them. (One thread:
-/// on two cores, splitting the load over two slowed the walk and the parse more than it saved;
-/// django: an edit took 110–146 ms with two, 90–100 ms with one.)
-struct Preload {
-    thread: std::thread::JoinHandle<Option<Cached>>,
-    interrupt: rusqlite::InterruptHandle,
-}
-
-impl Preload {
-    /// Starts reading an existing index; `None` when there is none that this ckg reads.
-    fn start(db: &Path) -> Option<Preload> {
-        let conn = crate::store::open_reader(db).ok()?;
-        let interrupt = conn.get_interrupt_handle();
-        let db = db.to_path_buf();
-        let thread = std::thread::Builder::new()
-            .name("ckg-preload".into())
-            .spawn(move || {
-                // One read transaction: the generation, the build and the facts agree.
-                let tx = conn.unchecked_transaction().ok()?;
-                let (stamp, input, tail) = snapshot::load_names(&tx, &db).ok()?;
-                Some(Cached { generation: stamp.generation, snapshot: tail, ..Cached::new(db, stamp.build, input, false) })
-            })
-            .ok()?;
-        Some(Preload { thread, interrupt })
-    }
-
-    fn join(self) -> Option<Cached> {
-        self.thread.join().ok().flatten()
-    }
-
-    /// Stops the reading (nothing changed, so nothing is resolved): the statement running is
-    /// interrupted, and the thread ends on its own without being waited for.
-    fn cancel(self) {
-        self.interrupt.interrupt();
-        drop(self.thread);
-    }
-}
-
-/// The facts the session cached, if they are still those of this index: same file, same build
-/// and no other writer since (the generation they were cached at).
-fn valid_cache(session: &mut Session, tx: &WriteTx, fresh: bool, db: &Path, build: &Option<String>) -> Result<Option<Cached>> {
-    Ok(match session.cached.take() {
-        Some(c) if !fresh && c.db == db && c.build == *build && c.generation == tx.generation()? => Some(c),
-        _ => None,
-    })
 }
 
 /// The files to read, and how many are unchanged. The files to read: those whose size, time or module name differ from what is stored, and
@@ -1100,109 +863,12 @@ fn commit_run(
     tx.commit(stats_json, root)
 }
 
-/// How many parser threads `jobs` asks for (0: one per core).
-fn parse_jobs(jobs: usize) -> usize {
-    if jobs == 0 { std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1) } else { jobs }
-}
-
-/// The parser threads: `jobs` of them, and no more than there are `files`.
-fn parse_pool(jobs: usize, files: usize) -> Result<rayon::ThreadPool> {
-    rayon::ThreadPoolBuilder::new()
-        .num_threads(jobs.min(files).max(1))
-        .thread_name(|i| format!("ckg-parse-{i}"))
-        .build()
-        .map_err(|e| Error::Invalid(format!("cannot start {jobs} worker threads: {e}")))
-}
-
-/// Runs `each` on every file on the pool's threads, each thread with its own extractor and
-/// taking the next file (in their listed order) when it is done with one. A rayon `par_iter`
-/// hands each thread long runs of files, so a run of large files at the end of the listing
-/// (django's tests) kept one thread busy ~0.4 s after the other had finished; taken one by
-/// one, the two threads share such a run. (Largest first would leave only small files for
-/// the end, but it also stores the largest files first, with the lowest ids, so the first
-/// batches of resolution hold the most edges: salt's peak RSS 430 -> 448-470 MiB.)
-fn file_by_file<'f>(
-    pool: &rayon::ThreadPool,
-    files: &[&'f SourceFile],
-    new_extractor: impl Fn() -> Extractor + Sync,
-    each: impl Fn(&mut Extractor, &'f SourceFile) + Sync,
-) {
-    let queue = FileQueue::new(files);
-    pool.broadcast(|_| {
-        let mut ex = new_extractor();
-        while let Some(f) = queue.take() {
-            each(&mut ex, f);
-        }
-    });
-}
-
-/// Files taken one by one, in their listed order, by whichever thread is free (see
-/// [`file_by_file`]).
-struct FileQueue<'q, 'f> {
-    files: &'q [&'f SourceFile],
-    next: AtomicUsize,
-}
-
-impl<'q, 'f> FileQueue<'q, 'f> {
-    fn new(files: &'q [&'f SourceFile]) -> FileQueue<'q, 'f> {
-        FileQueue { files, next: AtomicUsize::new(0) }
-    }
-
-    /// The next file; none once they are all taken or the queue was stopped.
-    fn take(&self) -> Option<&'f SourceFile> {
-        self.files.get(self.next.fetch_add(1, Ordering::Relaxed)).copied()
-    }
-
-    /// No file is taken any more (the threads stop after the one they are on).
-    fn stop(&self) {
-        // Far past the end, and far from wrapping around however many takes follow.
-        self.next.store(usize::MAX / 2, Ordering::Relaxed);
-    }
-}
-
-/// Parses every file under a root without extracting or storing anything: the baseline
-/// that full indexing is compared with, tree-sitter's parse with the grammars as they come;
-/// with `expanded`, with their expanded tables, as a full index parses. With `extract`, also
-/// extracts each file's facts and drops them: the share of extraction in a full index.
-/// Returns (files, bytes parsed, symbols extracted).
-pub fn parse_only(
-    root: &std::path::Path,
-    config: &DiscoverConfig,
-    jobs: usize,
-    extract: bool,
-    expanded: bool,
-    ascii_step: bool,
-) -> Result<(usize, u64, u64)> {
-    let discovery = discover::discover(root, config)?;
-    let pool = parse_pool(parse_jobs(jobs), discovery.files.len())?;
-    let files: Vec<&SourceFile> = discovery.files.iter().collect();
-    let (bytes, symbols) = (AtomicU64::new(0), AtomicU64::new(0));
-    let expanded = if expanded { ExpandedTables::ALL } else { ExpandedTables::default() };
-    file_by_file(
-        &pool,
-        &files,
-        || Extractor::with_expanded_tables(expanded).with_ascii_step(ascii_step),
-        |ex, f| {
-            let Ok(src) = std::fs::read(&f.abs) else { return };
-            let _ = xxhash_rust::xxh3::xxh3_64(&src);
-            let parsed = if extract {
-                let facts = ex.extract(f.lang, &f.module, &src);
-                symbols.fetch_add(facts.symbols.len() as u64, Ordering::Relaxed);
-                !facts.diagnostics.iter().any(|d| d.kind == DiagnosticKind::Timeout)
-            } else {
-                ex.parse(f.lang, &src).is_some()
-            };
-            if parsed {
-                bytes.fetch_add(src.len() as u64, Ordering::Relaxed);
-            }
-        },
-    );
-    Ok((discovery.files.len(), bytes.into_inner(), symbols.into_inner()))
-}
-
 #[cfg(test)]
 mod tests {
+    use super::file::minified;
+    use super::pool::{file_by_file, parse_pool};
     use super::*;
+    use crate::facts::DiagnosticKind;
     use crate::lang::Lang;
 
     fn source(dir: &std::path::Path, name: &str) -> SourceFile {

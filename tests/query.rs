@@ -220,3 +220,34 @@ fn a_computed_value_passed_as_an_argument_is_not_a_dynamic_call_site() {
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(gap_lines(&v, "dynamic_site"), vec![3], "only the computed call is a gap: {:?}", v["completeness"]);
 }
+
+/// `from pkg import sub` and `from . import sub` import the submodule: `deps` names it, its
+/// `rdeps` name the importer, and a package's `__init__.py` importing its own submodules is
+/// no import cycle.
+#[test]
+fn importing_a_submodule_by_name_depends_on_the_submodule() {
+    let repo = Repo::new();
+    repo.write("pkg/__init__.py", "from . import tools\nfrom .tools import helper\n");
+    repo.write("pkg/tools.py", "def helper():\n    return 1\n");
+    repo.write("pkg/sub/__init__.py", "");
+    repo.write("pkg/sub/worker.py", "from .. import tools\n\n\ndef work():\n    return tools.helper()\n");
+    repo.write("client.py", "from pkg import tools\nfrom pkg.sub import worker\n\nworker.work()\n");
+    repo.index_json(&[]);
+    let imports: Vec<String> = common::edges(&repo.export()).into_iter().filter(|e| e.starts_with("imports ")).collect();
+    for edge in [
+        "imports pkg -> pkg.tools [exact]",
+        "imports client -> pkg.tools [exact]",
+        "imports client -> pkg.sub.worker [exact]",
+        "imports pkg.sub.worker -> pkg.tools [exact]",
+    ] {
+        assert!(imports.iter().any(|e| e == edge), "missing {edge:?} in {imports:#?}");
+    }
+    assert!(!imports.iter().any(|e| e.starts_with("imports pkg -> pkg ")), "a package imports itself: {imports:#?}");
+    // Exit 1: nothing found.
+    let out = repo.ckg(&["query", "cycles", "--json"]);
+    let cycles: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(cycles["imports"].as_array().map(Vec::len), Some(0), "{cycles}");
+    assert_eq!(out.status.code(), Some(1), "{cycles}");
+    let rdeps = repo.ok(&["query", "rdeps", "pkg/sub/worker.py"]);
+    assert!(rdeps.contains("client.py"), "{rdeps}");
+}

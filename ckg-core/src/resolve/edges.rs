@@ -42,13 +42,27 @@ impl<'a> Resolver<'a> {
         // Imports: module -> module or external package.
         if let (Some(imports), Some(&module_sym)) = (imports, self.module_sym.get(&file)) {
             for imp in imports {
-                let dst = match self.modules.resolve(file, lang, &imp.specifier) {
-                    ModuleTarget::File(f) => self.module_sym.get(&f).map(|&id| Dst::Symbol(id)),
-                    ModuleTarget::Package(p) => Some(Dst::Unresolved(p)),
-                    ModuleTarget::External(e) => Some(Dst::External(e)),
-                    ModuleTarget::Missing => Some(Dst::Unresolved(imp.specifier.clone())),
+                let named = matches!(imp.kind, ImportKind::Named | ImportKind::Default) && imp.local.is_some();
+                let target = if named { self.import_target(imp, 0) } else { None };
+                // Python's `from pkg import sub` (`from . import views`) imports the submodule
+                // `pkg.sub`: the module edge goes there, not to the package (which, in the
+                // package's own `__init__.py`, would be an import of itself).
+                let submodule = match &target {
+                    Some(Target::Module(f)) if !lang.is_script() => self.module_sym.get(f).copied(),
+                    _ => None,
+                };
+                let dst = match (submodule, self.modules.resolve(file, lang, &imp.specifier)) {
+                    (Some(id), _) => Some(Dst::Symbol(id)),
+                    (None, ModuleTarget::File(f)) => self.module_sym.get(&f).map(|&id| Dst::Symbol(id)),
+                    (None, ModuleTarget::Package(p)) => Some(Dst::Unresolved(p)),
+                    (None, ModuleTarget::External(e)) => Some(Dst::External(e)),
+                    (None, ModuleTarget::Missing) => Some(Dst::Unresolved(imp.specifier.clone())),
                 };
                 let Some(dst) = dst else { continue };
+                // A module importing itself depends on nothing by it.
+                if dst == Dst::Symbol(module_sym) {
+                    continue;
+                }
                 let evidence = if matches!(dst, Dst::Unresolved(_)) { UNRESOLVED } else { EXACT };
                 out.push(EdgeRow {
                     kind: "imports",
@@ -64,9 +78,7 @@ impl<'a> Resolver<'a> {
                 // The imported name: an edge to the definition it names (re-exports followed),
                 // from the scope that imports it. (`export { a } from` binds nothing: it is an
                 // exports edge.)
-                if matches!(imp.kind, ImportKind::Named | ImportKind::Default)
-                    && imp.local.is_some()
-                    && let Some(Target::Sym(id)) = self.import_target(imp, 0)
+                if let Some(Target::Sym(id)) = target
                     && self.sym(id).is_some_and(|s| s.kind != SymbolKind::Module)
                 {
                     let edge = EdgeRow {

@@ -15,17 +15,9 @@ use ckg_query::Index;
 /// The framework packs `roles` reads when none is named.
 const FRAMEWORK_PACKS: &[&str] = &["express", "flask"];
 
+/// The packs named on the command line (shipped, or pack files), or the framework packs.
 pub(crate) fn load_packs(names: &[String]) -> Result<Vec<Pack>> {
-    let names: Vec<String> = if names.is_empty() { FRAMEWORK_PACKS.iter().map(|s| s.to_string()).collect() } else { names.to_vec() };
-    let mut packs: Vec<Pack> = Vec::new();
-    for n in &names {
-        for p in Pack::load(n)?.with_requirements()? {
-            if !packs.iter().any(|q| q.pack.name == p.pack.name) {
-                packs.push(p);
-            }
-        }
-    }
-    Ok(packs)
+    Ok(Pack::load_all(names, FRAMEWORK_PACKS, ckg_agent::PackFiles::Allowed)?)
 }
 
 pub fn roles(index: &Index, packs: &[String], roles: Vec<String>) -> Result<RolesAnswer> {

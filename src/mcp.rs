@@ -105,6 +105,22 @@ impl Ckg {
         }
         Index::open(&self.db).map_err(|e| format!("{e}; run `ckg index` in {}", self.root.display()))
     }
+
+    /// A file named by a client, as the index names it; never one outside the repository.
+    fn file(&self, value: &str) -> Result<String, String> {
+        ckg_query::paths::confine(&self.root, value).map_err(|e| format!("{e}; give a path relative to the repository root"))
+    }
+
+    /// A target named by a client; a path-like one as [`Ckg::file`].
+    fn target(&self, value: &str) -> Result<String, String> {
+        ckg_query::paths::confine_target(&self.root, value).map_err(|e| format!("{e}; give a path relative to the repository root"))
+    }
+}
+
+/// Shipped packs only: a client of the server reads no file of the machine through a pack's
+/// path.
+fn shipped_packs(names: &[String]) -> Result<Vec<ckg_agent::Pack>, String> {
+    ckg_agent::Pack::load_all(names, &["express", "flask"], ckg_agent::PackFiles::Refused).map_err(|e| e.to_string())
 }
 
 // ---- tool inputs ---------------------------------------------------------------------------
@@ -188,6 +204,14 @@ struct DependenciesInput {
 #[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct NoInput {}
+
+/// Only paging (cycles, unused).
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct PageInput {
+    #[serde(flatten)]
+    page: Page,
+}
 
 #[derive(Clone, Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -297,7 +321,7 @@ const TOOLS: &[ToolSpec] = &[
         name: "cycles",
         title: "Cycles",
         description: "Import cycles between files and call cycles between symbols.",
-        input: schema::<Page>,
+        input: schema::<PageInput>,
         output: schema::<ckg_query::CyclesAnswer>,
         listed: false,
     },
@@ -305,7 +329,7 @@ const TOOLS: &[ToolSpec] = &[
         name: "unused",
         title: "Unused definitions",
         description: "Definitions nothing uses (exported ones left out).",
-        input: schema::<Page>,
+        input: schema::<PageInput>,
         output: schema::<ckg_query::UnusedAnswer>,
         listed: false,
     },
@@ -436,13 +460,14 @@ impl Ckg {
             "definition" => self.definition(ix, args(arguments, name)?),
             "references" => {
                 let a: ReferencesInput = args(arguments, name)?;
+                let target = self.target(&a.target)?;
                 let direction = a.direction.as_deref().unwrap_or("refs");
                 let depth = a.depth.unwrap_or(1);
-                let req = page(&a.page, name, format!("{}|{direction}|{depth}", a.target))?;
+                let req = page(&a.page, name, format!("{target}|{direction}|{depth}"))?;
                 let answer = match direction {
-                    "refs" => ix.refs(&a.target),
-                    "callers" => ix.callers(&a.target, depth),
-                    "callees" => ix.callees(&a.target, depth),
+                    "refs" => ix.refs(&target),
+                    "callers" => ix.callers(&target, depth),
+                    "callees" => ix.callees(&target, depth),
                     other => return Err(format!("direction must be refs, callers or callees, not {other:?}")),
                 }
                 .map_err(fixable)?;
@@ -457,14 +482,15 @@ impl Ckg {
             }
             "impact" => {
                 let a: ImpactInput = args(arguments, name)?;
+                let target = self.target(&a.target)?;
                 let opts = ckg_query::ImpactOptions {
                     depth: a.depth.unwrap_or(3),
                     min_evidence: a.min_evidence.clone().unwrap_or_else(|| "heuristic".into()),
                     kinds: a.kinds.clone().unwrap_or_default(),
                     ..ckg_query::ImpactOptions::default()
                 };
-                let req = page(&a.page, name, format!("{}|{}|{}|{:?}", a.target, opts.depth, opts.min_evidence, opts.kinds))?;
-                let answer = ix.impact(&a.target, &opts).map_err(fixable)?;
+                let req = page(&a.page, name, format!("{target}|{}|{}|{:?}", opts.depth, opts.min_evidence, opts.kinds))?;
+                let answer = ix.impact(&target, &opts).map_err(fixable)?;
                 paged(answer, &req, |i| {
                     let mut lines = vec![format!(
                         "{} file(s), {} symbol(s) affected by {}{}",
@@ -482,7 +508,8 @@ impl Ckg {
                 let direction = a.direction.clone().unwrap_or_else(|| "deps".into());
                 match direction.as_str() {
                     "deps" | "rdeps" => {
-                        let file = a.file.clone().ok_or("give `file` (relative to the repository root) for deps or rdeps")?;
+                        let file = a.file.as_deref().ok_or("give `file` (relative to the repository root) for deps or rdeps")?;
+                        let file = self.file(file)?;
                         let req = page(&a.page, name, format!("{direction}|{file}"))?;
                         let mut answer = if direction == "deps" { ix.deps(&file) } else { ix.rdeps(&file) }.map_err(fixable)?;
                         ckg_query::paginate(&mut answer, &req).map_err(fixable)?;
@@ -496,6 +523,7 @@ impl Ckg {
                     }
                     "path" => {
                         let (Some(from), Some(to)) = (&a.from, &a.to) else { return Err("give `from` and `to` for path".into()) };
+                        let (from, to) = (&self.target(from)?, &self.target(to)?);
                         let answer = ix.path(from, to, 16).map_err(fixable)?;
                         let text = if answer.edges.is_empty() {
                             format!("no path from {from} to {to}")
@@ -513,21 +541,21 @@ impl Ckg {
                 }
             }
             "cycles" => {
-                let p: Page = args(arguments, name)?;
-                let req = page(&p, name, String::new())?;
+                let p: PageInput = args(arguments, name)?;
+                let req = page(&p.page, name, String::new())?;
                 paged(ix.cycles().map_err(fixable)?, &req, |c| {
                     format!("{} import cycle(s), {} call cycle(s)", c.imports.len(), c.calls.len())
                 })
             }
             "unused" => {
-                let p: Page = args(arguments, name)?;
-                let req = page(&p, name, String::new())?;
+                let p: PageInput = args(arguments, name)?;
+                let req = page(&p.page, name, String::new())?;
                 let answer = ix.unused(&ckg_query::UnusedOptions::default()).map_err(fixable)?;
                 paged(answer, &req, |u| format!("{} unused definition(s)", u.symbols.len()))
             }
             "roles" => {
                 let a: PackInput = args(arguments, name)?;
-                let packs = crate::agent::load_packs(&a.pack.into_iter().collect::<Vec<_>>()).map_err(|e| e.to_string())?;
+                let packs = shipped_packs(&a.pack.into_iter().collect::<Vec<_>>())?;
                 let answer = ckg_agent::roles(ix, &packs, &ckg_agent::RolesOptions::default()).map_err(|e| e.to_string())?;
                 let text = format!("{} role occurrence(s), {} candidate(s)", answer.roles.len(), answer.candidates.len());
                 ok(&answer, text)
@@ -535,16 +563,17 @@ impl Ckg {
             "check" => {
                 let a: PackInput = args(arguments, name)?;
                 let pack = a.pack.ok_or("give `pack` (express-to-fastify, flask-to-fastapi)")?;
-                let packs = crate::agent::load_packs(&[pack]).map_err(|e| e.to_string())?;
+                let packs = shipped_packs(&[pack])?;
+                let files = a.files.map(|files| files.iter().map(|f| self.file(f)).collect::<Result<Vec<_>, _>>()).transpose()?;
                 let set = ckg_agent::RuleSet { packs };
-                let answer = set.check(ix, &ckg_agent::CheckOptions { files: a.files, baseline: None }).map_err(|e| e.to_string())?;
+                let answer = set.check(ix, &ckg_agent::CheckOptions { files, baseline: None }).map_err(|e| e.to_string())?;
                 let text = format!("{} violation(s) of {} rule(s)", answer.violations.len(), answer.rules.len());
                 ok(&answer, text)
             }
             "plan_status" => {
                 let _: NoInput = args(arguments, name)?;
                 let ledger = ckg_agent::Ledger::open(ix, &self.db).map_err(|e| e.to_string())?;
-                let packs = crate::agent::load_packs(&[ledger.pack()]).map_err(|e| e.to_string())?;
+                let packs = shipped_packs(&[ledger.pack()])?;
                 let answer = ledger.status(ix, &packs).map_err(|e| e.to_string())?;
                 let text = answer.counts.iter().map(|(k, v)| format!("{k} {v}")).collect::<Vec<_>>().join(", ");
                 ok(&answer, text)
@@ -564,13 +593,7 @@ impl Ckg {
                     file_changed: false,
                 }
             }
-            (None, Some(file), Some(line), Some(col)) => {
-                let lines = std::fs::read_to_string(self.root.join(file)).map(|t| t.lines().count()).unwrap_or(0);
-                if line as usize > lines.max(1) {
-                    return Err(format!("line {line} is past the end of {file} ({lines} lines); give a line within the file"));
-                }
-                ix.def_at(file, line, col).map_err(fixable)?
-            }
+            (None, Some(file), Some(line), Some(col)) => ix.def_at(&self.file(file)?, line, col).map_err(fixable)?,
             _ => return Err("give `qname`, or `file`, `line` and `col`".into()),
         };
         let Some(def) = &answer.definition else {
@@ -614,16 +637,26 @@ impl Ckg {
 /// A definition's signature (its lines up to the body), its doc comment or docstring, and
 /// its last line, read from the file.
 fn source_facts(path: &Path, line: u32, end: Option<u32>) -> (Option<String>, Option<String>, Option<u32>) {
+    // A regular file only: a pipe put in its place would block.
+    if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+        return (None, None, end);
+    }
     let Ok(text) = std::fs::read_to_string(path) else { return (None, None, end) };
     let lines: Vec<&str> = text.lines().collect();
     let at = line as usize - 1;
     let Some(first) = lines.get(at) else { return (None, None, end) };
-    // The signature: from the definition line to the line that opens the body.
+    // The signature: from the definition line to the line that opens the body, or where its
+    // parentheses close (a one-line definition); at most 8 lines, and never past the
+    // definition's last line.
+    let last = end.map_or(at + 7, |e| (e as usize).saturating_sub(1)).clamp(at, at + 7);
     let mut sig = Vec::new();
-    for l in lines.iter().skip(at).take(8) {
-        sig.push(l.trim_end());
+    let (mut depth, mut opened) = (0i32, false);
+    for l in lines.iter().take(last + 1).skip(at) {
         let t = l.trim_end();
-        if t.ends_with('{') || t.ends_with(':') || t.ends_with(';') || t.ends_with("=>") {
+        sig.push(t);
+        opened |= t.contains('(');
+        depth += t.chars().map(|c| (matches!(c, '(' | '[') as i32) - (matches!(c, ')' | ']') as i32)).sum::<i32>();
+        if t.ends_with('{') || t.ends_with(':') || t.ends_with(';') || t.ends_with("=>") || (opened && depth <= 0) {
             break;
         }
     }
@@ -756,4 +789,25 @@ pub fn http_service(
     use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService, session::local::LocalSessionManager};
     let config = StreamableHttpServerConfig::default().disable_allowed_hosts().with_json_response(true);
     StreamableHttpService::new(move || Ok(Ckg::new(root.clone(), db.clone())), Arc::new(LocalSessionManager::default()), config)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::source_facts;
+
+    #[test]
+    fn a_signature_ends_where_its_definition_opens_its_body_or_ends() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("m.ts");
+        let text = "export const one = (a: number) => a + 1;\nfunction two(x: number) { return x; }\nfunction three() {}\n\
+                    export function multi(\n  a: string,\n  b: number,\n): void {\n  return;\n}\nexport const handler =\n  async (req: Request) => {\n    return req;\n  };\n";
+        std::fs::write(&path, text).unwrap();
+        let sig = |line: u32, end: u32| source_facts(&path, line, Some(end)).0.unwrap();
+        assert_eq!(sig(1, 1), "export const one = (a: number) => a + 1;");
+        assert_eq!(sig(2, 2), "function two(x: number) { return x; }");
+        assert_eq!(sig(4, 9), "export function multi(\n  a: string,\n  b: number,\n): void");
+        assert_eq!(sig(10, 13), "export const handler =\n  async (req: Request) =>");
+        // Never past the definition's last line.
+        assert_eq!(source_facts(&path, 3, Some(3)).0.unwrap(), "function three() {}");
+    }
 }

@@ -199,6 +199,10 @@ fn files_limits_the_check_to_what_they_affect() {
         ["src/app.ts", "src/errors.ts", "src/routes/users.ts", "src/services/format.ts"],
         "{v:#}"
     );
+    // A file the index does not hold is an error (exit 2), not a clean check of nothing.
+    let out = repo.ckg(&["check", "--rules", "rules.toml", "--files", "src/routes/user.ts"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("\"src/routes/user.ts\" is not a file of the index"), "{out:?}");
 }
 
 #[test]

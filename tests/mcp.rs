@@ -122,6 +122,26 @@ async fn exercise(client: &Client, repo: &Repo) {
     assert!(error_text(&call(client, "definition", json!({"file": "src/app.ts", "line": 9999, "col": 1})).await).contains("past the end"));
     assert!(error_text(&call(client, "references", json!({"target": "express", "cursor": "zz"})).await).contains("cursor"));
     assert!(error_text(&call(client, "search", json!({"pattern": "x", "bogus": 1})).await).contains("bad arguments"));
+    assert!(error_text(&call(client, "cycles", json!({"include_exported": true})).await).contains("bad arguments"));
+    // Nothing outside the repository is read or named: files, targets, packs.
+    for (tool, args) in [
+        ("definition", json!({"file": "/etc/passwd", "line": 1, "col": 1})),
+        ("definition", json!({"file": "../../../../etc/passwd", "line": 1, "col": 1})),
+        ("dependencies", json!({"file": "/etc/passwd"})),
+        ("references", json!({"target": "/etc/passwd"})),
+        ("check", json!({"pack": "express-to-fastify", "files": ["/etc/passwd"]})),
+    ] {
+        let text = error_text(&call(client, tool, args.clone()).await);
+        assert!(text.contains("not a path inside the indexed root") && !text.contains("lines"), "{tool} {args}: {text}");
+    }
+    assert!(error_text(&call(client, "check", json!({"pack": "/etc/x.toml"})).await).contains("unknown pack"));
+    assert!(
+        error_text(&call(client, "check", json!({"pack": "express-to-fastify", "files": ["src/nope.ts"]})).await)
+            .contains("not a file of the index")
+    );
+    // A path with `.` and `..` inside the root names the same file.
+    let dotted = call(client, "dependencies", json!({"file": "./src/routes/../app.ts"})).await;
+    assert_eq!(structured(&dotted)["deps"]["file"], "src/app.ts");
 
     // After an edit: the new definition is found, and a cursor of the old generation is refused.
     repo.write("src/fresh.ts", "export function freshlyAdded(): number {\n  return 1;\n}\n");

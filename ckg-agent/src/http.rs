@@ -12,7 +12,7 @@ use ckg_query::http::problem::Problem;
 use ckg_query::http::{Endpoint, Route, ServiceConfig, encode, schema};
 
 use crate::ledger::{Ledger, StatusAnswer};
-use crate::pack::Pack;
+use crate::pack::{Pack, PackFiles};
 use crate::plan::Plan;
 use crate::roles::{RolesAnswer, RolesOptions, roles};
 use crate::rules::{CheckAnswer, CheckOptions, RuleSet};
@@ -86,16 +86,7 @@ fn usage(e: crate::Error) -> Problem {
 }
 
 fn load(names: &[String], default: &[&str]) -> Result<Vec<Pack>, Problem> {
-    let names: Vec<String> = if names.is_empty() { default.iter().map(|s| s.to_string()).collect() } else { names.to_vec() };
-    let mut packs: Vec<Pack> = Vec::new();
-    for n in &names {
-        for p in Pack::load(n).and_then(Pack::with_requirements).map_err(usage)? {
-            if !packs.iter().any(|q| q.pack.name == p.pack.name) {
-                packs.push(p);
-            }
-        }
-    }
-    Ok(packs)
+    Pack::load_all(names, default, PackFiles::Refused).map_err(usage)
 }
 
 fn q_roles(ix: &Index, p: &Params, _: &ServiceConfig) -> Result<Vec<u8>, Problem> {

@@ -226,6 +226,19 @@ pub struct CandidateRule {
     pub reason: String,
 }
 
+/// Whether [`Pack::load_all`] reads pack files by path.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PackFiles {
+    /// The command line: the user's own files.
+    Allowed,
+    /// The HTTP service and MCP: shipped packs only.
+    Refused,
+}
+
+fn shipped_names() -> String {
+    BUILTIN.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", ")
+}
+
 impl Pack {
     /// Parses a pack; `file` names it in errors.
     pub fn parse(file: &str, src: &str) -> Result<Pack, FormatError> {
@@ -236,16 +249,43 @@ impl Pack {
 
     /// A shipped pack by name, or a pack file by path.
     pub fn load(name_or_path: &str) -> Result<Pack, crate::Error> {
-        if let Some((_, src)) = BUILTIN.iter().find(|(n, _)| *n == name_or_path) {
-            return Ok(Pack::parse(&format!("packs/{name_or_path}.toml"), src)?);
+        if let Some(pack) = Pack::shipped(name_or_path) {
+            return pack;
         }
         let path = Path::new(name_or_path);
         if !name_or_path.ends_with(".toml") {
-            let names: Vec<&str> = BUILTIN.iter().map(|(n, _)| *n).collect();
-            return Err(crate::Error::Usage(format!("unknown pack {name_or_path:?} (one of {}, or a .toml file)", names.join(", "))));
+            return Err(crate::Error::Usage(format!("unknown pack {name_or_path:?} (one of {}, or a .toml file)", shipped_names())));
         }
         let src = std::fs::read_to_string(path).map_err(|e| crate::Error::Usage(format!("{name_or_path}: {e}")))?;
         Ok(Pack::parse(name_or_path, &src)?)
+    }
+
+    /// A shipped pack, by name.
+    fn shipped(name: &str) -> Option<Result<Pack, crate::Error>> {
+        BUILTIN.iter().find(|(n, _)| *n == name).map(|(_, src)| Ok(Pack::parse(&format!("packs/{name}.toml"), src)?))
+    }
+
+    /// The packs named (`default` when none is), each after the shipped packs it requires,
+    /// once each. Pack files by path only when `files` allows them: a client of the service
+    /// names shipped packs, and reads no file of the machine through a pack's path.
+    pub fn load_all(names: &[String], default: &[&str], files: PackFiles) -> Result<Vec<Pack>, crate::Error> {
+        let names: Vec<String> = if names.is_empty() { default.iter().map(|s| s.to_string()).collect() } else { names.to_vec() };
+        let mut packs: Vec<Pack> = Vec::new();
+        for n in &names {
+            let pack = match (Pack::shipped(n), files) {
+                (Some(pack), _) => pack?,
+                (None, PackFiles::Allowed) => Pack::load(n)?,
+                (None, PackFiles::Refused) => {
+                    return Err(crate::Error::Usage(format!("unknown pack {n:?} (one of {})", shipped_names())));
+                }
+            };
+            for p in pack.with_requirements()? {
+                if !packs.iter().any(|q| q.pack.name == p.pack.name) {
+                    packs.push(p);
+                }
+            }
+        }
+        Ok(packs)
     }
 
     /// The shipped packs a pack requires, then the pack itself.

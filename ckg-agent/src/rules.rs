@@ -280,13 +280,20 @@ impl RuleSet {
 
 /// The files an edit of `files` can change violations in: the files, those they depend on
 /// and those that depend on them.
+/// The files and those one dependency away either way. A file the index does not hold is an
+/// error: checked, it would pass without anything being checked (a typo, or a file not
+/// indexed yet).
 fn affected_files(index: &Index, files: &[String]) -> Result<HashSet<String>> {
     let mut out: HashSet<String> = files.iter().cloned().collect();
     for f in files {
         for answer in [index.deps(f), index.rdeps(f)] {
             match answer {
                 Ok(a) => out.extend(a.deps.into_iter().filter(|d| !d.external).map(|d| d.target)),
-                Err(ckg_query::Error::NotFound(_)) => {}
+                Err(ckg_query::Error::NotFound(_)) => {
+                    return Err(crate::Error::Usage(format!(
+                        "{f:?} is not a file of the index: give a path relative to the indexed root, and run `ckg index` after creating a file"
+                    )));
+                }
                 Err(e) => return Err(e.into()),
             }
         }

@@ -82,7 +82,10 @@ impl Index {
         };
         let changed = format!("{:016x}", xxhash_rust::xxh3::xxh3_64(&bytes)) != row.hash;
         let text = String::from_utf8_lossy(&bytes);
-        let Some(line_text) = text.lines().nth(line as usize - 1) else { return answer(None, changed) };
+        let Some(line_text) = text.lines().nth(line as usize - 1) else {
+            let lines = text.lines().count();
+            return Err(Error::Invalid(format!("line {line} is past the end of {file} ({lines} lines); give a line within the file")));
+        };
         // A name the graph has (the fast path); anything else, a module specifier's string
         // included, is read from the file.
         if let (Some(ident), false) = (identifier_at(line_text, col), changed)
@@ -270,8 +273,11 @@ impl Index {
     }
 
     /// The file's content now, from the indexed root.
+    /// The file's bytes, when it is a regular file (a pipe put in its place would block).
     fn source_of(&self, path: &str) -> Option<Vec<u8>> {
-        std::fs::read(std::path::Path::new(&self.root()?).join(path)).ok()
+        let path = std::path::Path::new(&self.root()?).join(path);
+        std::fs::metadata(&path).ok().filter(std::fs::Metadata::is_file)?;
+        std::fs::read(path).ok()
     }
 }
 

@@ -19,6 +19,7 @@ pub mod http;
 mod impact;
 mod memgraph;
 mod page;
+pub mod paths;
 mod sites;
 mod sql;
 mod stale;

@@ -80,7 +80,10 @@ async fn limit_sizes(req: Request, next: Next) -> Response {
         }
     }
     // Bodies are only read by POST endpoints; a GET with a body is refused rather than drained.
-    if req.method() == axum::http::Method::GET && req.headers().get(header::CONTENT_LENGTH).is_some_and(|v| v.as_bytes() != b"0") {
+    if req.method() == axum::http::Method::GET
+        && (req.headers().get(header::CONTENT_LENGTH).is_some_and(|v| v.as_bytes() != b"0")
+            || req.headers().contains_key(header::TRANSFER_ENCODING))
+    {
         return Problem::new("bad_request", "GET requests take no body").into_response();
     }
     next.run(req).await
@@ -146,7 +149,13 @@ async fn authorize(State(s): State<Arc<Service>>, req: Request<Body>, next: Next
     if req.uri().path() == "/v1/health" {
         return next.run(req).await;
     }
-    let given = req.headers().get(header::AUTHORIZATION).and_then(|v| v.to_str().ok()).and_then(|v| v.strip_prefix("Bearer "));
+    // The scheme's name is case-insensitive (RFC 9110, 11.1).
+    let given = req
+        .headers()
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split_once(' '))
+        .and_then(|(scheme, credentials)| scheme.eq_ignore_ascii_case("bearer").then_some(credentials));
     match given {
         Some(g) if constant_time_eq(g.trim().as_bytes(), token.as_bytes()) => next.run(req).await,
         Some(_) => Problem::new("unauthorized", "the bearer token is wrong").into_response(),

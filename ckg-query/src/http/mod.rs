@@ -455,7 +455,11 @@ const PATH_PARAMS: &[Param] = &[
 ];
 const UNUSED_PARAMS: &[Param] = &[
     Param::opt("include_exported", Kind::Bool, Some("false"), "Also report exported (public API) definitions."),
-    Param::repeated("entry", Kind::Str, "Globs of files whose definitions are entry points (`tests/**`)."),
+    Param::repeated_whole(
+        "entry",
+        Kind::Str,
+        "Globs of files whose definitions are entry points (`tests/**`, `{src,lib}/main.ts`; repeatable).",
+    ),
     PAGE[0],
     PAGE[1],
 ];

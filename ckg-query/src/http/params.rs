@@ -3,7 +3,7 @@
 //! into the OpenAPI document's parameter list from the same declarations.
 
 use std::collections::BTreeMap;
-use std::path::{Component, Path};
+use std::path::Path;
 
 use super::problem::Problem;
 use crate::PageRequest;
@@ -25,31 +25,40 @@ pub struct Param {
     pub name: &'static str,
     pub kind: Kind,
     pub required: bool,
-    /// May be given more than once (also as a comma-separated list).
+    /// May be given more than once.
     pub repeated: bool,
+    /// A repeated parameter's value is also a comma-separated list (a comma written `%2C` is
+    /// part of a value).
+    pub split: bool,
     pub default: Option<&'static str>,
     pub doc: &'static str,
 }
 
 impl Param {
     pub const fn req(name: &'static str, doc: &'static str) -> Param {
-        Param { name, kind: Kind::Str, required: true, repeated: false, default: None, doc }
+        Param { name, kind: Kind::Str, required: true, repeated: false, split: false, default: None, doc }
     }
 
     pub const fn opt(name: &'static str, kind: Kind, default: Option<&'static str>, doc: &'static str) -> Param {
-        Param { name, kind, required: false, repeated: false, default, doc }
+        Param { name, kind, required: false, repeated: false, split: false, default, doc }
     }
 
     pub const fn int(name: &'static str, min: i64, max: i64, default: &'static str, doc: &'static str) -> Param {
-        Param { name, kind: Kind::Int { min, max }, required: false, repeated: false, default: Some(default), doc }
+        Param { name, kind: Kind::Int { min, max }, required: false, repeated: false, split: false, default: Some(default), doc }
     }
 
     pub const fn req_int(name: &'static str, min: i64, max: i64, doc: &'static str) -> Param {
-        Param { name, kind: Kind::Int { min, max }, required: true, repeated: false, default: None, doc }
+        Param { name, kind: Kind::Int { min, max }, required: true, repeated: false, split: false, default: None, doc }
     }
 
+    /// Given more than once, or as a comma-separated list.
     pub const fn repeated(name: &'static str, kind: Kind, doc: &'static str) -> Param {
-        Param { name, kind, required: false, repeated: true, default: None, doc }
+        Param { name, kind, required: false, repeated: true, split: true, default: None, doc }
+    }
+
+    /// Given more than once, each value whole: globs, whose braces hold commas (`{src,lib}/**`).
+    pub const fn repeated_whole(name: &'static str, kind: Kind, doc: &'static str) -> Param {
+        Param { name, kind, required: false, repeated: true, split: false, default: None, doc }
     }
 }
 
@@ -120,7 +129,14 @@ impl Params {
             if value.len() > MAX_VALUE_LEN {
                 return Err(Problem::new("invalid_parameter", format!("parameter {key:?} is longer than {MAX_VALUE_LEN} bytes")));
             }
-            let parts: Vec<String> = if param.repeated { value.split(',').map(str::to_string).collect() } else { vec![value.clone()] };
+            // Split before decoding: a `%2C` is a comma inside a value.
+            let parts: Vec<String> = if param.split {
+                v.split(',')
+                    .map(|part| decode(part).map_err(|e| Problem::new("invalid_parameter", format!("parameter {key:?} contains {e}"))))
+                    .collect::<Result<_, _>>()?
+            } else {
+                vec![value.clone()]
+            };
             let slot = values.entry(param.name).or_default();
             if !param.repeated && !slot.is_empty() {
                 return Err(Problem::new("invalid_parameter", format!("parameter {key:?} is given more than once")));
@@ -199,37 +215,18 @@ fn check(p: &Param, v: &str) -> Result<(), Problem> {
     }
 }
 
-/// A file path given by a client, as the index names it (relative to the root, `/`-separated).
-/// Absolute paths must lie under the root; `..` is refused; an existing path must not leave
-/// the root through a symbolic link.
+/// A file path given by a client, as the index names it ([`crate::paths::confine`]).
 pub fn confine(root: &Path, value: &str) -> Result<String, Problem> {
-    let outside = || Problem::new("path_outside_root", format!("{value:?} is not a path inside the indexed root"));
-    let path = Path::new(value);
-    let rel = if path.is_absolute() { path.strip_prefix(root).map_err(|_| outside())? } else { path };
-    let mut parts = Vec::new();
-    for c in rel.components() {
-        match c {
-            Component::Normal(s) => parts.push(s.to_str().ok_or_else(outside)?.to_string()),
-            Component::CurDir => {}
-            _ => return Err(outside()),
-        }
-    }
-    let rel = parts.join("/");
-    if let Ok(real) = root.join(&rel).canonicalize()
-        && !real.starts_with(root)
-    {
-        return Err(outside());
-    }
-    Ok(rel)
+    crate::paths::confine(root, value).map_err(outside_root)
 }
 
-/// A target (qname, name, file or package) given by a client. Qnames never hold a `..`
-/// segment or start with `/`, so such a value is a path and must stay inside the root.
+/// A target given by a client ([`crate::paths::confine_target`]).
 pub fn confine_target(root: &Path, value: &str) -> Result<String, Problem> {
-    if value.starts_with('/') || value.split(['/', '\\']).any(|s| s == "..") {
-        return confine(root, value);
-    }
-    Ok(value.to_string())
+    crate::paths::confine_target(root, value).map_err(outside_root)
+}
+
+fn outside_root(e: crate::paths::OutsideRoot) -> Problem {
+    Problem::new("path_outside_root", e.to_string())
 }
 
 #[cfg(test)]
@@ -262,6 +259,15 @@ mod tests {
     }
 
     #[test]
+    fn an_escaped_comma_is_part_of_a_value_and_globs_are_not_split() {
+        const FILES: &[Param] = &[Param::repeated("file", Kind::Str, "files"), Param::repeated_whole("entry", Kind::Str, "globs")];
+        let p = Params::parse(Some("file=a.ts,b%2Cc.ts&file=d.ts&entry={src,lib}/**&entry=tests/**"), FILES).unwrap();
+        assert_eq!(p.all("file"), vec!["a.ts", "b,c.ts", "d.ts"]);
+        assert_eq!(p.all("entry"), vec!["{src,lib}/**", "tests/**"]);
+        assert_eq!(Params::parse(Some("file=a,%zz"), FILES).unwrap_err().code, "invalid_parameter");
+    }
+
+    #[test]
     fn bad_input_is_a_client_error() {
         assert_eq!(code("depth=2"), "missing_parameter");
         assert_eq!(code("target=x&nope=1"), "unknown_parameter");
@@ -280,25 +286,10 @@ mod tests {
     }
 
     #[test]
-    fn paths_stay_inside_the_root() {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path().canonicalize().unwrap();
-        std::fs::create_dir_all(root.join("src")).unwrap();
-        std::fs::write(root.join("src/a.ts"), "").unwrap();
-        assert_eq!(confine(&root, "src/a.ts").unwrap(), "src/a.ts");
-        assert_eq!(confine(&root, "./src/a.ts").unwrap(), "src/a.ts");
-        assert_eq!(confine(&root, root.join("src/a.ts").to_str().unwrap()).unwrap(), "src/a.ts");
-        for bad in ["../etc/passwd", "src/../../x", "/etc/passwd"] {
-            assert_eq!(confine(&root, bad).unwrap_err().code, "path_outside_root", "{bad}");
-        }
-        #[cfg(unix)]
-        {
-            std::os::unix::fs::symlink("/etc", root.join("escape")).unwrap();
-            assert_eq!(confine(&root, "escape/passwd").unwrap_err().code, "path_outside_root");
-        }
-        assert_eq!(confine_target(&root, "src/a.ts#f").unwrap(), "src/a.ts#f");
-        assert_eq!(confine_target(&root, "pkg.mod.f").unwrap(), "pkg.mod.f");
-        assert!(confine_target(&root, "../x").is_err());
-        assert!(confine_target(&root, "/etc/passwd").is_err());
+    fn a_path_outside_the_root_is_a_problem_of_its_own() {
+        let root = Path::new("/srv/repo");
+        assert_eq!(confine(root, "../x").unwrap_err().code, "path_outside_root");
+        assert_eq!(confine_target(root, "/etc/passwd").unwrap_err().code, "path_outside_root");
+        assert_eq!(confine_target(root, "pkg.mod.f").unwrap(), "pkg.mod.f");
     }
 }

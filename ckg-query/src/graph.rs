@@ -468,32 +468,10 @@ impl Index {
     }
 
     fn sccs(&self, sql: &str) -> Result<Vec<Vec<String>>> {
-        let mut graph: DiGraph<String, ()> = DiGraph::new();
-        let mut index: HashMap<String, NodeIndex> = HashMap::new();
-        let mut self_loops: HashSet<NodeIndex> = HashSet::new();
         let mut s = self.conn.prepare_cached(sql).map_err(|e| self.db_err(e))?;
         let rows = s.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?))).map_err(|e| self.db_err(e))?;
-        for r in rows {
-            let (a, b) = r.map_err(|e| self.db_err(e))?;
-            let ia = *index.entry(a.clone()).or_insert_with(|| graph.add_node(a));
-            let ib = *index.entry(b.clone()).or_insert_with(|| graph.add_node(b));
-            if ia == ib {
-                self_loops.insert(ia);
-            } else {
-                graph.update_edge(ia, ib, ());
-            }
-        }
-        let mut out: Vec<Vec<String>> = petgraph::algo::tarjan_scc(&graph)
-            .into_iter()
-            .filter(|c| c.len() > 1 || self_loops.contains(&c[0]))
-            .map(|c| {
-                let mut names: Vec<String> = c.into_iter().map(|i| graph[i].clone()).collect();
-                names.sort();
-                names
-            })
-            .collect();
-        out.sort();
-        Ok(out)
+        let edges = rows.collect::<rusqlite::Result<Vec<_>>>().map_err(|e| self.db_err(e))?;
+        Ok(cycles_of(edges))
     }
 
     /// Definitions nothing points to. Modules, externals, methods that the runtime calls
@@ -576,8 +554,51 @@ fn entry_globs(patterns: &[String]) -> Result<globset::GlobSet> {
     set.build().map_err(|e| Error::Invalid(format!("invalid globs: {e}")))
 }
 
+/// The cycles of a directed graph given by its edges: each strongly connected component of
+/// more than one node, or of one node with an edge to itself, its names sorted. Found without
+/// recursion (Kosaraju's two passes, each with a stack of its own): a chain of a hundred
+/// thousand calls overflowed the stack of a recursive search.
+fn cycles_of(edges: Vec<(String, String)>) -> Vec<Vec<String>> {
+    let mut graph: DiGraph<String, ()> = DiGraph::new();
+    let mut index: HashMap<String, NodeIndex> = HashMap::new();
+    let mut self_loops: HashSet<NodeIndex> = HashSet::new();
+    for (a, b) in edges {
+        let ia = *index.entry(a.clone()).or_insert_with(|| graph.add_node(a));
+        let ib = *index.entry(b.clone()).or_insert_with(|| graph.add_node(b));
+        if ia == ib {
+            self_loops.insert(ia);
+        } else {
+            graph.update_edge(ia, ib, ());
+        }
+    }
+    let mut out: Vec<Vec<String>> = petgraph::algo::kosaraju_scc(&graph)
+        .into_iter()
+        .filter(|c| c.len() > 1 || self_loops.contains(&c[0]))
+        .map(|c| {
+            let mut names: Vec<String> = c.into_iter().map(|i| graph[i].clone()).collect();
+            names.sort();
+            names
+        })
+        .collect();
+    out.sort();
+    out
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn cycles_of_a_long_chain_are_found_without_deep_recursion() {
+        let name = |i: usize| format!("n{i}");
+        let mut edges: Vec<(String, String)> = (0..300_000).map(|i| (name(i), name(i + 1))).collect();
+        edges.push((name(300_000), name(299_990)));
+        edges.push(("self".into(), "self".into()));
+        edges.push(("a".into(), "b".into()));
+        let cycles = super::cycles_of(edges);
+        let mut tail: Vec<String> = (299_990..=300_000).map(name).collect();
+        tail.sort();
+        assert_eq!(cycles, vec![tail, vec!["self".to_string()]]);
+    }
+
     use super::*;
 
     #[test]

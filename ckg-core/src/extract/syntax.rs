@@ -79,6 +79,13 @@ pub(crate) fn path_of_any_entry<'t>(node: Node<'t>, src: &[u8]) -> Option<(Strin
     written_path(node, src, true)
 }
 
+/// The most segments a written path keeps (`a.b().c` has three): of a longer chain, the last
+/// ones after [`ELIDED`].
+pub(crate) const MAX_PATH_SEGMENTS: usize = 64;
+
+/// The first segment of a path whose chain was longer than [`MAX_PATH_SEGMENTS`].
+pub(crate) const ELIDED: &str = "…";
+
 fn written_path<'t>(node: Node<'t>, src: &[u8], any_entry: bool) -> Option<(String, Node<'t>)> {
     // From the last segment to the first, each with whether it is called; the text of a name
     // borrowed from the source (one allocation for the whole path). The first few segments
@@ -156,6 +163,13 @@ fn written_path<'t>(node: Node<'t>, src: &[u8], any_entry: bool) -> Option<(Stri
             return None;
         }
         last.get_or_insert(named);
+        if segments.len() == MAX_PATH_SEGMENTS {
+            // A chain of thousands of calls (generated code) would store each site's whole
+            // prefix, quadratic in its length: the segments before the last ones are written
+            // `…`, a receiver with no name.
+            segments.push((ELIDED.into(), false));
+            break;
+        }
         segments.push((segment, std::mem::take(&mut pending_call)));
         match next {
             Some(n) => cur = n,
@@ -401,6 +415,26 @@ mod tests {
             let expression = statement.named_child(0).expect("an expression");
             let (path, _) = super::path_of(expression, src.as_bytes()).expect("a written path");
             assert_eq!(path, expected, "{n} names: {py}");
+        }
+    }
+
+    /// Of a chain longer than [`MAX_PATH_SEGMENTS`], the path keeps the last segments (each of
+    /// its sites would store the whole prefix: quadratic in the chain's length), in both
+    /// languages.
+    #[test]
+    fn chains_past_the_longest_path_keep_their_last_segments() {
+        let max = super::MAX_PATH_SEGMENTS;
+        for (lang, links) in [(Lang::Python, max - 1), (Lang::Python, max), (Lang::TypeScript, max), (Lang::TypeScript, 5 * max)] {
+            let src = format!("a{}\n", ".b()".repeat(links));
+            let tree = crate::extract::Extractor::new().parse(lang, src.as_bytes()).expect("parses");
+            let statement = tree.root_node().named_child(0).expect("a statement");
+            let expression = statement.named_child(0).expect("an expression");
+            let (path, _) = super::path_of(expression, src.as_bytes()).expect("a written path");
+            let expected = match links < max {
+                true => format!("a{}", ".b()".repeat(links)),
+                false => format!("{}{}", super::ELIDED, ".b()".repeat(max)),
+            };
+            assert_eq!(path, expected, "{lang:?}, {links} links");
         }
     }
 }

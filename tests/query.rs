@@ -251,3 +251,25 @@ fn importing_a_submodule_by_name_depends_on_the_submodule() {
     let rdeps = repo.ok(&["query", "rdeps", "pkg/sub/worker.py"]);
     assert!(rdeps.contains("client.py"), "{rdeps}");
 }
+
+/// The heuristic tier binds a member call only to a method of the site's own language family:
+/// a Python value has no TypeScript method, and a Python method does not take a TypeScript
+/// call's guess away.
+#[test]
+fn heuristic_guesses_stay_within_a_language_family() {
+    let repo = Repo::new();
+    repo.write("a.ts", "export class A { frob() { return 1 } }\n");
+    repo.write("u.ts", "export function use(x: any) { return x.frob() }\n");
+    repo.write("u2.py", "def use2(x):\n    return x.frob()\n");
+    repo.index_json(&[]);
+    let frob = |export: String| -> Vec<String> { common::edges(&export).into_iter().filter(|e| e.contains("frob")).collect() };
+    let before = frob(repo.export());
+    assert!(before.contains(&"calls u.ts#use -> a.ts#A.frob [heuristic]".to_string()), "{before:#?}");
+    assert!(before.contains(&"calls u2.use2 -> x.frob [unresolved]".to_string()), "{before:#?}");
+    repo.write("c.py", "class C:\n    def frob(self):\n        return 2\n");
+    repo.index_json(&[]);
+    let after = frob(repo.export());
+    assert!(after.contains(&"calls u.ts#use -> a.ts#A.frob [heuristic]".to_string()), "{after:#?}");
+    assert!(after.contains(&"calls u2.use2 -> c.C.frob [heuristic]".to_string()), "{after:#?}");
+    assert_eq!(repo.export(), repo.fresh_export(&[]), "incremental equals fresh");
+}

@@ -1,5 +1,6 @@
 //! The heuristic tier: a member call on a value of unknown type binds to the one repository
-//! method with that name, unless the name is a method of a builtin type.
+//! method of the site's language family with that name, unless the name is a method of a
+//! builtin type.
 
 use super::{Resolver, record};
 use crate::facts::{LocalBinding, RefKind, SymbolKind};
@@ -19,7 +20,8 @@ pub(super) fn methods_by_name(input: &ResolveInput) -> super::Map<&str, Vec<i64>
 
 impl Resolver<'_> {
     /// The heuristic tier: a member call on a value of unknown type whose method name only one
-    /// repository method has (and that is not a method of a builtin type).
+    /// repository method of the site's language family (TS/JS, Python) has (and that is not a
+    /// method of a builtin type).
     pub(super) fn heuristic_method(&self, r: &RefSite) -> Option<i64> {
         if r.kind != RefKind::Call || !r.path.contains('.') || matches!(r.binding, LocalBinding::SelfOf(_) | LocalBinding::SuperOf(_)) {
             return None;
@@ -29,8 +31,18 @@ impl Resolver<'_> {
             return None;
         }
         record("name:", name);
-        match self.methods.get(name).map(Vec::as_slice) {
-            Some(&[only]) => Some(only),
+        // Among the methods of the site's own language family: a Python value has no
+        // TypeScript method.
+        let script = self.file_lang(r.file).is_script();
+        let mut candidates = self
+            .methods
+            .get(name)
+            .into_iter()
+            .flatten()
+            .copied()
+            .filter(|&id| self.sym(id).and_then(|s| s.file).is_some_and(|f| self.file_lang(f).is_script() == script));
+        match (candidates.next(), candidates.next()) {
+            (Some(only), None) => Some(only),
             _ => None,
         }
     }

@@ -128,6 +128,50 @@ enum Query {
     },
 }
 
+impl Query {
+    /// The query with its FILE and TARGET arguments as the index names files ([`as_indexed`]).
+    fn with_paths_as_indexed(self, named: &dyn Fn(&str) -> String) -> Query {
+        match self {
+            Query::Impact { target, depth, min_evidence, kinds } => Query::Impact { target: named(&target), depth, min_evidence, kinds },
+            Query::Def { location } => {
+                let location = match location.rsplitn(3, ':').collect::<Vec<_>>().as_slice() {
+                    [col, line, file] => format!("{}:{line}:{col}", named(file)),
+                    _ => location,
+                };
+                Query::Def { location }
+            }
+            Query::Refs { target } => Query::Refs { target: named(&target) },
+            Query::Callers { target, depth } => Query::Callers { target: named(&target), depth },
+            Query::Callees { target, depth } => Query::Callees { target: named(&target), depth },
+            Query::Deps { file } => Query::Deps { file: named(&file) },
+            Query::Rdeps { file } => Query::Rdeps { file: named(&file) },
+            Query::Path { from, to, max_depth } => Query::Path { from: named(&from), to: named(&to), max_depth },
+            other => other,
+        }
+    }
+}
+
+/// A FILE or TARGET argument as the index names it: a file that exists, given relative to the
+/// current directory or absolute (`./src/app.ts`, `app.ts` from `src/`, an editor's absolute
+/// path), and lies inside the indexed root, becomes root-relative; in a qname
+/// (`./src/app.ts#main`) its file part. Anything else (a name, a qname, a package, a
+/// root-relative path) is kept as given.
+fn as_indexed(root: &std::path::Path, arg: &str) -> String {
+    let (file, member) = match arg.split_once('#') {
+        Some((file, member)) => (file, Some(member)),
+        None => (arg, None),
+    };
+    let path = std::path::Path::new(file);
+    let relative = path.is_file().then(|| path.canonicalize().ok()).flatten().and_then(|abs| {
+        abs.strip_prefix(root).ok().map(|rel| rel.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/"))
+    });
+    match (relative, member) {
+        (Some(rel), Some(member)) => format!("{rel}#{member}"),
+        (Some(rel), None) => rel,
+        (None, _) => arg.to_string(),
+    }
+}
+
 /// Parses `FILE:LINE:COL` (the file may itself contain `:`).
 fn parse_location(s: &str) -> Result<(String, u32, u32)> {
     let mut parts = s.rsplitn(3, ':');
@@ -238,7 +282,12 @@ pub fn run(args: QueryArgs) -> Result<ExitCode> {
         );
     }
     let mut out = Out { w: std::io::stdout().lock(), format, stale };
-    match args.query {
+    let root = index.root().and_then(|r| std::path::Path::new(&r).canonicalize().ok());
+    let named = |arg: &str| match &root {
+        Some(root) => as_indexed(root, arg),
+        None => arg.to_string(),
+    };
+    match args.query.with_paths_as_indexed(&named) {
         Query::Impact { target, depth, min_evidence, kinds } => {
             if !matches!(min_evidence.as_str(), "exact" | "inferred" | "heuristic" | "unresolved") {
                 bail!("--min-evidence must be exact, inferred, heuristic or unresolved, not {min_evidence:?}");

@@ -278,6 +278,8 @@ fn gitignore_default_skips_and_globs_are_respected() {
     assert_eq!(s["files_by_lang"]["python"], 1);
     let s = repo.index_json(&["--exclude", "tests/**", "--rebuild"]);
     assert!(s["files_by_lang"].get("python").is_none());
+    let s = repo.index_json(&["--exclude", "./tests/**", "--rebuild"]);
+    assert!(s["files_by_lang"].get("python").is_none(), "a glob written from the root: {s}");
     let s = repo.index_json(&["--include", "tests/**", "--rebuild"]);
     assert_eq!(s["files_by_lang"]["python"], 1);
     assert!(s["files_by_lang"].get("typescript").is_none());

@@ -152,6 +152,43 @@ fn the_index_is_found_from_a_subdirectory() {
         .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(String::from_utf8_lossy(&out.stdout).contains("src/router.ts#Router"));
+    // Files given as the shell sees them: relative to the current directory, or absolute.
+    let expected = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/query/expected/deps.txt")).unwrap();
+    let absolute = repo.path().join("src/app.ts").canonicalize().unwrap();
+    for (dir, file) in [("src", "app.ts"), ("src/util", "../app.ts"), (".", "./src/app.ts"), ("src/util", absolute.to_str().unwrap())] {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_ckg"))
+            .args(["query", "deps", file])
+            .current_dir(repo.path().join(dir))
+            .output()
+            .unwrap();
+        assert_eq!(String::from_utf8_lossy(&out.stdout), expected, "{file} from {dir}: {}", String::from_utf8_lossy(&out.stderr));
+    }
+    let def = std::process::Command::new(env!("CARGO_BIN_EXE_ckg"))
+        .args(["query", "def", "./main.ts:1:10"])
+        .current_dir(repo.path().join("src"))
+        .output()
+        .unwrap();
+    assert!(def.status.success(), "{}", String::from_utf8_lossy(&def.stderr));
+}
+
+/// An index copied with its repository is of the copy: its staleness and the files it reads
+/// are the copy's, not those of the folder it was built in.
+#[test]
+fn an_index_copied_with_its_repository_is_of_the_copy() {
+    let repo = fixture();
+    let copy = tempfile::tempdir().unwrap();
+    copy_dir(repo.path(), copy.path());
+    std::fs::create_dir(copy.path().join(".ckg")).unwrap();
+    std::fs::copy(repo.db(), copy.path().join(".ckg/index.db")).unwrap();
+    std::fs::remove_file(copy.path().join("src/util/log.ts")).unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_ckg")).args(["status", "--json"]).current_dir(copy.path()).output().unwrap();
+    let status: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(status["root"], copy.path().canonicalize().unwrap().to_str().unwrap(), "{status:#}");
+    assert_eq!(status["stale"]["deleted"], serde_json::json!(["src/util/log.ts"]), "{status:#}");
+    // The original is as it was indexed.
+    let out = repo.ok(&["status", "--json"]);
+    let status: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(status["stale"]["stale"], false, "{status:#}");
 }
 
 /// The lines of the completeness gaps of one kind in an `impact --json` answer.

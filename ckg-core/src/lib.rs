@@ -25,6 +25,7 @@ pub mod extract;
 pub mod facts;
 pub(crate) mod field;
 pub mod index;
+mod jsonc;
 pub mod lang;
 pub mod refblob;
 pub mod resolve;

@@ -294,7 +294,7 @@ impl Index {
         };
         Ok(Status {
             generation: self.generation,
-            root: meta("root"),
+            root: self.root(),
             updated_at: meta("updated_at").and_then(|v| v.parse().ok()),
             last_update_ms: meta("last_update_ms"),
             last_update_files: meta("last_update_files"),

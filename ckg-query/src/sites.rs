@@ -4,6 +4,7 @@
 //! written name ends with one of some names, and a file's source and shapes.
 
 use std::collections::HashMap;
+use std::path::Path;
 
 use ckg_core::lang::Lang;
 use ckg_core::shapes::{Pos, Shapes};
@@ -199,8 +200,23 @@ impl Index {
             .map_err(|e| self.db_err(e))
     }
 
-    /// The root directory the index was built from.
+    /// The root directory of the indexed files: where the index was built from, unless the
+    /// index sits in a repository's `.ckg` folder and was moved or copied there with it (the
+    /// root it was built from is gone, or has an index of its own).
     pub fn root(&self) -> Option<String> {
-        self.meta("root")
+        let stored = self.meta("root");
+        let here = self.path.canonicalize().ok().and_then(|db| {
+            let dir = db.parent()?;
+            (dir.file_name()? == ".ckg").then(|| dir.parent().map(Path::to_path_buf)).flatten()
+        });
+        match (stored, here) {
+            (Some(stored), Some(here)) if Path::new(&stored) != here => {
+                let built = Path::new(&stored);
+                let own = built.join(".ckg").join(self.path.file_name().unwrap_or_default());
+                if !built.exists() || own.exists() { Some(here.display().to_string()) } else { Some(stored) }
+            }
+            (None, Some(here)) => Some(here.display().to_string()),
+            (stored, _) => stored,
+        }
     }
 }

@@ -17,8 +17,7 @@ pub struct Staleness {
 impl Index {
     /// Compares the stored size and mtime of every indexed file with the disk.
     pub fn staleness(&self) -> Result<Staleness> {
-        let root: Option<String> = self.conn.query_row("SELECT value FROM meta WHERE key = 'root'", [], |r| r.get(0)).ok();
-        let Some(root) = root else { return Ok(Staleness::default()) };
+        let Some(root) = self.root() else { return Ok(Staleness::default()) };
         let root = std::path::PathBuf::from(root);
         let mut s = self.conn.prepare_cached("SELECT path, size, mtime_ns FROM files ORDER BY path").map_err(|e| self.db_err(e))?;
         let rows =

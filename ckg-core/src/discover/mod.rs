@@ -174,11 +174,13 @@ impl<'a> Walker<'a> {
             return Err(Error::NotADirectory(root.to_path_buf()));
         }
         let mut overrides = OverrideBuilder::new(root);
+        // `./src/**` is written as a path from the root: in the globs' syntax, `/src/**`.
+        let rooted = |g: &str| g.strip_prefix("./").map_or_else(|| g.to_string(), |rest| format!("/{rest}"));
         for g in &config.include {
-            overrides.add(g).map_err(|e| Error::Pattern { pattern: g.clone(), message: e.to_string() })?;
+            overrides.add(&rooted(g)).map_err(|e| Error::Pattern { pattern: g.clone(), message: e.to_string() })?;
         }
         for g in &config.exclude {
-            overrides.add(&format!("!{g}")).map_err(|e| Error::Pattern { pattern: g.clone(), message: e.to_string() })?;
+            overrides.add(&format!("!{}", rooted(g))).map_err(|e| Error::Pattern { pattern: g.clone(), message: e.to_string() })?;
         }
         let overrides = overrides.build().map_err(|e| Error::Pattern { pattern: "<globs>".into(), message: e.to_string() })?;
         Ok(Walker { root, config, overrides })

@@ -121,7 +121,8 @@ fn from_setup_cfg(content: &str) -> Vec<String> {
 }
 
 fn from_pyright_json(content: &str) -> Vec<String> {
-    let Ok(v) = serde_json::from_str::<serde_json::Value>(content) else { return Vec::new() };
+    // Pyright reads JSONC.
+    let Some(v) = crate::jsonc::parse(content) else { return Vec::new() };
     v.get("extraPaths")
         .and_then(|e| e.as_array())
         .map(|a| a.iter().filter_map(|p| p.as_str()).map(String::from).collect())

@@ -32,65 +32,8 @@ pub(super) struct ProjectConfig {
     packages: HashMap<String, Package>,
 }
 
-/// Strips `//` and `/* */` comments and trailing commas (tsconfig is JSONC).
-fn strip_jsonc(src: &str) -> String {
-    let b = src.as_bytes();
-    let mut out = String::with_capacity(src.len());
-    let mut i = 0;
-    let mut in_str = false;
-    while i < b.len() {
-        let c = b[i] as char;
-        if in_str {
-            out.push(c);
-            if c == '\\' && i + 1 < b.len() {
-                out.push(b[i + 1] as char);
-                i += 2;
-                continue;
-            }
-            if c == '"' {
-                in_str = false;
-            }
-            i += 1;
-            continue;
-        }
-        match c {
-            '"' => {
-                in_str = true;
-                out.push(c);
-                i += 1;
-            }
-            '/' if b.get(i + 1) == Some(&b'/') => {
-                while i < b.len() && b[i] != b'\n' {
-                    i += 1;
-                }
-            }
-            '/' if b.get(i + 1) == Some(&b'*') => {
-                i += 2;
-                while i + 1 < b.len() && !(b[i] == b'*' && b[i + 1] == b'/') {
-                    i += 1;
-                }
-                i += 2;
-            }
-            ',' => {
-                let rest = src[i + 1..].trim_start();
-                if !(rest.starts_with('}') || rest.starts_with(']')) {
-                    out.push(c);
-                }
-                i += 1;
-            }
-            _ => {
-                // Multi-byte characters are copied byte-wise through a char boundary check.
-                let ch = src[i..].chars().next().unwrap_or(' ');
-                out.push(ch);
-                i += ch.len_utf8();
-            }
-        }
-    }
-    out
-}
-
 fn parse_json(src: &str) -> Option<serde_json::Value> {
-    serde_json::from_str(&strip_jsonc(src)).ok()
+    crate::jsonc::parse(src)
 }
 
 fn dir_of(path: &str) -> &str {

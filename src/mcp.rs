@@ -49,6 +49,9 @@ pub struct Ckg {
 enum Indexing {
     /// An index is there.
     Ready,
+    /// No index yet, and this server is not building one (`ckg serve` builds its first index
+    /// while it serves; `ckg index` builds one).
+    Missing,
     /// The first index is being built in the background.
     Running {
         files_done: usize,
@@ -65,7 +68,7 @@ const INSTRUCTIONS: &str = "ckg is a code knowledge graph of this repository (Ty
 impl Ckg {
     pub fn new(root: PathBuf, db: PathBuf) -> Ckg {
         let ready = db.exists();
-        Ckg { root, db, indexing: Arc::new(Mutex::new(if ready { Indexing::Ready } else { Indexing::Failed { error: String::new() } })) }
+        Ckg { root, db, indexing: Arc::new(Mutex::new(if ready { Indexing::Ready } else { Indexing::Missing })) }
     }
 
     /// Starts indexing in the background when there is no index (never blocks start-up).
@@ -92,18 +95,33 @@ impl Ckg {
         });
     }
 
+    /// The indexing state now: an index another process made since is ready.
+    fn state(&self) -> Indexing {
+        let mut state = self.indexing.lock().unwrap();
+        if matches!(*state, Indexing::Missing) && self.db.exists() {
+            *state = Indexing::Ready;
+        }
+        state.clone()
+    }
+
     fn open(&self) -> Result<Index, String> {
-        match &*self.indexing.lock().unwrap() {
+        match self.state() {
             Indexing::Running { files_done, files_total, .. } => {
                 return Err(format!(
                     "ckg is indexing {} in the background ({files_done}/{files_total} files parsed); call `status` to follow it and try again when it is ready",
                     self.root.display()
                 ));
             }
-            Indexing::Failed { error } if !error.is_empty() => return Err(format!("indexing failed: {error}")),
-            _ => {}
+            Indexing::Failed { error } => return Err(format!("indexing failed: {error}")),
+            Indexing::Missing => {
+                return Err(format!(
+                    "no index of {} yet: it is being built (`ckg serve` builds its first index at start-up) or `ckg index` builds it; call `status` to follow",
+                    self.root.display()
+                ));
+            }
+            Indexing::Ready => {}
         }
-        Index::open(&self.db).map_err(|e| format!("{e}; run `ckg index` in {}", self.root.display()))
+        Index::open(&self.db).map_err(|e| e.to_string())
     }
 
     /// A file named by a client, as the index names it; never one outside the repository.
@@ -424,7 +442,7 @@ impl Ckg {
     fn call(&self, name: &str, arguments: Value) -> Answer {
         if name == "status" {
             let _: NoInput = args(arguments, name)?;
-            let indexing = self.indexing.lock().unwrap().clone();
+            let indexing = self.state();
             let status = Index::open(&self.db).ok().and_then(|ix| ix.status().ok());
             let text = match (&indexing, &status) {
                 (Indexing::Running { files_done, files_total, .. }, _) => format!("indexing: {files_done}/{files_total} files parsed"),
@@ -793,7 +811,27 @@ pub fn http_service(
 
 #[cfg(test)]
 mod tests {
-    use super::source_facts;
+    use super::{Ckg, source_facts};
+
+    /// A server started before the first index (as `ckg serve` mounts it at `/mcp` while it
+    /// builds its index) says there is none yet, then serves it once another process made it.
+    #[test]
+    fn an_index_made_after_the_server_started_is_served() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        std::fs::write(root.join("a.py"), "def f():\n    return 1\n").unwrap();
+        let config = ckg_core::index::IndexConfig::new(&root);
+        let server = Ckg::new(root.clone(), config.db_path());
+        let (status, _) = server.call("status", serde_json::json!({})).unwrap();
+        assert_eq!(status["indexing"]["state"], "missing", "{status}");
+        let error = server.call("search", serde_json::json!({"pattern": "f"})).unwrap_err();
+        assert!(error.contains("no index of") && !error.contains("failed"), "{error}");
+        ckg_core::index::index(&config, &|_| {}).unwrap();
+        let (status, _) = server.call("status", serde_json::json!({})).unwrap();
+        assert_eq!(status["indexing"]["state"], "ready", "{status}");
+        let (found, _) = server.call("search", serde_json::json!({"pattern": "f"})).unwrap();
+        assert_eq!(found["symbols"][0]["qname"], "a.f", "{found}");
+    }
 
     #[test]
     fn a_signature_ends_where_its_definition_opens_its_body_or_ends() {

@@ -387,6 +387,38 @@ fn read_events(port: u16, want: usize, timeout: Duration, after_connect: impl Fn
     events
 }
 
+/// The first event says which generation is served, also for an index that existed before
+/// the server started (no update has been made by it yet).
+#[test]
+fn the_first_event_names_the_served_generation() {
+    use std::io::{BufRead, BufReader, Write};
+    let repo = fixture();
+    let server = Server::start(repo.path(), &[]);
+    let g = server.generation();
+    let mut s = std::net::TcpStream::connect(("127.0.0.1", server.port)).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    write!(s, "GET /v1/events HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nAccept: text/event-stream\r\n\r\n", server.port).unwrap();
+    let mut reader = BufReader::new(s);
+    let mut line = String::new();
+    let (mut name, mut id) = (String::new(), None);
+    loop {
+        line.clear();
+        assert!(reader.read_line(&mut line).unwrap() > 0, "the stream ended before its first event");
+        let l = line.trim_end();
+        if let Some(n) = l.strip_prefix("event: ") {
+            name = n.to_string();
+        } else if let Some(i) = l.strip_prefix("id: ") {
+            id = Some(i.to_string());
+        } else if let Some(d) = l.strip_prefix("data: ") {
+            assert_eq!(name, "hello");
+            let data: Value = serde_json::from_str(d).unwrap();
+            assert_eq!(data["generation"].as_i64(), Some(g), "{d}");
+            assert_eq!(id, Some(g.to_string()));
+            break;
+        }
+    }
+}
+
 #[test]
 fn events_report_each_committed_generation() {
     let repo = fixture();

@@ -49,6 +49,32 @@ impl GenerationEvent {
     }
 }
 
+/// The committed generation of an index this service has not updated yet (one that existed
+/// when it started): what the first event tells a new subscriber. `None` without an index,
+/// or when it cannot be read in time.
+async fn current(s: &Arc<Service>) -> Option<GenerationEvent> {
+    if !s.config.db.exists() {
+        return None;
+    }
+    let service = Arc::clone(s);
+    let task = tokio::task::spawn_blocking(move || -> Option<GenerationEvent> {
+        let (ix, file) = service.checkout().ok()?;
+        let committed_at = ix.meta("updated_at").and_then(|v| v.parse().ok()).unwrap_or(0);
+        let generation = ix.generation;
+        service.checkin((ix, file));
+        Some(GenerationEvent {
+            generation,
+            files_parsed: 0,
+            files_removed: 0,
+            files_re_resolved: 0,
+            latency_ms: 0.0,
+            rescan: false,
+            committed_at,
+        })
+    });
+    tokio::time::timeout(s.config.timeout, task).await.ok()?.ok()?
+}
+
 fn event(name: &str, e: &GenerationEvent) -> Event {
     Event::default().event(name).id(e.generation.to_string()).data(serde_json::to_string(e).unwrap_or_default())
 }
@@ -56,7 +82,11 @@ fn event(name: &str, e: &GenerationEvent) -> Event {
 async fn stream(State(s): State<Arc<Service>>) -> Response {
     let rx = s.events.subscribe();
     let closing = s.closing.subscribe();
-    let hello = s.live().last.clone();
+    let last = s.live().last.clone();
+    let hello = match last {
+        Some(e) => Some(e),
+        None => current(&s).await,
+    };
     let first: Option<Result<Event, Infallible>> = Some(Ok(match &hello {
         Some(e) => event("hello", e),
         None => Event::default().event("hello").data("{}"),

@@ -580,7 +580,8 @@ async fn status(State(s): State<Arc<Service>>) -> Response {
             service.checkin((ix, file));
             out
         });
-        match task.await {
+        // Within the time limit, as every query: status answers even when no thread is free.
+        match tokio::time::timeout(s.config.timeout, task).await.unwrap_or_else(|_| Ok(Err(crate::Error::Timeout(s.config.timeout)))) {
             Ok(Ok(v)) => Ok(v),
             // Status answers while the index cannot be read (a damaged or replaced file under
             // --watch): the reason is in the answer, the watcher's retry in watch_error.

@@ -134,7 +134,8 @@ mod tests {
         let range =
             |start_byte: u32, end_byte: u32| tree_sitter::ffi::TSRange { start_point: point(0), end_point: point(0), start_byte, end_byte };
         let (mut steps, mut sources) = (0, 0);
-        for (_, src) in crate::lang::fixture_sources().into_iter().step_by(7) {
+        // Every sixth source of 64 bytes or more (ranges cut a tiny one to nothing).
+        for (_, src) in crate::lang::fixture_sources().into_iter().filter(|(_, src)| src.len() >= 64).step_by(6) {
             sources += 1;
             let salted = salted(&src);
             let len = salted.len() as u32;

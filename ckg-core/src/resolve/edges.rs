@@ -168,11 +168,13 @@ impl<'a> Resolver<'a> {
                 }
                 continue;
             }
+            // `this` / `self` alone; but `cls(...)` instantiates, and a TS/JS `super(...)` runs
+            // the base class's constructor.
             if matches!(r.binding, LocalBinding::SelfOf(_) | LocalBinding::SuperOf(_))
                 && !r.path.contains('.')
-                && !(r.path == "cls" && r.kind == RefKind::Call)
+                && !(matches!(r.path.as_str(), "cls" | "super") && r.kind == RefKind::Call)
             {
-                continue; // `this` / `self` alone
+                continue;
             }
             // A loop variable over a literal container: one edge per element.
             let each = match &r.binding {
@@ -198,7 +200,7 @@ impl<'a> Resolver<'a> {
                     UPPER_BOUND.with(|b| b.set(true));
                     DISPATCH.with(|d| d.set(None));
                     if let Some((t, e)) = self.walk(element.clone(), INFERRED, rest, 0).filter(|(_, e)| *e != UNRESOLVED) {
-                        self.push_call_edges(&mut out, r, &t, e, !lang.is_script());
+                        self.push_call_edges(&mut out, r, &t, e);
                     }
                     continue;
                 }
@@ -211,7 +213,7 @@ impl<'a> Resolver<'a> {
                         let rest = crate::dotted::segments(&r.path).skip(1);
                         if let Some((t, e)) = self.walk(t, e, rest, 1).filter(|(_, e)| *e != UNRESOLVED) {
                             let evidence = if e == EXACT { INFERRED } else { e };
-                            self.push_edge(&mut out, r, r.kind, r.src, &t, evidence, false);
+                            self.push_edge(&mut out, r, r.kind, r.src, &t, evidence);
                         }
                     }
                     continue;
@@ -231,7 +233,7 @@ impl<'a> Resolver<'a> {
                             self.walk(t, INFERRED, crate::dotted::segments(&r.path).skip(1), 1).filter(|(_, e)| *e != UNRESOLVED)
                             && t != Target::Opaque
                         {
-                            self.push_edge(&mut out, r, r.kind, r.src, &t, e, true);
+                            self.push_edge(&mut out, r, r.kind, r.src, &t, e);
                             self.param_flow(&mut out, file, r, &t);
                         }
                     }
@@ -429,7 +431,7 @@ impl<'a> Resolver<'a> {
                     }
                 }
                 Some((target, evidence)) if evidence != UNRESOLVED && target != Target::Opaque => {
-                    self.push_call_edges(&mut out, r, &target, evidence, !lang.is_script());
+                    self.push_call_edges(&mut out, r, &target, evidence);
                     if !r.args.is_empty() {
                         self.param_flow(&mut out, file, r, &target);
                         self.callback_flow(&mut out, file, r, &target);
@@ -465,11 +467,10 @@ impl<'a> Resolver<'a> {
         };
         reset_path_notes();
         let Some((container, e)) = root else { return false };
-        let python = !self.file_lang(file).is_script();
         let targets = self.walk_any(container, e, rest, 1);
         for (t, e) in &targets {
             if self.dst_of(t).is_some() {
-                self.push_edge(out, r, r.kind, r.src, t, e, python);
+                self.push_edge(out, r, r.kind, r.src, t, e);
                 self.param_flow(out, file, r, t);
             }
         }
@@ -516,8 +517,8 @@ impl<'a> Resolver<'a> {
 
     /// The edges of a site to its target ([`Resolver::push_edge`]) and, for a call on an
     /// instance whose class is an upper bound, to the overrides of its subclasses.
-    fn push_call_edges(&self, out: &mut Vec<EdgeRow>, r: &RefSite, target: &Target, evidence: &'static str, python: bool) {
-        self.push_edge(out, r, r.kind, r.src, target, evidence, python);
+    fn push_call_edges(&self, out: &mut Vec<EdgeRow>, r: &RefSite, target: &Target, evidence: &'static str) {
+        self.push_edge(out, r, r.kind, r.src, target, evidence);
         if let (RefKind::Call, Target::Sym(f)) = (r.kind, target)
             && let Some(wrapper) = self.wrapper(*f)
         {
@@ -566,10 +567,10 @@ impl<'a> Resolver<'a> {
         }
     }
 
-    /// The edge a reference site gives to a target; for a Python instantiation also the call
-    /// of the class's `__init__` (or an inherited one).
+    /// The edge a reference site gives to a target; for an instantiation also the call of the
+    /// class's initializer (Python's `__init__`, a TS/JS `constructor`, or an inherited one),
+    /// and for a TS/JS `super(...)` the call of the base class's constructor.
     /// `site_kind` is how the site uses the target (a call, for a parameter called elsewhere).
-    #[allow(clippy::too_many_arguments)]
     pub(super) fn push_edge(
         &self,
         out: &mut Vec<EdgeRow>,
@@ -578,19 +579,33 @@ impl<'a> Resolver<'a> {
         src: i64,
         target: &Target,
         evidence: &'static str,
-        python: bool,
     ) {
+        if let Target::Super(class) = *target
+            && site_kind == RefKind::Call
+            && r.path == "super"
+        {
+            if let Some((constructor, _)) = self.class_member(class, "constructor", true) {
+                out.push(site_edge(r, "calls", src, Dst::Symbol(constructor), evidence, 0));
+            }
+            return;
+        }
         let Some(dst) = self.dst_of(target) else { return };
         let kind = edge_kind(site_kind, self.target_kind(target));
         out.push(site_edge(r, kind, src, dst, evidence, 0));
         if kind == "instantiates"
-            && python
             && let Target::Sym(class) = *target
-            && let Some((init, inherited)) = self.class_member(class, "__init__", false)
+            && let Some((init, inherited)) = self.initializer(class)
         {
             let evidence = if inherited && evidence == EXACT { INFERRED } else { evidence };
             out.push(site_edge(r, "calls", src, Dst::Symbol(init), evidence, 0));
         }
+    }
+
+    /// What instantiating a class runs: its `__init__` (Python) or `constructor` (TS/JS), its
+    /// own or inherited (then `true`).
+    fn initializer(&self, class: i64) -> Option<(i64, bool)> {
+        let script = self.sym(class)?.file.is_some_and(|f| self.file_lang(f).is_script());
+        self.class_member(class, if script { "constructor" } else { "__init__" }, false)
     }
 
     /// Parameter flow (PyCG-style): a call site of a function that calls one of its parameters
@@ -653,7 +668,7 @@ impl<'a> Resolver<'a> {
                     _ => false,
                 };
                 if callable {
-                    self.push_edge(out, r, RefKind::Call, caller, &t, INFERRED, true);
+                    self.push_edge(out, r, RefKind::Call, caller, &t, INFERRED);
                 }
             }
             return;

@@ -518,6 +518,15 @@ impl<'s> Gen<'s> {
         self.chain(c).into_iter().find(|&x| self.classes[x].has_init)
     }
 
+    /// Instantiating `c` from `src` runs its initializer, its own or a base's: Python's
+    /// `__init__`, a TypeScript `constructor`.
+    fn init_call(&self, ctx: &mut ModCtx, src: &str, c: usize, py: bool) {
+        if let Some(io) = self.init_owner(c) {
+            let name = if py { "__init__" } else { "constructor" };
+            ctx.edge("calls", src, &format!("{}.{name}", self.classes[io].qname));
+        }
+    }
+
     /// Whether instantiating `c` runs function bodies (its `__init__` chain calls functions).
     /// Such classes are not instantiated by code that runs on import (class bodies, module
     /// level), so importing the generated package stays cheap.
@@ -1343,10 +1352,7 @@ impl<'s> Gen<'s> {
                 let _ = writeln!(out, "    {} = {he}()", cp.helper_field);
                 let hq = self.classes[h].qname.clone();
                 ctx.edge("instantiates", &cq, &hq);
-                if let Some(io) = self.init_owner(h) {
-                    let iq = format!("{}.__init__", self.classes[io].qname);
-                    ctx.edge("calls", &cq, &iq);
-                }
+                self.init_call(ctx, &cq, h, true);
             }
             if self.classes[cid].has_init {
                 out.push('\n');
@@ -1407,6 +1413,7 @@ impl<'s> Gen<'s> {
                 let _ = writeln!(out, "  private {} = new {he}();", cp.helper_field);
                 let hq = self.classes[h].qname.clone();
                 ctx.edge("instantiates", &cq, &hq);
+                self.init_call(ctx, &cq, h, false);
             }
             if self.classes[cid].has_init {
                 let _ = writeln!(out, "\n  constructor(label = '{kind_noun}') {{\n    this.label = label;\n  }}");
@@ -1756,16 +1763,13 @@ impl<'s> Gen<'s> {
                 let var = if py { f.fresh(&snake_of_pascal(&cname)) } else { f.fresh(&camel(&snake_of_pascal(&cname))) };
                 let cq = self.classes[c].qname.clone();
                 ctx.edge("instantiates", &src, &cq);
+                self.init_call(ctx, &src, c, py);
                 let methods = self.all_methods(c);
                 let m = self.rng.pick(&methods).clone();
                 let mq = self.method_qname(c, &m);
                 ctx.edge("calls", &src, &mq);
                 let a = self.args(f);
                 if py {
-                    if let Some(io) = self.init_owner(c) {
-                        let iq = format!("{}.__init__", self.classes[io].qname);
-                        ctx.edge("calls", &src, &iq);
-                    }
                     let _ = writeln!(out, "{ind}{var} = {ce}()\n{ind}result += {var}.{m}({a})");
                 } else {
                     let _ = writeln!(out, "{ind}const {var} = new {ce}();\n{ind}result += {var}.{m}({a});");
@@ -1936,11 +1940,8 @@ impl<'s> Gen<'s> {
             let cname = self.classes[c].name.trim_start_matches('_').to_string();
             let cq = self.classes[c].qname.clone();
             ctx.edge("instantiates", &mq, &cq);
+            self.init_call(ctx, &mq, c, py);
             if py {
-                if let Some(io) = self.init_owner(c) {
-                    let iq = format!("{}.__init__", self.classes[io].qname);
-                    ctx.edge("calls", &mq, &iq);
-                }
                 let v = Self::unique(&mut ctx.names, format!("_DEFAULT_{}", snake_of_pascal(&cname).to_uppercase()));
                 let _ = writeln!(code, "{v} = {ce}()");
             } else {

@@ -297,11 +297,12 @@ fn check_truth(lang: Lang, lines: usize, seed: u64) {
         assert!(!src.contains(' ') && !dst.contains(' '), "{line}");
         *kinds.entry(kind).or_default() += 1;
         // A TS constructor is a member of its class (the definition scanner lists methods only).
-        let sk = defs.get(src).copied().or_else(|| {
-            src.strip_suffix(".constructor").and_then(|class| defs.get(class)).filter(|k| **k == DefKind::Class).map(|_| DefKind::Function)
-        });
+        let constructor = |q: &str| {
+            q.strip_suffix(".constructor").and_then(|class| defs.get(class)).filter(|k| **k == DefKind::Class).map(|_| DefKind::Function)
+        };
+        let sk = defs.get(src).copied().or_else(|| constructor(src));
         assert!(sk.is_some(), "source of {line:?} is not a generated definition");
-        let dk = defs.get(dst).copied();
+        let dk = defs.get(dst).copied().or_else(|| constructor(dst));
         let builtin = dst.strip_prefix("<builtin>.").is_some_and(|b| PY_BUILTINS.contains(&b));
         // Values the generator writes (registries, routers, attributes) are not in `defs`:
         // their owner is, and their names are few.

@@ -183,10 +183,17 @@ impl Resolver<'_> {
                     return Some(t);
                 }
             }
-            // The default import of a CommonJS module that exports an object
-            // (`module.exports = { run }`) is that object: the module's members.
-            // (Reached only when the module has no `default` of its own.)
+            // The default import of a CommonJS module is what `module.exports` holds
+            // (`module.exports = Animal`); of one that exports an object
+            // (`module.exports = { run }`), that object: the module's members. (Reached only
+            // when the module has no `default` of its own.)
             let own_exports = self.exports_of(file).iter().any(|&k| self.input.exports[k].specifier.is_none());
+            if name == "default"
+                && own_exports
+                && let Some(held) = self.module_member(file, "module.exports", hops + 1).filter(|t| *t != Target::Module(file))
+            {
+                return Some(held);
+            }
             (name == "default" && own_exports).then_some(Target::Module(file))
         } else {
             if let Some(s) = self.joined_qname(module, '.', name)

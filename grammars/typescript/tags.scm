@@ -126,3 +126,15 @@
   (#match? @_lhs "^(module[.])?exports([.]|$)"))
 (call_expression function: (identifier) @_require (#eq? @_require "require") arguments: (arguments . (string) .)) @import.require
 (call_expression function: (import) arguments: (arguments . (string))) @import.dynamic
+
+; ---- CommonJS classes --------------------------------------------------------
+; `module.exports = class Store {}` defines `Store` (an anonymous class, the module's
+; `default`); `exports.X = class {}` and `module.exports.X = class {}` define `X`.
+(expression_statement (assignment_expression left: (member_expression) @_lhs right: (class name: (type_identifier) @name) @definition.class)
+  (#eq? @_lhs "module.exports"))
+(expression_statement (assignment_expression left: (member_expression) @_lhs right: (class !name) @definition.class)
+  (#eq? @_lhs "module.exports"))
+(expression_statement (assignment_expression left: (member_expression object: (identifier) @_o property: (property_identifier) @name)
+  right: (class) @definition.class) (#not-eq? @_o "module"))
+(expression_statement (assignment_expression left: (member_expression object: (member_expression) @_o property: (property_identifier) @name)
+  right: (class) @definition.class) (#eq? @_o "module.exports"))

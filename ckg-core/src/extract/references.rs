@@ -55,7 +55,10 @@ impl File<'_, '_> {
                 && (name_nodes.contains(&name_node.id())
                     || claimed.contains(&name_node.id())
                     || caps.type_parents.get(&name_node.id()).is_some_and(|p| {
-                        p.kind_name() == "nested_type_identifier" || p.kind_name() == "generic_type" && claimed.contains(&p.id())
+                        // A class expression's own name (`exports.A = class A {}`) names it.
+                        p.kind_name() == "nested_type_identifier"
+                            || p.kind_name() == "class"
+                            || p.kind_name() == "generic_type" && claimed.contains(&p.id())
                     }))
             {
                 continue;

@@ -223,6 +223,11 @@ fn commonjs_exports(assign: Node, src: &[u8], facts: &mut FileFacts, line: u32, 
             "identifier" => push("module.exports".into(), ident(right)),
             // `module.exports = function () {}`: the module's `default` definition.
             "function_expression" | "arrow_function" => push("module.exports".into(), Some("default".into())),
+            // `module.exports = class Store {}`: the class `Store` (`default` without a name).
+            "class" => {
+                let name = right.field("name").map_or_else(|| "default".to_string(), |n| text(n, src).into_owned());
+                push("module.exports".into(), Some(name));
+            }
             "object" => {
                 for p in named_children(right) {
                     match p.kind_name() {

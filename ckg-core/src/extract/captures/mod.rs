@@ -33,8 +33,8 @@ pub(super) struct Captures<'t> {
     pub(super) exports: Vec<Node<'t>>,
     /// Returned calls: (the return statement, the callee).
     pub(super) returns: Vec<(Node<'t>, Node<'t>)>,
-    /// The parent of each type name whose parent is a `nested_type_identifier` or a
-    /// `generic_type` (by the name's id), noted by the walk: whether a type reference is one
+    /// The parent of each type name whose parent is a `nested_type_identifier`, a
+    /// `generic_type` or a `class` (a class expression's name) (by the name's id), noted by the walk: whether a type reference is one
     /// of its own depends on it, and looking the parents up afterwards was ~2.6 % of effect's
     /// full index. (Empty from the query, which the walk is only compared with.)
     pub(super) type_parents: Map<usize, Node<'t>>,
@@ -383,16 +383,19 @@ fn assert_walk_is_query(file: &str, mut query: Captures, mut walk: Captures) {
     walk.keep_outermost_reads();
     let (query, walk) = (&query, &walk);
     // The parents the walk noted are tree-sitter's, and noted for every type reference whose
-    // parent is of those kinds.
+    // parent is of those kinds (a class expression's: its name).
     for (kind, name, _) in walk.refs.iter().filter(|(k, _, _)| *k == RefKind::Type) {
-        let parent = name.parent().filter(|p| matches!(p.kind_name(), "nested_type_identifier" | "generic_type"));
+        let parent = name.parent().filter(|p| matches!(p.kind_name(), "nested_type_identifier" | "generic_type" | "class"));
         assert_eq!(walk.type_parents.get(&name.id()).copied(), parent, "{file}: the parent of the {kind:?} reference {name:?}");
     }
     for (child, parent) in &walk.seen_parents {
         assert_eq!(child.parent(), Some(*parent), "{file}: the parent of {child:?}");
     }
     for (id, parent) in &walk.type_parents {
-        assert!(matches!(parent.kind_name(), "nested_type_identifier" | "generic_type"), "{file}: a parent of {id} noted: {parent:?}");
+        assert!(
+            matches!(parent.kind_name(), "nested_type_identifier" | "generic_type" | "class"),
+            "{file}: a parent of {id} noted: {parent:?}"
+        );
     }
     let (expected, got) = (listing(query), listing(walk));
     if let Some(i) = (0..expected.len().max(got.len())).find(|&i| expected.get(i) != got.get(i)) {

@@ -326,7 +326,7 @@ fn ids(tsx: bool) -> &'static Ids {
 /// The number of patterns of the TypeScript query (tags, then locals); the TSX query adds
 /// [`JSX_PATTERNS`]. A test checks both.
 #[cfg(test)]
-pub(super) const PATTERNS: usize = 115;
+pub(super) const PATTERNS: usize = 119;
 #[cfg(test)]
 pub(super) const JSX_PATTERNS: usize = 4;
 
@@ -411,7 +411,7 @@ pub(super) fn walk<'t>(root: Node<'t>, src: &[u8], tsx: bool, room: &mut Room) -
             frame.noted = note_ancestors(&found[before..], src, node, &mut path, &mut seen_parents);
         }
         if matches!(kind, K::TypeIdentifier | K::NestedTypeIdentifier)
-            && let Some(p) = path.last().filter(|p| matches!(p.kind, K::NestedTypeIdentifier | K::GenericType))
+            && let Some(p) = path.last().filter(|p| matches!(p.kind, K::NestedTypeIdentifier | K::GenericType | K::Class))
         {
             type_parents.insert(node.id(), p.node);
         }
@@ -617,20 +617,20 @@ fn visit<'t>(ids: &Ids, src: &[u8], n: Frame<'t>, path: &[Frame<'t>], order: u32
         K::NestedTypeIdentifier => Some((68, reference(R::Type))),
         K::ImportStatement => Some((82, Capture::ImportStatement)),
         K::ExportStatement => Some((83, Capture::ExportStatement)),
-        K::StatementBlock => Some((87, Capture::LocalScope)),
-        K::FunctionDeclaration => Some((88, Capture::LocalScope)),
-        K::GeneratorFunctionDeclaration => Some((89, Capture::LocalScope)),
-        K::FunctionExpression => Some((90, Capture::LocalScope)),
-        K::GeneratorFunction => Some((91, Capture::LocalScope)),
-        K::ArrowFunction => Some((92, Capture::LocalScope)),
-        K::MethodDefinition => Some((93, Capture::LocalScope)),
-        K::ClassDeclaration => Some((94, Capture::LocalScope)),
-        K::AbstractClassDeclaration => Some((95, Capture::LocalScope)),
-        K::InterfaceDeclaration => Some((96, Capture::LocalScope)),
-        K::TypeAliasDeclaration => Some((97, Capture::LocalScope)),
-        K::ForStatement => Some((98, Capture::LocalScope)),
-        K::ForInStatement => Some((99, Capture::LocalScope)),
-        K::CatchClause => Some((100, Capture::LocalScope)),
+        K::StatementBlock => Some((91, Capture::LocalScope)),
+        K::FunctionDeclaration => Some((92, Capture::LocalScope)),
+        K::GeneratorFunctionDeclaration => Some((93, Capture::LocalScope)),
+        K::FunctionExpression => Some((94, Capture::LocalScope)),
+        K::GeneratorFunction => Some((95, Capture::LocalScope)),
+        K::ArrowFunction => Some((96, Capture::LocalScope)),
+        K::MethodDefinition => Some((97, Capture::LocalScope)),
+        K::ClassDeclaration => Some((98, Capture::LocalScope)),
+        K::AbstractClassDeclaration => Some((99, Capture::LocalScope)),
+        K::InterfaceDeclaration => Some((100, Capture::LocalScope)),
+        K::TypeAliasDeclaration => Some((101, Capture::LocalScope)),
+        K::ForStatement => Some((102, Capture::LocalScope)),
+        K::ForInStatement => Some((103, Capture::LocalScope)),
+        K::CatchClause => Some((104, Capture::LocalScope)),
         _ => None,
     };
     if let Some((pattern, role)) = pattern {
@@ -693,9 +693,9 @@ fn visit<'t>(ids: &Ids, src: &[u8], n: Frame<'t>, path: &[Frame<'t>], order: u32
                 }
             } else if field == F::Name {
                 if ident {
-                    emit(1, 101, Capture::LocalDefinition, node, None);
+                    emit(1, 105, Capture::LocalDefinition, node, None);
                 } else if matches!(kind, K::ObjectPattern | K::ArrayPattern) {
-                    emit(1, 102, Capture::LocalPattern, node, None);
+                    emit(1, 106, Capture::LocalPattern, node, None);
                 }
             }
         }
@@ -778,7 +778,7 @@ fn visit<'t>(ids: &Ids, src: &[u8], n: Frame<'t>, path: &[Frame<'t>], order: u32
                     emit(1, 64, reference(R::Write), node, Some(node));
                 }
                 if ident {
-                    emit(1, 113, Capture::LocalDefinition, node, None);
+                    emit(1, 117, Capture::LocalDefinition, node, None);
                 }
             }
         }
@@ -866,16 +866,16 @@ fn visit<'t>(ids: &Ids, src: &[u8], n: Frame<'t>, path: &[Frame<'t>], order: u32
                         emit(1, pattern, def(DefKind::Property), p.node, Some(node));
                     }
                 }
-                emit(1, 103, Capture::LocalDefinition, node, None);
+                emit(1, 107, Capture::LocalDefinition, node, None);
             } else if matches!(kind, K::ObjectPattern | K::ArrayPattern | K::RestPattern) {
-                emit(1, 105, Capture::LocalPattern, node, None);
+                emit(1, 109, Capture::LocalPattern, node, None);
             }
         }
         K::OptionalParameter if field == F::Pattern => {
             if ident {
-                emit(1, 104, Capture::LocalDefinition, node, None);
+                emit(1, 108, Capture::LocalDefinition, node, None);
             } else if matches!(kind, K::ObjectPattern | K::ArrayPattern) {
-                emit(1, 106, Capture::LocalPattern, node, None);
+                emit(1, 110, Capture::LocalPattern, node, None);
             }
         }
         K::ReturnStatement if ident => {
@@ -883,36 +883,36 @@ fn visit<'t>(ids: &Ids, src: &[u8], n: Frame<'t>, path: &[Frame<'t>], order: u32
         }
         K::ForInStatement if field == F::Left => {
             if matches!(kind, K::ObjectPattern | K::ArrayPattern) {
-                emit(1, 107, Capture::LocalPattern, node, None);
+                emit(1, 111, Capture::LocalPattern, node, None);
             } else if ident {
-                emit(1, 112, Capture::LocalDefinition, node, None);
+                emit(1, 116, Capture::LocalDefinition, node, None);
             }
         }
         K::FunctionExpression if field == F::Name && ident => {
-            emit(1, 108, Capture::LocalDefinition, node, None);
+            emit(1, 112, Capture::LocalDefinition, node, None);
         }
         K::ArrowFunction if field == F::Parameter && ident => {
-            emit(1, 109, Capture::LocalDefinition, node, None);
+            emit(1, 113, Capture::LocalDefinition, node, None);
         }
         K::CatchClause if field == F::Parameter => {
             if ident {
-                emit(1, 110, Capture::LocalDefinition, node, None);
+                emit(1, 114, Capture::LocalDefinition, node, None);
             } else if matches!(kind, K::ObjectPattern | K::ArrayPattern) {
-                emit(1, 111, Capture::LocalPattern, node, None);
+                emit(1, 115, Capture::LocalPattern, node, None);
             }
         }
         K::TypeParameter if field == F::Name && kind == K::TypeIdentifier => {
-            emit(1, 114, Capture::LocalDefinition, node, None);
+            emit(1, 118, Capture::LocalDefinition, node, None);
         }
         K::JsxOpeningElement | K::JsxSelfClosingElement if field == F::Name && ident_or_member => {
-            let pattern = if p.kind == K::JsxOpeningElement { 115 } else { 116 };
+            let pattern = if p.kind == K::JsxOpeningElement { 119 } else { 120 };
             emit(1, pattern, reference(R::Jsx), p.node, Some(node));
         }
         K::JsxClosingElement if field == F::Name && wild => {
-            emit(1, 117, skip, node, None);
+            emit(1, 121, skip, node, None);
         }
         K::JsxAttribute if kind == K::PropertyIdentifier => {
-            emit(1, 118, reference(R::Key), node, Some(node));
+            emit(1, 122, reference(R::Key), node, Some(node));
         }
         _ => {}
     }
@@ -942,12 +942,16 @@ fn visit<'t>(ids: &Ids, src: &[u8], n: Frame<'t>, path: &[Frame<'t>], order: u32
             emit(2, 28, def(DefKind::Property), g.node, Some(node));
         }
         K::AssignmentExpression if g.kind == K::ExpressionStatement => {
-            if field == F::Right && matches!(kind, K::FunctionExpression | K::ArrowFunction) {
+            if field == F::Right && matches!(kind, K::FunctionExpression | K::ArrowFunction | K::Class) {
                 let left = field_child(ids, p.node, F::Left, None);
                 let left = left.filter(|l| ids.kind(*l) == K::MemberExpression);
                 let right = left.and_then(|l| field_child(ids, p.node, F::Right, Some(l)));
                 if let Some(left) = left.filter(|_| right.is_some_and(|r| r.id() == node.id())) {
-                    assignment_of_function(ids, src, left, &mut emit, p.node, node);
+                    if kind == K::Class {
+                        assignment_of_class(ids, src, left, &mut emit, node);
+                    } else {
+                        assignment_of_function(ids, src, left, &mut emit, p.node, node);
+                    }
                 }
             } else if field == F::Left && kind == K::MemberExpression && is_exports(text(src, node)) {
                 emit(2, 84, Capture::ExportStatement, p.node, None);
@@ -1035,6 +1039,33 @@ fn assignment_of_function<'t>(
         }
         // `this.m = function () {}`
         K::This => emit(2, 27, Capture::Definition(DefKind::Method), assignment, Some(property)),
+        _ => {}
+    }
+}
+
+/// CommonJS assignments of a class, completed at the class (`right`): `left` is the member
+/// expression assigned.
+fn assignment_of_class<'t>(
+    ids: &Ids,
+    src: &[u8],
+    left: Node<'t>,
+    emit: &mut impl FnMut(u32, u16, Capture, Node<'t>, Option<Node<'t>>),
+    class: Node<'t>,
+) {
+    let def = Capture::Definition(DefKind::Class);
+    // `module.exports = class Store {}`, `module.exports = class {}`
+    if text(src, left) == b"module.exports" {
+        match field_child(ids, class, F::Name, None).filter(|n| ids.kind(*n) == K::TypeIdentifier) {
+            Some(name) => emit(2, 87, def, class, Some(name)),
+            None => emit(2, 88, def, class, None),
+        }
+    }
+    let Some((object, property)) = member_parts(ids, left) else { return };
+    match ids.kind(object) {
+        // `exports.X = class {}`
+        K::Identifier if text(src, object) != b"module" => emit(2, 89, def, class, Some(property)),
+        // `module.exports.X = class {}`
+        K::MemberExpression if text(src, object) == b"module.exports" => emit(2, 90, def, class, Some(property)),
         _ => {}
     }
 }

@@ -449,7 +449,9 @@ impl File<'_, '_> {
         let (src, caps, sym_of_def, def_by_node) = (self.src, &self.caps, &self.sym_of_def, &self.def_by_node);
         for i in 0..facts.refs.len() {
             let r = &facts.refs[i];
-            if r.kind == RefKind::Inherits
+            // What a class implements is a base too: a call through the interface may run the
+            // class's method (its overrides), and a member it only declares is the interface's.
+            if matches!(r.kind, RefKind::Inherits | RefKind::Implements)
                 && !r.path.is_empty()
                 && matches!(facts.symbols[r.src as usize].kind, SymbolKind::Class | SymbolKind::Interface)
             {

@@ -84,6 +84,16 @@ impl Resolver<'_> {
         self.walk(target, evidence, segments, depth)
     }
 
+    /// The class of a value declared with a type (a property or attribute annotated with a
+    /// class or an interface of the repository).
+    fn declared_instance(&self, id: i64, depth: usize) -> Option<i64> {
+        let sym = self.sym(id).filter(|s| s.kind.is_value() && matches!(s.ty(), Some(ValueSource::Annotation(_))))?;
+        match self.value_of(sym, depth + 1)? {
+            (Target::Instance(class), _) => Some(class),
+            _ => None,
+        }
+    }
+
     /// Records the first class, enum or namespace a path goes into.
     pub(super) fn note_container(&self, t: &Target, evidence: &'static str, index: usize) {
         if let Target::Sym(id) = *t {
@@ -118,9 +128,12 @@ impl Resolver<'_> {
             }
             let (name, step) = split_segment(seg);
             if depth == 0 {
-                // Only the member right after such a root (`self.m()`, `shape.area()`).
+                // The member right after such a root (`self.m()`, `shape.area()`), or after a
+                // value declared with a type (`this.repo.save()` with `private repo: Repo`),
+                // which holds an instance of that type or of any subtype.
                 let receiver = match target {
                     Target::Instance(c) if i == 0 && UPPER_BOUND.with(|b| b.get()) => Some(c),
+                    Target::Sym(id) if i > 0 => self.declared_instance(id, depth),
                     _ => None,
                 };
                 DISPATCH.with(|d| d.set(receiver));

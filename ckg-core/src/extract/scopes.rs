@@ -35,6 +35,8 @@ pub(super) struct Interval {
     pub(super) def: Option<usize>,
     pub(super) scope: bool,
     pub(super) class_like: bool,
+    /// A JS/TS `function` expression: its own `this` (an arrow function keeps the enclosing one).
+    pub(super) rebinds_this: bool,
     /// Nearest enclosing interval that is a definition / a scope (excluding itself).
     pub(super) def_above: Option<usize>,
     pub(super) scope_above: Option<usize>,
@@ -62,6 +64,7 @@ impl Nesting {
                     def: None,
                     scope: false,
                     class_like: false,
+                    rebinds_this: false,
                     def_above: None,
                     scope_above: None,
                 });
@@ -76,6 +79,7 @@ impl Nesting {
             let k = interval_of(*node, &mut intervals);
             intervals[k].scope = true;
             intervals[k].class_like = matches!(node.kind_name(), "class_definition");
+            intervals[k].rebinds_this = matches!(node.kind_name(), "function_expression" | "generator_function");
         }
         // Query points: references, local definitions, imports and exports.
         let count = caps.refs.len() + caps.local_defs.len() + caps.imports.len() + caps.returns.len() + caps.globals.len();
@@ -156,6 +160,28 @@ impl Nesting {
     pub(super) fn scope_of(&self, inner: Option<usize>) -> Option<usize> {
         let i = inner?;
         if self.intervals[i].scope { Some(i) } else { self.intervals[i].scope_above }
+    }
+
+    /// Whether `this` at a point is that of a `function` expression that is neither a
+    /// definition nor a definition's value (a callback: `items.forEach(function () {
+    /// this.save() })`), inside the definition the point is in: then it is not that
+    /// definition's `this`.
+    fn this_rebound(&self, inner: Option<usize>) -> bool {
+        let def_start = self.def_of(inner).map(|d| self.intervals[d].start);
+        let mut scope = self.scope_of(inner);
+        while let Some(i) = scope {
+            let iv = &self.intervals[i];
+            if def_start.is_some_and(|d| iv.start < d) {
+                return false;
+            }
+            if iv.rebinds_this && iv.def.is_none() {
+                // The value of a definition (`F.prototype.m = function () {}`, `key: function
+                // () {}`), which ends where the function does: that definition's `this`.
+                return !iv.def_above.is_some_and(|d| self.intervals[d].end == iv.end);
+            }
+            scope = iv.scope_above;
+        }
+        false
     }
 }
 
@@ -425,6 +451,8 @@ pub(super) fn bind(
         None
     };
     match (lang.is_script(), root) {
+        // The `this` of a callback `function`: not known.
+        (true, "this") if nesting.this_rebound(inner) => return LocalBinding::Var(None),
         (true, "this") | (false, "self") | (false, "cls") => {
             if let Some(class) = enclosing_class(true) {
                 return LocalBinding::SelfOf(class.to_string());

@@ -177,7 +177,7 @@ impl Nesting {
             if iv.rebinds_this && iv.def.is_none() {
                 // The value of a definition (`F.prototype.m = function () {}`, `key: function
                 // () {}`), which ends where the function does: that definition's `this`.
-                return !iv.def_above.is_some_and(|d| self.intervals[d].end == iv.end);
+                return iv.def_above.is_none_or(|d| self.intervals[d].end != iv.end);
             }
             scope = iv.scope_above;
         }

@@ -432,13 +432,20 @@ fn python_module_name(path: &str, src_is_package: bool, roots: &[String]) -> Str
 
 /// Gives every file its module qname. Two files that would get the same Python module name
 /// (`m.py` and `m.pyi`, or `pkg.py` next to `pkg/__init__.py`) are told apart
-/// deterministically: the first in path order keeps the name, `.py` before `.pyi`.
+/// deterministically, the one Python imports keeping the name: `.py` before `.pyi`, a file
+/// whose name has no dot of its own before one that no import can reach (`a.b.py` names
+/// itself `a.b`, as `a/b.py` is), a package before a module of the same name, then path
+/// order. The other is named with its path (`pkg[pkg.py]`).
 pub fn assign_modules(files: &mut [SourceFile], python_roots: &[String]) {
     let src_is_package = files.iter().any(|f| f.path == "src/__init__.py");
     let mut taken: HashSet<String> = HashSet::with_capacity(files.len());
     let mut order: Vec<usize> = (0..files.len()).collect();
-    // `.py` sources win over `.pyi` stubs for the plain module name.
-    order.sort_by(|&a, &b| (files[a].path.ends_with(".pyi"), &files[a].path).cmp(&(files[b].path.ends_with(".pyi"), &files[b].path)));
+    let rank = |f: &SourceFile| {
+        let file = f.path.rsplit('/').next().unwrap_or(&f.path);
+        let stem = file.strip_suffix(".pyi").or_else(|| file.strip_suffix(".py")).unwrap_or(file);
+        (f.path.ends_with(".pyi"), stem.contains('.'), stem != "__init__")
+    };
+    order.sort_by(|&a, &b| (rank(&files[a]), &files[a].path).cmp(&(rank(&files[b]), &files[b].path)));
     for i in order {
         let f = &files[i];
         let name = if f.lang == Lang::Python { python_module_name(&f.path, src_is_package, python_roots) } else { f.path.clone() };
@@ -451,6 +458,35 @@ pub fn assign_modules(files: &mut [SourceFile], python_roots: &[String]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The file Python imports keeps a contested name: a package before a module of its
+    /// name, a file with no dot of its own before one with (which no import reaches), `.py`
+    /// before `.pyi`; whatever order the paths sort in.
+    #[test]
+    fn the_module_python_imports_keeps_a_contested_name() {
+        let file = |path: &str| SourceFile {
+            path: path.into(),
+            abs: PathBuf::from(path),
+            lang: Lang::Python,
+            size: 0,
+            mtime_ns: 0,
+            module: String::new(),
+        };
+        let mut files: Vec<SourceFile> = ["a.b.py", "a/b.py", "m.pyi", "m.py", "pkg.py", "pkg/__init__.py"].into_iter().map(file).collect();
+        assign_modules(&mut files, &[]);
+        let named: Vec<(&str, &str)> = files.iter().map(|f| (f.path.as_str(), f.module.as_str())).collect();
+        assert_eq!(
+            named,
+            [
+                ("a.b.py", "a.b[a.b.py]"),
+                ("a/b.py", "a.b"),
+                ("m.pyi", "m[m.pyi]"),
+                ("m.py", "m"),
+                ("pkg.py", "pkg[pkg.py]"),
+                ("pkg/__init__.py", "pkg")
+            ]
+        );
+    }
 
     #[test]
     fn python_module_names() {

@@ -169,12 +169,14 @@ impl Extractor {
 }
 
 /// A module's own name: `mod` for `pkg.mod`, `app` for `src/app.ts` (`index` for
-/// `src/index.d.ts`).
+/// `src/index.d.ts`); of a Python module told apart by its path (`pkg[pkg/__init__.py]`),
+/// that of the name before the path.
 fn module_name(lang: Lang, module: &str) -> &str {
     if lang.is_script() {
         let file = module.rsplit('/').next().unwrap_or(module);
         file.split('.').next().filter(|s| !s.is_empty()).unwrap_or(file)
     } else {
+        let module = module.split_once('[').map_or(module, |(name, _)| name);
         module.rsplit('.').next().unwrap_or(module)
     }
 }

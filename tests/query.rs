@@ -310,3 +310,26 @@ fn heuristic_guesses_stay_within_a_language_family() {
     assert!(after.contains(&"calls u2.use2 -> c.C.frob [heuristic]".to_string()), "{after:#?}");
     assert_eq!(repo.export(), repo.fresh_export(&[]), "incremental equals fresh");
 }
+
+/// A file named as a target means its module and its definitions in both languages (a
+/// TypeScript module's qname is its path); a bare name that is a top-level Python module and
+/// also names definitions is ambiguous, not silently the module.
+#[test]
+fn a_file_target_means_its_definitions_and_a_module_name_can_be_ambiguous() {
+    let repo = Repo::new();
+    repo.write("src/util.ts", "export function helper() { return 1 }\n");
+    repo.write("src/app.ts", "import { helper } from './util';\nexport function start() { helper() }\n");
+    repo.write("pkg/__init__.py", "");
+    repo.write("pkg/mod.py", "def foo():\n    pass\n");
+    repo.write("main.py", "from pkg.mod import foo\n\n\ndef main():\n    foo()\n");
+    repo.index_json(&[]);
+    for target in ["src/util.ts", "pkg/mod.py", "pkg.mod"] {
+        let out = repo.ok(&["query", "callers", target]);
+        assert!(out.contains("1 edge(s)"), "callers of {target}: {out}");
+    }
+    let out = repo.ckg(&["query", "impact", "main"]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("\"main\" is ambiguous") && stderr.contains("main (module, main.py:1)"), "{stderr}");
+    assert!(stderr.contains("main.main (function, main.py:4)"), "{stderr}");
+}

@@ -194,16 +194,35 @@ impl Index {
         };
         const MEMBERS: &str = "SELECT id FROM symbols WHERE file_id IS NULL AND (substr(qname, 1, length(?1) + 1) = ?1 || '.' OR substr(qname, 1, length(?1) + 1) = ?1 || '(') ORDER BY qname";
         let exact = ids("SELECT id FROM symbols WHERE qname = ?1", target)?;
-        if !exact.is_empty() {
-            let mut all = exact.clone();
-            let is_external: bool = self
+        if let Some(&first) = exact.first() {
+            let (kind, file): (String, Option<i64>) = self
                 .conn
-                .query_row("SELECT kind = 'external' FROM symbols WHERE id = ?1", [exact[0]], |r| r.get(0))
+                .query_row("SELECT kind, file_id FROM symbols WHERE id = ?1", [first], |r| Ok((r.get(0)?, r.get(1)?)))
                 .map_err(|e| self.db_err(e))?;
-            if is_external {
-                all.extend(ids(MEMBERS, target)?);
+            match kind.as_str() {
+                "external" => {
+                    let mut all = exact;
+                    all.extend(ids(MEMBERS, target)?);
+                    return Ok(all);
+                }
+                "module" if let Some(file) = file => {
+                    // A bare name that is a top-level Python module (`main`) and also names
+                    // definitions (`def main`) is ambiguous: the candidates are listed.
+                    if !target.contains(['.', '/', '#']) {
+                        let named =
+                            ids("SELECT id FROM symbols WHERE name = ?1 AND kind NOT IN ('external', 'module') ORDER BY qname", target)?;
+                        if !named.is_empty() {
+                            return Err(self.ambiguous(target, exact.into_iter().chain(named))?);
+                        }
+                    }
+                    // A module, as its file's path names it: it and its definitions.
+                    let mut s =
+                        self.conn.prepare_cached("SELECT id FROM symbols WHERE file_id = ?1 ORDER BY qname").map_err(|e| self.db_err(e))?;
+                    let rows = s.query_map([file], |r| r.get(0)).map_err(|e| self.db_err(e))?;
+                    return rows.collect::<rusqlite::Result<_>>().map_err(|e| self.db_err(e));
+                }
+                _ => return Ok(exact),
             }
-            return Ok(all);
         }
         let members = ids(MEMBERS, target)?;
         if !members.is_empty() {
@@ -217,21 +236,19 @@ impl Index {
         match by_name.len() {
             0 => Err(Error::NotFound(target.to_string())),
             1 => Ok(by_name),
-            _ => {
-                let mut candidates = Vec::new();
-                for id in by_name {
-                    if let Some(n) = self.node(id)? {
-                        candidates.push(format!(
-                            "{} ({}{})",
-                            n.qname,
-                            n.kind,
-                            n.file.map(|f| format!(", {f}:{}", n.line)).unwrap_or_default()
-                        ));
-                    }
-                }
-                Err(Error::Ambiguous { name: target.to_string(), candidates })
+            _ => Err(self.ambiguous(target, by_name)?),
+        }
+    }
+
+    /// The error of a name that several nodes have, listing them.
+    fn ambiguous(&self, name: &str, ids: impl IntoIterator<Item = i64>) -> Result<Error> {
+        let mut candidates = Vec::new();
+        for id in ids {
+            if let Some(n) = self.node(id)? {
+                candidates.push(format!("{} ({}{})", n.qname, n.kind, n.file.map(|f| format!(", {f}:{}", n.line)).unwrap_or_default()));
             }
         }
+        Ok(Error::Ambiguous { name: name.to_string(), candidates })
     }
 
     pub(crate) fn inbound(&self, id: i64) -> Result<Vec<Hit>> {

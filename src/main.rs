@@ -20,10 +20,27 @@ fn main() -> ExitCode {
             if is_broken_pipe(&err) {
                 return ExitCode::SUCCESS;
             }
-            eprintln!("ckg: error: {err:#}");
+            eprintln!("ckg: error: {}", message(&err));
             ExitCode::from(2)
         }
     }
+}
+
+/// An error and its causes, each said once: a cause whose text a message already includes
+/// (`database error on …: {source}`) is not repeated.
+fn message(err: &anyhow::Error) -> String {
+    let mut out = String::new();
+    for cause in err.chain() {
+        let text = cause.to_string();
+        if out.contains(&text) {
+            continue;
+        }
+        if !out.is_empty() {
+            out.push_str(": ");
+        }
+        out.push_str(&text);
+    }
+    out
 }
 
 fn is_broken_pipe(err: &anyhow::Error) -> bool {

@@ -188,6 +188,32 @@ fn unreadable_directories_are_reported_and_the_run_goes_on() {
     assert!(skipped.iter().any(|f| f["path"] == "secret" && f["reason"] == "walk_error"), "{skipped:?}");
 }
 
+/// An index in a directory the reader cannot write (a read-only mount, another user's index)
+/// is read: SQLite cannot make the shared-memory file beside it, so it is read as a file
+/// nothing changes.
+#[test]
+fn an_index_in_a_read_only_directory_is_read() {
+    let repo = Repo::new();
+    repo.write("a.ts", "export function a() {}\n");
+    repo.index_json(&[]);
+    let bin = repo.path().join("ckg-bin");
+    std::fs::copy(env!("CARGO_BIN_EXE_ckg"), &bin).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    let set = |p: &std::path::Path, mode| std::fs::set_permissions(p, std::fs::Permissions::from_mode(mode)).unwrap();
+    set(repo.path(), 0o755);
+    set(&bin, 0o755);
+    set(&repo.path().join(".ckg"), 0o555);
+    for f in ["index.db", "index.names", "index.walk"] {
+        set(&repo.path().join(".ckg").join(f), 0o444);
+    }
+    let query = common::unprivileged(&bin).args(["query", "symbols", "a"]).current_dir(repo.path()).output().unwrap();
+    let status = common::unprivileged(&bin).args(["status", "--json"]).current_dir(repo.path()).output().unwrap();
+    set(&repo.path().join(".ckg"), 0o755);
+    assert!(query.status.success(), "stderr: {}", String::from_utf8_lossy(&query.stderr));
+    assert!(String::from_utf8_lossy(&query.stdout).contains("a.ts#a"));
+    assert!(status.status.success(), "stderr: {}", String::from_utf8_lossy(&status.stderr));
+}
+
 #[test]
 fn deeply_nested_code_does_not_overflow_the_stack() {
     let repo = Repo::new();

@@ -26,6 +26,10 @@ pub enum Error {
     #[error("no ckg index found at {0} or in any parent directory; run `ckg index` first")]
     NoIndex(PathBuf),
 
+    /// An index file named (`--db`) that is not there.
+    #[error("no ckg index at {0}; run `ckg index` (with `--db` for this path) first")]
+    NoIndexAt(PathBuf),
+
     #[error("the index at {path} is being written by another process (database is locked)")]
     Locked { path: PathBuf },
 

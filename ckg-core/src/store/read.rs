@@ -12,15 +12,35 @@ use crate::error::{Error, Result};
 /// Opens an index read-only (queries, export). Fails with a clear error when there is no
 /// index, it is corrupt, or it has another schema version.
 pub fn open_reader(path: &Path) -> Result<Connection> {
-    if !path.exists() {
-        return Err(Error::NoIndex(path.to_path_buf()));
+    match std::fs::metadata(path) {
+        Err(_) => return Err(Error::NoIndexAt(path.to_path_buf())),
+        Ok(m) if m.is_dir() => {
+            return Err(Error::Invalid(format!(
+                "{} is a directory, not an index file (the index of a repository is its .ckg/index.db)",
+                path.display()
+            )));
+        }
+        Ok(m) if m.len() == 0 => {
+            return Err(Error::Invalid(format!("{} is empty, not a ckg index; run `ckg index` to build one", path.display())));
+        }
+        Ok(_) => {}
     }
     let sql = |e| Error::sqlite(path, e);
     let conn = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX).map_err(sql)?;
     conn.busy_timeout(std::time::Duration::from_secs(5)).map_err(sql)?;
+    let conn = match conn.pragma_query_value(None, "application_id", |r| r.get::<_, i64>(0)) {
+        Err(e)
+            if e.sqlite_error_code() == Some(rusqlite::ErrorCode::ReadOnly)
+                || e.sqlite_error_code() == Some(rusqlite::ErrorCode::CannotOpen) =>
+        {
+            open_immutable(path).ok_or_else(|| sql(e))?
+        }
+        Err(e) => return Err(sql(e)),
+        Ok(_) => conn,
+    };
     let app: i64 = conn.pragma_query_value(None, "application_id", |r| r.get(0)).map_err(sql)?;
     if app != APPLICATION_ID {
-        return Err(Error::Foreign { path: path.to_path_buf() });
+        return Err(Error::Invalid(format!("{} is not a ckg index (an SQLite database another program made)", path.display())));
     }
     let version: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0)).map_err(sql)?;
     if version != SCHEMA_VERSION {
@@ -30,6 +50,20 @@ pub fn open_reader(path: &Path) -> Result<Connection> {
         )));
     }
     Ok(conn)
+}
+
+/// An index in a directory this process cannot write (a read-only mount, a cache, another
+/// user's index), read as a file nothing changes: SQLite cannot make the shared-memory file a
+/// reader of a WAL database needs there, and no writer can either. Not when a write-ahead log
+/// with content is beside it: what it holds would not be read.
+fn open_immutable(path: &Path) -> Option<Connection> {
+    let wal = std::fs::metadata(format!("{}-wal", path.display())).map(|m| m.len()).unwrap_or(0);
+    if wal > 0 {
+        return None;
+    }
+    let escaped = path.display().to_string().replace('%', "%25").replace('?', "%3f").replace('#', "%23");
+    let uri = format!("file:{escaped}?immutable=1");
+    Connection::open_with_flags(uri, OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX | OpenFlags::SQLITE_OPEN_URI).ok()
 }
 
 /// The committed generation of an index (read side).

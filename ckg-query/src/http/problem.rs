@@ -118,7 +118,7 @@ impl From<crate::Error> for Problem {
             E::Timeout(_) => Problem::new("timeout", format!("{e}; narrow the query (smaller depth, a more specific target)")),
             E::PageToken(_) => Problem::new("invalid_page_token", e.to_string()),
             E::PageTokenExpired { .. } => Problem::new("page_token_expired", e.to_string()),
-            E::Core(ckg_core::Error::NoIndex(_)) => Problem::new("not_ready", e.to_string()).retry_after(1),
+            E::Core(ckg_core::Error::NoIndex(_) | ckg_core::Error::NoIndexAt(_)) => Problem::new("not_ready", e.to_string()).retry_after(1),
             E::Core(ckg_core::Error::Locked { .. }) => Problem::new("index_unavailable", e.to_string()).retry_after(1),
             E::Core(ckg_core::Error::Invalid(msg)) if msg.contains("schema version") => {
                 Problem::new("index_unavailable", msg).retry_after(1)

@@ -45,7 +45,7 @@ enum Query {
     Impact {
         target: String,
         /// How many edges away to follow (1 = direct users; 1..=64).
-        #[arg(long, default_value_t = 3)]
+        #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=64))]
         depth: u32,
         /// Weakest evidence to follow: exact, inferred, heuristic, unresolved.
         #[arg(long, default_value = "heuristic")]
@@ -72,13 +72,15 @@ enum Query {
     /// Who calls or instantiates TARGET, transitively to --depth.
     Callers {
         target: String,
-        #[arg(long, default_value_t = 1)]
+        /// How many calls away (1..=64).
+        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=64))]
         depth: u32,
     },
     /// What TARGET calls or instantiates, transitively to --depth.
     Callees {
         target: String,
-        #[arg(long, default_value_t = 1)]
+        /// How many calls away (1..=64).
+        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=64))]
         depth: u32,
     },
     /// What FILE depends on: files and external packages.
@@ -89,7 +91,8 @@ enum Query {
     Path {
         from: String,
         to: String,
-        #[arg(long, default_value_t = 16)]
+        /// The longest chain looked for, in edges (1..=64).
+        #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u32).range(1..=64))]
         max_depth: u32,
     },
     /// Import cycles between files and call cycles (recursion) between symbols.
@@ -338,6 +341,9 @@ pub fn run(args: QueryArgs) -> Result<ExitCode> {
                 }
                 if a.truncated {
                     writeln!(out.w, "... (more symbols; raise --limit)")?;
+                }
+                if a.symbols.is_empty() {
+                    eprintln!("ckg: no symbol matches {pattern:?}; try a wider glob such as \"*{pattern}*\"");
                 }
             }
             Ok(code(!a.symbols.is_empty()))

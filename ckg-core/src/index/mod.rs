@@ -216,6 +216,9 @@ pub fn index_with(config: &IndexConfig, progress: &(dyn Fn(Progress) + Sync), se
     let mut timings = BTreeMap::new();
     let run_started = Instant::now();
     let root = config.root.canonicalize().map_err(|e| Error::Io { path: config.root.clone(), source: e })?;
+    if !root.is_dir() {
+        return Err(Error::NotADirectory(root));
+    }
     let db = config.db.clone().unwrap_or_else(|| default_db_path(&root));
     let (mut store, report) = Store::open(&db, config.rebuild)?;
     let fresh = store.is_fresh();

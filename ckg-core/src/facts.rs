@@ -95,6 +95,11 @@ impl SymbolKind {
     }
 }
 
+/// The mark of a base that a class implements rather than extends: its members are the
+/// class's as an interface's are (a call through the interface may run them), but no
+/// constructor runs through it.
+pub const IMPLEMENTED: &str = "implements ";
+
 /// A definition in a file. `qname` is complete (module prefix included) and unique in the file.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SymbolFact {
@@ -109,7 +114,8 @@ pub struct SymbolFact {
     pub end_line: u32,
     /// Declared with `export` (TS/JS) or listed in `__all__` (Python).
     pub exported: bool,
-    /// Base classes of a class, as written (`Base`, `mod.Base`), in declaration order.
+    /// Base classes of a class, as written (`Base`, `mod.Base`), in declaration order; what a
+    /// TS/JS class implements after [`IMPLEMENTED`] (`implements Repo`).
     pub bases: Vec<String>,
     /// The declared or obvious type: a function's return (an annotation, or the class of its
     /// only `return Foo(...)`), a property's annotation (`svc: UserService`).

@@ -206,11 +206,11 @@ impl Index {
                     return Ok(all);
                 }
                 "module" if let Some(file) = file => {
-                    // A bare name that is a top-level Python module (`main`) and also names
-                    // definitions (`def main`) is ambiguous: the candidates are listed.
+                    // A bare name that is a top-level Python module (`main`) and also names a
+                    // function or a class (`def main`) is ambiguous: the candidates are listed.
+                    // (Not a variable or an attribute: `app` of `app.py` is the module.)
                     if !target.contains(['.', '/', '#']) {
-                        let named =
-                            ids("SELECT id FROM symbols WHERE name = ?1 AND kind NOT IN ('external', 'module') ORDER BY qname", target)?;
+                        let named = ids("SELECT id FROM symbols WHERE name = ?1 AND kind IN ('function', 'class') ORDER BY qname", target)?;
                         if !named.is_empty() {
                             return Err(self.ambiguous(target, exact.into_iter().chain(named))?);
                         }

@@ -4,7 +4,6 @@
 //! written name ends with one of some names, and a file's source and shapes.
 
 use std::collections::HashMap;
-use std::path::Path;
 
 use ckg_core::lang::Lang;
 use ckg_core::shapes::{Pos, Shapes};
@@ -161,7 +160,9 @@ impl Index {
             .map_err(|e| self.db_err(e))?;
         let Some((lang, hash)) = row else { return Ok(None) };
         let Some(lang) = Lang::parse(&lang) else { return Ok(None) };
-        let Some(source) = self.root().map(|root| std::path::Path::new(&root).join(path)).and_then(|p| std::fs::read(p).ok()) else {
+        // A regular file only: a pipe put in its place would block.
+        let file = self.root().map(|root| std::path::Path::new(&root).join(path)).filter(|p| p.is_file());
+        let Some(source) = file.and_then(|p| std::fs::read(p).ok()) else {
             return Ok(None);
         };
         let changed = format!("{:016x}", xxhash_rust::xxh3::xxh3_64(&source)) != hash;
@@ -200,23 +201,8 @@ impl Index {
             .map_err(|e| self.db_err(e))
     }
 
-    /// The root directory of the indexed files: where the index was built from, unless the
-    /// index sits in a repository's `.ckg` folder and was moved or copied there with it (the
-    /// root it was built from is gone, or has an index of its own).
+    /// The root directory of the indexed files ([`ckg_core::store::indexed_root`]).
     pub fn root(&self) -> Option<String> {
-        let stored = self.meta("root");
-        let here = self.path.canonicalize().ok().and_then(|db| {
-            let dir = db.parent()?;
-            (dir.file_name()? == ".ckg").then(|| dir.parent().map(Path::to_path_buf)).flatten()
-        });
-        match (stored, here) {
-            (Some(stored), Some(here)) if Path::new(&stored) != here => {
-                let built = Path::new(&stored);
-                let own = built.join(".ckg").join(self.path.file_name().unwrap_or_default());
-                if !built.exists() || own.exists() { Some(here.display().to_string()) } else { Some(stored) }
-            }
-            (None, Some(here)) => Some(here.display().to_string()),
-            (stored, _) => stored,
-        }
+        ckg_core::store::indexed_root(&self.path, self.meta("root"))
     }
 }

@@ -457,7 +457,11 @@ impl File<'_, '_> {
                 && !r.path.is_empty()
                 && matches!(facts.symbols[r.src as usize].kind, SymbolKind::Class | SymbolKind::Interface)
             {
-                let (src_sym, path) = (r.src as usize, r.path.clone());
+                let src_sym = r.src as usize;
+                let path = match r.kind {
+                    RefKind::Implements => format!("{}{}", crate::facts::IMPLEMENTED, r.path),
+                    _ => r.path.clone(),
+                };
                 let bases = &mut facts.symbols[src_sym].bases;
                 if !bases.contains(&path) {
                     bases.push(path);

@@ -79,7 +79,7 @@ impl Nesting {
             let k = interval_of(*node, &mut intervals);
             intervals[k].scope = true;
             intervals[k].class_like = matches!(node.kind_name(), "class_definition");
-            intervals[k].rebinds_this = matches!(node.kind_name(), "function_expression" | "generator_function");
+            intervals[k].rebinds_this = matches!(node.kind_name(), "function_expression" | "generator_function") && !given_this(*node);
         }
         // Query points: references, local definitions, imports and exports.
         let count = caps.refs.len() + caps.local_defs.len() + caps.imports.len() + caps.returns.len() + caps.globals.len();
@@ -182,6 +182,29 @@ impl Nesting {
             scope = iv.scope_above;
         }
         false
+    }
+}
+
+/// Whether a `function` expression is given the enclosing `this`: bound to it
+/// (`function () {}.bind(this)`, `.call(this, …)`, `.apply(this, …)`), or passed together with
+/// it (`items.forEach(function () {}, this)`).
+fn given_this(function: Node) -> bool {
+    let Some(parent) = function.parent() else { return false };
+    let is_this = |n: Option<Node>| n.is_some_and(|n| n.kind_name() == "this");
+    match parent.kind_name() {
+        // A method of the function itself called with `this` first: `bind`, `call`, `apply`
+        // are the ones a function literal has.
+        "member_expression" => {
+            let of_function = parent.child_by_field_name("object").is_some_and(|o| o.id() == function.id());
+            let call = parent.parent().filter(|c| c.kind_name() == "call_expression");
+            of_function && call.and_then(|c| c.child_by_field_name("arguments")).is_some_and(|a| is_this(a.named_child(0)))
+        }
+        "arguments" => {
+            let mut cursor = parent.walk();
+            let args: Vec<Node> = parent.named_children(&mut cursor).collect();
+            args.iter().position(|a| a.id() == function.id()).is_some_and(|i| args[i + 1..].iter().any(|a| a.kind_name() == "this"))
+        }
+        _ => false,
     }
 }
 

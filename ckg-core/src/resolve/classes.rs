@@ -60,8 +60,19 @@ pub(super) fn is_getter(sym: &SymbolRow) -> bool {
 }
 
 impl Resolver<'_> {
-    /// The base classes of a class, resolved in the class's own file.
+    /// The base classes of a class, resolved in the class's own file (what it implements
+    /// too: its members are the class's as an interface's are).
     pub(super) fn bases(&self, class: &SymbolRow, depth: usize) -> Vec<i64> {
+        self.resolved_bases(class, depth, true)
+    }
+
+    /// The classes a class extends, resolved in its own file: not what it implements, through
+    /// which no constructor runs.
+    pub(super) fn extended(&self, class: &SymbolRow, depth: usize) -> Vec<i64> {
+        self.resolved_bases(class, depth, false)
+    }
+
+    fn resolved_bases(&self, class: &SymbolRow, depth: usize, implemented: bool) -> Vec<i64> {
         let (Some(file), true) = (class.file, depth < 16) else { return Vec::new() };
         let Some(&module) = self.module_sym.get(&file) else { return Vec::new() };
         // The bases are names of the class's file: what its imports bind them to (another
@@ -70,6 +81,10 @@ impl Resolver<'_> {
         class
             .bases()
             .iter()
+            .filter_map(|b| match b.strip_prefix(crate::facts::IMPLEMENTED) {
+                Some(path) => implemented.then_some(path),
+                None => Some(b.as_str()),
+            })
             .filter_map(|b| match self.path_target(file, module, b, &LocalBinding::Free, depth + 1) {
                 Some((Target::Sym(id), e)) if e != UNRESOLVED && self.sym(id).is_some_and(|s| s.kind.is_class_like()) => Some(id),
                 _ => None,
@@ -163,6 +178,30 @@ impl Resolver<'_> {
             if let Some(m) = self.member_of(sym, name) {
                 return Some((m.id, i > 0));
             }
+        }
+        None
+    }
+
+    /// What instantiating a class runs, and whether it is inherited: Python's `__init__` along
+    /// the MRO; a TS/JS `constructor`, the class's own or the nearest up its `extends` chain.
+    pub(super) fn initializer(&self, class: i64) -> Option<(i64, bool)> {
+        let script = self.sym(class)?.file.is_some_and(|f| self.file_lang(f).is_script());
+        if script { self.constructor(class, false) } else { self.class_member(class, "__init__", false) }
+    }
+
+    /// The `constructor` a TS/JS class runs: its own, or the nearest up the chain of the
+    /// classes it extends (never through what it implements); from its base's with
+    /// `skip_self`, as `super(...)` does. Whether it is inherited.
+    pub(super) fn constructor(&self, class: i64, skip_self: bool) -> Option<(i64, bool)> {
+        let mut c = class;
+        for step in 0..16 {
+            let sym = self.sym(c)?;
+            if (step > 0 || !skip_self)
+                && let Some(m) = self.member_of(sym, "constructor")
+            {
+                return Some((m.id, step > 0));
+            }
+            c = *self.extended(sym, step).first()?;
         }
         None
     }

@@ -45,36 +45,36 @@ impl<'a> Resolver<'a> {
                 let named = matches!(imp.kind, ImportKind::Named | ImportKind::Default) && imp.local.is_some();
                 let target = if named { self.import_target(imp, 0) } else { None };
                 // Python's `from pkg import sub` (`from . import views`) imports the submodule
-                // `pkg.sub`: the module edge goes there, not to the package (which, in the
-                // package's own `__init__.py`, would be an import of itself).
+                // `pkg.sub` as well as the package (whose `__init__.py` runs first).
                 let submodule = match &target {
-                    Some(Target::Module(f)) if !lang.is_script() => self.module_sym.get(f).copied(),
+                    Some(Target::Module(f)) if !lang.is_script() => self.module_sym.get(f).map(|&id| Dst::Symbol(id)),
                     _ => None,
                 };
-                let dst = match (submodule, self.modules.resolve(file, lang, &imp.specifier)) {
-                    (Some(id), _) => Some(Dst::Symbol(id)),
-                    (None, ModuleTarget::File(f)) => self.module_sym.get(&f).map(|&id| Dst::Symbol(id)),
-                    (None, ModuleTarget::Package(p)) => Some(Dst::Unresolved(p)),
-                    (None, ModuleTarget::External(e)) => Some(Dst::External(e)),
-                    (None, ModuleTarget::Missing) => Some(Dst::Unresolved(imp.specifier.clone())),
+                let module = match self.modules.resolve(file, lang, &imp.specifier) {
+                    ModuleTarget::File(f) => self.module_sym.get(&f).map(|&id| Dst::Symbol(id)),
+                    ModuleTarget::Package(p) => Some(Dst::Unresolved(p)),
+                    ModuleTarget::External(e) => Some(Dst::External(e)),
+                    ModuleTarget::Missing => Some(Dst::Unresolved(imp.specifier.clone())),
                 };
-                let Some(dst) = dst else { continue };
-                // A module importing itself depends on nothing by it.
-                if dst == Dst::Symbol(module_sym) {
+                if submodule.is_none() && module.is_none() {
                     continue;
                 }
-                let evidence = if matches!(dst, Dst::Unresolved(_)) { UNRESOLVED } else { EXACT };
-                out.push(EdgeRow {
-                    kind: "imports",
-                    src: module_sym,
-                    dst,
-                    file,
-                    line: imp.line,
-                    col: imp.col,
-                    evidence,
-                    dynamic: 0,
-                    remote_src: false,
-                });
+                // A module importing itself (a package's `__init__.py` importing its own
+                // submodules) depends on nothing by it.
+                for dst in [module, submodule].into_iter().flatten().filter(|d| *d != Dst::Symbol(module_sym)) {
+                    let evidence = if matches!(dst, Dst::Unresolved(_)) { UNRESOLVED } else { EXACT };
+                    out.push(EdgeRow {
+                        kind: "imports",
+                        src: module_sym,
+                        dst,
+                        file,
+                        line: imp.line,
+                        col: imp.col,
+                        evidence,
+                        dynamic: 0,
+                        remote_src: false,
+                    });
+                }
                 // The imported name: an edge to the definition it names (re-exports followed),
                 // from the scope that imports it. (`export { a } from` binds nothing: it is an
                 // exports edge.)
@@ -584,7 +584,7 @@ impl<'a> Resolver<'a> {
             && site_kind == RefKind::Call
             && r.path == "super"
         {
-            if let Some((constructor, _)) = self.class_member(class, "constructor", true) {
+            if let Some((constructor, _)) = self.constructor(class, true) {
                 out.push(site_edge(r, "calls", src, Dst::Symbol(constructor), evidence, 0));
             }
             return;
@@ -599,13 +599,6 @@ impl<'a> Resolver<'a> {
             let evidence = if inherited && evidence == EXACT { INFERRED } else { evidence };
             out.push(site_edge(r, "calls", src, Dst::Symbol(init), evidence, 0));
         }
-    }
-
-    /// What instantiating a class runs: its `__init__` (Python) or `constructor` (TS/JS), its
-    /// own or inherited (then `true`).
-    fn initializer(&self, class: i64) -> Option<(i64, bool)> {
-        let script = self.sym(class)?.file.is_some_and(|f| self.file_lang(f).is_script());
-        self.class_member(class, if script { "constructor" } else { "__init__" }, false)
     }
 
     /// Parameter flow (PyCG-style): a call site of a function that calls one of its parameters

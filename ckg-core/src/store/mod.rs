@@ -25,6 +25,6 @@ mod write;
 pub use interface::Interface;
 pub use load::{ExportRow, FileRefs, FileRow, ImportRow, RefSite, ResolveInput, SymbolMore, SymbolRow, load_names, load_refs};
 pub use open::{FileIdentity, OpenReport, Store, file_identity};
-pub use read::{Counts, open_reader, read_counts, read_generation};
+pub use read::{Counts, indexed_root, open_reader, read_counts, read_generation};
 pub use schema::{APPLICATION_ID, EDGE_ID_BITS, SCHEMA_VERSION, edge_ids};
 pub use write::{Dst, EdgeRow, FileState, SkippedState, WriteTx, last_name};

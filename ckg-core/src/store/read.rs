@@ -52,10 +52,34 @@ pub fn open_reader(path: &Path) -> Result<Connection> {
     Ok(conn)
 }
 
+/// The root directory of an index's files: where it was built from (`stored`, its `meta`
+/// root), unless the index sits in a repository's `.ckg` folder and was moved or copied there
+/// with it (the root it was built from is gone, or has an index of its own, another file).
+/// The folders are compared as the file system resolves them (a `.ckg` that is a link to a
+/// cache is still the repository's).
+pub fn indexed_root(db: &Path, stored: Option<String>) -> Option<String> {
+    let db_abs = std::path::absolute(db).ok()?;
+    let here = db_abs.parent().filter(|d| d.file_name().is_some_and(|n| n == ".ckg")).and_then(Path::parent);
+    let (stored, here) = match (stored, here) {
+        (stored, None) => return stored,
+        (None, Some(here)) => return Some(here.display().to_string()),
+        (Some(stored), Some(here)) => (stored, here),
+    };
+    let built = Path::new(&stored);
+    if here.canonicalize().ok().as_deref() == Some(built) || here == built {
+        return Some(stored);
+    }
+    let own = built.join(".ckg").join(db_abs.file_name()?);
+    let same_file = |a: &Path, b: &Path| a.canonicalize().ok().is_some_and(|a| b.canonicalize().ok().is_some_and(|b| a == b));
+    if !built.exists() || (own.exists() && !same_file(&own, &db_abs)) { Some(here.display().to_string()) } else { Some(stored) }
+}
+
 /// An index in a directory this process cannot write (a read-only mount, a cache, another
 /// user's index), read as a file nothing changes: SQLite cannot make the shared-memory file a
-/// reader of a WAL database needs there, and no writer can either. Not when a write-ahead log
-/// with content is beside it: what it holds would not be read.
+/// reader of a WAL database needs there. Not when a write-ahead log with content is beside it:
+/// what it holds would not be read. (A process that can write there and updates the index
+/// meanwhile is not seen: such a reader sees the index as it was when it opened it, or fails
+/// with a clear error.)
 fn open_immutable(path: &Path) -> Option<Connection> {
     let wal = std::fs::metadata(format!("{}-wal", path.display())).map(|m| m.len()).unwrap_or(0);
     if wal > 0 {

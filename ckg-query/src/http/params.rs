@@ -28,7 +28,7 @@ pub struct Param {
     /// May be given more than once.
     pub repeated: bool,
     /// A repeated parameter's value is also a comma-separated list (a comma written `%2C` is
-    /// part of a value).
+    /// part of a value, but in an enumeration, whose values hold none).
     pub split: bool,
     pub default: Option<&'static str>,
     pub doc: &'static str,
@@ -129,13 +129,16 @@ impl Params {
             if value.len() > MAX_VALUE_LEN {
                 return Err(Problem::new("invalid_parameter", format!("parameter {key:?} is longer than {MAX_VALUE_LEN} bytes")));
             }
-            // Split before decoding: a `%2C` is a comma inside a value.
-            let parts: Vec<String> = if param.split {
-                v.split(',')
+            // A list: an enumeration's values hold no comma, so a comma however written
+            // (clients send `%2C`) separates them; other values are split before decoding, so
+            // that a `%2C` is a comma inside one (a file name).
+            let parts: Vec<String> = match (param.split, param.kind) {
+                (false, _) => vec![value.clone()],
+                (true, Kind::Enum(_)) => value.split(',').map(str::to_string).collect(),
+                (true, _) => v
+                    .split(',')
                     .map(|part| decode(part).map_err(|e| Problem::new("invalid_parameter", format!("parameter {key:?} contains {e}"))))
-                    .collect::<Result<_, _>>()?
-            } else {
-                vec![value.clone()]
+                    .collect::<Result<_, _>>()?,
             };
             let slot = values.entry(param.name).or_default();
             if !param.repeated && !slot.is_empty() {
@@ -264,6 +267,9 @@ mod tests {
         let p = Params::parse(Some("file=a.ts,b%2Cc.ts&file=d.ts&entry={src,lib}/**&entry=tests/**"), FILES).unwrap();
         assert_eq!(p.all("file"), vec!["a.ts", "b,c.ts", "d.ts"]);
         assert_eq!(p.all("entry"), vec!["{src,lib}/**", "tests/**"]);
+        // An enumeration's list, as client libraries encode it.
+        let p = Params::parse(Some("target=x&kind=calls%2Cimports"), SPEC).unwrap();
+        assert_eq!(p.all("kind"), vec!["calls", "imports"]);
         assert_eq!(Params::parse(Some("file=a,%zz"), FILES).unwrap_err().code, "invalid_parameter");
     }
 

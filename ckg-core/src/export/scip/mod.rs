@@ -202,7 +202,8 @@ fn family(lang: &str) -> &'static str {
 
 fn load(conn: &Connection, db: &Path, config: &ScipConfig) -> Result<Graph> {
     let sql = |e| Error::sqlite(db, e);
-    let root: String = conn.query_row("SELECT value FROM meta WHERE key = 'root'", [], |r| r.get(0)).map_err(sql)?;
+    let stored: String = conn.query_row("SELECT value FROM meta WHERE key = 'root'", [], |r| r.get(0)).map_err(sql)?;
+    let root = crate::store::indexed_root(db, Some(stored)).unwrap_or_default();
     let mut s = conn.prepare("SELECT id, path, lang, module, hash FROM files ORDER BY path").map_err(sql)?;
     let files: Vec<FileRow> = s
         .query_map([], |r| Ok(FileRow { id: r.get(0)?, path: r.get(1)?, lang: r.get(2)?, module: r.get(3)?, hash: r.get(4)? }))

@@ -166,21 +166,32 @@ fn symlink_loops_are_reported_not_followed_forever() {
     assert_eq!(s["files_by_lang"]["typescript"], 1);
 }
 
+fn set_mode(path: &std::path::Path, mode: u32) {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
+}
+
+/// A copy of the binary in the repository that [`common::unprivileged`] can run (as root,
+/// permissions do not apply: it runs as `nobody` then), with the repository's folder given
+/// `repo_mode`.
+fn runnable_as_nobody(repo: &Repo, repo_mode: u32) -> std::path::PathBuf {
+    let bin = repo.path().join("ckg-bin");
+    std::fs::copy(env!("CARGO_BIN_EXE_ckg"), &bin).unwrap();
+    set_mode(repo.path(), repo_mode);
+    set_mode(&bin, 0o755);
+    bin
+}
+
 #[test]
 fn unreadable_directories_are_reported_and_the_run_goes_on() {
     // As root, permissions do not apply: run the binary as `nobody` in that case.
     let repo = Repo::new();
     repo.write("ok.py", "def f():\n    pass\n");
     repo.write("secret/hidden.py", "def g():\n    pass\n");
-    let bin = repo.path().join("ckg-bin");
-    std::fs::copy(env!("CARGO_BIN_EXE_ckg"), &bin).unwrap();
-    use std::os::unix::fs::PermissionsExt;
-    let set = |p: &std::path::Path, mode| std::fs::set_permissions(p, std::fs::Permissions::from_mode(mode)).unwrap();
-    set(repo.path(), 0o777);
-    set(&bin, 0o755);
-    set(&repo.path().join("secret"), 0o000);
+    let bin = runnable_as_nobody(&repo, 0o777);
+    set_mode(&repo.path().join("secret"), 0o000);
     let out = common::unprivileged(&bin).args(["index", ".", "--json"]).current_dir(repo.path()).output().unwrap();
-    set(&repo.path().join("secret"), 0o755);
+    set_mode(&repo.path().join("secret"), 0o755);
     assert!(out.status.success(), "stderr: {}", String::from_utf8_lossy(&out.stderr));
     let s: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(s["files_by_lang"]["python"], 1);
@@ -196,19 +207,14 @@ fn an_index_in_a_read_only_directory_is_read() {
     let repo = Repo::new();
     repo.write("a.ts", "export function a() {}\n");
     repo.index_json(&[]);
-    let bin = repo.path().join("ckg-bin");
-    std::fs::copy(env!("CARGO_BIN_EXE_ckg"), &bin).unwrap();
-    use std::os::unix::fs::PermissionsExt;
-    let set = |p: &std::path::Path, mode| std::fs::set_permissions(p, std::fs::Permissions::from_mode(mode)).unwrap();
-    set(repo.path(), 0o755);
-    set(&bin, 0o755);
-    set(&repo.path().join(".ckg"), 0o555);
+    let bin = runnable_as_nobody(&repo, 0o755);
+    set_mode(&repo.path().join(".ckg"), 0o555);
     for f in ["index.db", "index.names", "index.walk"] {
-        set(&repo.path().join(".ckg").join(f), 0o444);
+        set_mode(&repo.path().join(".ckg").join(f), 0o444);
     }
     let query = common::unprivileged(&bin).args(["query", "symbols", "a"]).current_dir(repo.path()).output().unwrap();
     let status = common::unprivileged(&bin).args(["status", "--json"]).current_dir(repo.path()).output().unwrap();
-    set(&repo.path().join(".ckg"), 0o755);
+    set_mode(&repo.path().join(".ckg"), 0o755);
     assert!(query.status.success(), "stderr: {}", String::from_utf8_lossy(&query.stderr));
     assert!(String::from_utf8_lossy(&query.stdout).contains("a.ts#a"));
     assert!(status.status.success(), "stderr: {}", String::from_utf8_lossy(&status.stderr));

@@ -223,6 +223,12 @@ fn commonjs_exports(assign: Node, src: &[u8], facts: &mut FileFacts, line: u32, 
             "identifier" => push("module.exports".into(), ident(right)),
             // `module.exports = function () {}`: the module's `default` definition.
             "function_expression" | "arrow_function" => push("module.exports".into(), Some("default".into())),
+            // `module.exports = new Service()`: an instance, written as the call that makes it.
+            "new_expression" => {
+                if let Some((ctor, _)) = right.field("constructor").and_then(|c| path_of(c, src)) {
+                    push("module.exports".into(), Some(format!("{ctor}()")));
+                }
+            }
             // `module.exports = class Store {}`: the class `Store` (`default` without a name).
             "class" => {
                 let name = right.field("name").map_or_else(|| "default".to_string(), |n| text(n, src).into_owned());

@@ -159,8 +159,9 @@ impl Resolver<'_> {
                         if let Some(t) = self.module_import_binding(file, target, hops) {
                             return Some(t);
                         }
-                        // `module.exports = { slugify: strings.slugify }`: a member path.
-                        if target.contains('.') {
+                        // `module.exports = { slugify: strings.slugify }`: a member path;
+                        // `module.exports = new Service()`: the instance the call makes.
+                        if target.contains('.') || target.ends_with("()") {
                             let module_sym = *self.module_sym.get(&file)?;
                             if let Some((t, e)) = self.path_target(file, module_sym, target, &LocalBinding::Free, hops + 1)
                                 && e != UNRESOLVED

@@ -788,11 +788,61 @@ pub fn run(args: McpArgs) -> Result<std::process::ExitCode> {
     server.start_indexing_if_missing();
     let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
     rt.block_on(async move {
-        let running = server.serve(rmcp::transport::stdio()).await.map_err(|e| anyhow::anyhow!("MCP start-up failed: {e}"))?;
+        let (transport, output) = checked_stdio();
+        let running = server.serve(transport).await.map_err(|e| anyhow::anyhow!("MCP start-up failed: {e}"))?;
         running.waiting().await.map_err(|e| anyhow::anyhow!("MCP session ended with an error: {e}"))?;
+        // What the server wrote last reaches stdout before the process ends.
+        let _ = output.await;
         anyhow::Ok(())
     })?;
     Ok(std::process::ExitCode::SUCCESS)
+}
+
+/// Stdio for the server, with the JSON-RPC answer to a line that is not JSON: `-32700 Parse
+/// error` (`"id": null`), which the server's own codec gives none (it skips the line). Lines
+/// are passed on whole, each way; stdout is written a line at a time, so an error line and the
+/// server's replies never interleave. Returns the server's side of the streams, and the task
+/// that copies its output (done once the server has closed it).
+fn checked_stdio()
+-> ((tokio::io::ReadHalf<tokio::io::DuplexStream>, tokio::io::WriteHalf<tokio::io::DuplexStream>), tokio::task::JoinHandle<()>) {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+    let (server, proxy) = tokio::io::duplex(1 << 20);
+    let (mut from_server, mut to_server) = tokio::io::split(proxy);
+    let stdout = Arc::new(tokio::sync::Mutex::new(tokio::io::stdout()));
+    let write_line = |out: Arc<tokio::sync::Mutex<tokio::io::Stdout>>, line: Vec<u8>| async move {
+        let mut out = out.lock().await;
+        out.write_all(&line).await.and(out.write_all(b"\n").await).and(out.flush().await)
+    };
+    let errors = Arc::clone(&stdout);
+    tokio::spawn(async move {
+        let mut lines = BufReader::new(tokio::io::stdin()).split(b'\n');
+        while let Ok(Some(line)) = lines.next_segment().await {
+            if line.iter().all(u8::is_ascii_whitespace) {
+                continue;
+            }
+            if serde_json::from_slice::<serde::de::IgnoredAny>(&line).is_err() {
+                let reply = serde_json::json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32700, "message": "Parse error: the line is not JSON"}});
+                if write_line(Arc::clone(&errors), reply.to_string().into_bytes()).await.is_err() {
+                    break;
+                }
+                continue;
+            }
+            if to_server.write_all(&line).await.and(to_server.write_all(b"\n").await).is_err() {
+                break;
+            }
+        }
+        // The client closed stdin: so does the server's input.
+        let _ = to_server.shutdown().await;
+    });
+    let output = tokio::spawn(async move {
+        let mut lines = BufReader::new(&mut from_server).split(b'\n');
+        while let Ok(Some(line)) = lines.next_segment().await {
+            if write_line(Arc::clone(&stdout), line).await.is_err() {
+                break;
+            }
+        }
+    });
+    (tokio::io::split(server), output)
 }
 
 /// The MCP server over Streamable HTTP, for `ckg serve` to mount at `/mcp` (its guard checks

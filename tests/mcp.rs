@@ -243,3 +243,38 @@ fn over_http_on_ckg_serve() {
     );
     assert_eq!(r.status, 403, "{}", r.text());
 }
+
+/// A line that is not JSON gets JSON-RPC's parse error (`-32700`, `"id": null`), and the
+/// session goes on.
+#[test]
+fn a_line_that_is_not_json_is_a_parse_error_and_the_session_goes_on() {
+    use std::io::{BufRead, BufReader, Write};
+    let repo = app();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_ckg"))
+        .arg("mcp")
+        .arg(repo.path())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut reply = || {
+        let mut line = String::new();
+        stdout.read_line(&mut line).unwrap();
+        serde_json::from_str::<Value>(&line).unwrap_or_else(|e| panic!("{e}: {line:?}"))
+    };
+    writeln!(stdin, "this is {{not json").unwrap();
+    let error = reply();
+    assert_eq!(error["error"]["code"], -32700, "{error}");
+    assert_eq!(error["id"], Value::Null, "{error}");
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
+    writeln!(stdin, "{init}").unwrap();
+    let answer = reply();
+    assert_eq!(answer["id"], 1, "{answer}");
+    assert!(answer["result"]["serverInfo"]["name"] == "ckg", "{answer}");
+    drop(stdin);
+    assert!(child.wait().unwrap().success());
+}

@@ -307,18 +307,24 @@ pub(super) fn is_parameter<'t>(p: &Parents<'t>, node: Node<'t>) -> bool {
     false
 }
 
-/// True when a binding's declarator takes its value from `require(…)` (an import, not a value).
+/// True when a binding's declarator takes its value from `require(…)` or `await import(…)` (an
+/// import, not a value).
 pub(super) fn bound_by_require<'t>(p: &Parents<'t>, node: Node<'t>, src: &[u8]) -> bool {
     let mut cur = Some(node);
     for _ in 0..64 {
         let Some(n) = cur else { return false };
         if n.kind_name() == "variable_declarator" {
             let mut value = n.field("value");
+            let mut awaited = false;
             while let Some(v) = value.filter(|v| matches!(v.kind_name(), "member_expression" | "await_expression")) {
+                awaited |= v.kind_name() == "await_expression";
                 value = v.field("object").or_else(|| v.named_child(0));
             }
-            return value
-                .is_some_and(|v| v.kind_name() == "call_expression" && v.field("function").is_some_and(|f| text(f, src) == "require"));
+            // `require('./m')`, or an awaited dynamic `import('./m')` (not awaited, a promise).
+            return value.is_some_and(|v| {
+                v.kind_name() == "call_expression"
+                    && v.field("function").is_some_and(|f| (awaited && f.kind_name() == "import") || text(f, src) == "require")
+            });
         }
         if matches!(n.kind_name(), "lexical_declaration" | "variable_declaration" | "statement_block" | "program") {
             return false;

@@ -430,6 +430,12 @@ impl<'a> Resolver<'a> {
                         None => out.push(site_edge(r, "calls", r.src, Dst::Unresolved(r.path.clone()), UNRESOLVED, 0)),
                     }
                 }
+                // A module is not called, instantiated or extended: what its exports hold is
+                // (`module.exports = fn`); when that is not known, the site is unresolved, not
+                // an edge to the module.
+                Some((Target::Module(_), _)) if matches!(r.kind, RefKind::Call | RefKind::New | RefKind::Inherits) => {
+                    out.push(site_edge(r, edge_kind(r.kind, None), r.src, Dst::Unresolved(r.path.clone()), UNRESOLVED, 0));
+                }
                 Some((target, evidence)) if evidence != UNRESOLVED && target != Target::Opaque => {
                     self.push_call_edges(&mut out, r, &target, evidence);
                     if !r.args.is_empty() {

@@ -138,3 +138,7 @@
   right: (class) @definition.class) (#not-eq? @_o "module"))
 (expression_statement (assignment_expression left: (member_expression object: (member_expression) @_o property: (property_identifier) @name)
   right: (class) @definition.class) (#eq? @_o "module.exports"))
+; `exports = module.exports = createApplication` (express's own form): what `module.exports`
+; is set to.
+((expression_statement (assignment_expression left: (identifier) @_e right: (assignment_expression left: (member_expression) @_lhs))
+  @export.statement) (#eq? @_e "exports") (#eq? @_lhs "module.exports"))

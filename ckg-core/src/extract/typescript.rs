@@ -216,6 +216,11 @@ pub(super) fn through_require(path: &str, callee: Node, src: &[u8]) -> Option<St
 fn commonjs_exports(assign: Node, src: &[u8], facts: &mut FileFacts, line: u32, col: u32) {
     let (Some(left), Some(right)) = (assign.field("left"), assign.field("right")) else { return };
     let lhs = text(left, src);
+    // `exports = module.exports = createApplication`: the inner assignment.
+    if lhs == "exports" && right.kind_name() == "assignment_expression" {
+        commonjs_exports(right, src, facts, line, col);
+        return;
+    }
     let ident = |n: Node| (n.kind_name() == "identifier").then(|| text(n, src).into_owned());
     let mut push = |name: String, target: Option<String>| facts.exports.push(ExportFact { name, target, specifier: None, line, col });
     if lhs == "module.exports" {

@@ -326,7 +326,7 @@ fn ids(tsx: bool) -> &'static Ids {
 /// The number of patterns of the TypeScript query (tags, then locals); the TSX query adds
 /// [`JSX_PATTERNS`]. A test checks both.
 #[cfg(test)]
-pub(super) const PATTERNS: usize = 119;
+pub(super) const PATTERNS: usize = 120;
 #[cfg(test)]
 pub(super) const JSX_PATTERNS: usize = 4;
 
@@ -617,20 +617,20 @@ fn visit<'t>(ids: &Ids, src: &[u8], n: Frame<'t>, path: &[Frame<'t>], order: u32
         K::NestedTypeIdentifier => Some((68, reference(R::Type))),
         K::ImportStatement => Some((82, Capture::ImportStatement)),
         K::ExportStatement => Some((83, Capture::ExportStatement)),
-        K::StatementBlock => Some((91, Capture::LocalScope)),
-        K::FunctionDeclaration => Some((92, Capture::LocalScope)),
-        K::GeneratorFunctionDeclaration => Some((93, Capture::LocalScope)),
-        K::FunctionExpression => Some((94, Capture::LocalScope)),
-        K::GeneratorFunction => Some((95, Capture::LocalScope)),
-        K::ArrowFunction => Some((96, Capture::LocalScope)),
-        K::MethodDefinition => Some((97, Capture::LocalScope)),
-        K::ClassDeclaration => Some((98, Capture::LocalScope)),
-        K::AbstractClassDeclaration => Some((99, Capture::LocalScope)),
-        K::InterfaceDeclaration => Some((100, Capture::LocalScope)),
-        K::TypeAliasDeclaration => Some((101, Capture::LocalScope)),
-        K::ForStatement => Some((102, Capture::LocalScope)),
-        K::ForInStatement => Some((103, Capture::LocalScope)),
-        K::CatchClause => Some((104, Capture::LocalScope)),
+        K::StatementBlock => Some((92, Capture::LocalScope)),
+        K::FunctionDeclaration => Some((93, Capture::LocalScope)),
+        K::GeneratorFunctionDeclaration => Some((94, Capture::LocalScope)),
+        K::FunctionExpression => Some((95, Capture::LocalScope)),
+        K::GeneratorFunction => Some((96, Capture::LocalScope)),
+        K::ArrowFunction => Some((97, Capture::LocalScope)),
+        K::MethodDefinition => Some((98, Capture::LocalScope)),
+        K::ClassDeclaration => Some((99, Capture::LocalScope)),
+        K::AbstractClassDeclaration => Some((100, Capture::LocalScope)),
+        K::InterfaceDeclaration => Some((101, Capture::LocalScope)),
+        K::TypeAliasDeclaration => Some((102, Capture::LocalScope)),
+        K::ForStatement => Some((103, Capture::LocalScope)),
+        K::ForInStatement => Some((104, Capture::LocalScope)),
+        K::CatchClause => Some((105, Capture::LocalScope)),
         _ => None,
     };
     if let Some((pattern, role)) = pattern {
@@ -693,9 +693,9 @@ fn visit<'t>(ids: &Ids, src: &[u8], n: Frame<'t>, path: &[Frame<'t>], order: u32
                 }
             } else if field == F::Name {
                 if ident {
-                    emit(1, 105, Capture::LocalDefinition, node, None);
+                    emit(1, 106, Capture::LocalDefinition, node, None);
                 } else if matches!(kind, K::ObjectPattern | K::ArrayPattern) {
-                    emit(1, 106, Capture::LocalPattern, node, None);
+                    emit(1, 107, Capture::LocalPattern, node, None);
                 }
             }
         }
@@ -778,7 +778,7 @@ fn visit<'t>(ids: &Ids, src: &[u8], n: Frame<'t>, path: &[Frame<'t>], order: u32
                     emit(1, 64, reference(R::Write), node, Some(node));
                 }
                 if ident {
-                    emit(1, 117, Capture::LocalDefinition, node, None);
+                    emit(1, 118, Capture::LocalDefinition, node, None);
                 }
             }
         }
@@ -866,16 +866,16 @@ fn visit<'t>(ids: &Ids, src: &[u8], n: Frame<'t>, path: &[Frame<'t>], order: u32
                         emit(1, pattern, def(DefKind::Property), p.node, Some(node));
                     }
                 }
-                emit(1, 107, Capture::LocalDefinition, node, None);
+                emit(1, 108, Capture::LocalDefinition, node, None);
             } else if matches!(kind, K::ObjectPattern | K::ArrayPattern | K::RestPattern) {
-                emit(1, 109, Capture::LocalPattern, node, None);
+                emit(1, 110, Capture::LocalPattern, node, None);
             }
         }
         K::OptionalParameter if field == F::Pattern => {
             if ident {
-                emit(1, 108, Capture::LocalDefinition, node, None);
+                emit(1, 109, Capture::LocalDefinition, node, None);
             } else if matches!(kind, K::ObjectPattern | K::ArrayPattern) {
-                emit(1, 110, Capture::LocalPattern, node, None);
+                emit(1, 111, Capture::LocalPattern, node, None);
             }
         }
         K::ReturnStatement if ident => {
@@ -883,36 +883,36 @@ fn visit<'t>(ids: &Ids, src: &[u8], n: Frame<'t>, path: &[Frame<'t>], order: u32
         }
         K::ForInStatement if field == F::Left => {
             if matches!(kind, K::ObjectPattern | K::ArrayPattern) {
-                emit(1, 111, Capture::LocalPattern, node, None);
+                emit(1, 112, Capture::LocalPattern, node, None);
             } else if ident {
-                emit(1, 116, Capture::LocalDefinition, node, None);
+                emit(1, 117, Capture::LocalDefinition, node, None);
             }
         }
         K::FunctionExpression if field == F::Name && ident => {
-            emit(1, 112, Capture::LocalDefinition, node, None);
+            emit(1, 113, Capture::LocalDefinition, node, None);
         }
         K::ArrowFunction if field == F::Parameter && ident => {
-            emit(1, 113, Capture::LocalDefinition, node, None);
+            emit(1, 114, Capture::LocalDefinition, node, None);
         }
         K::CatchClause if field == F::Parameter => {
             if ident {
-                emit(1, 114, Capture::LocalDefinition, node, None);
+                emit(1, 115, Capture::LocalDefinition, node, None);
             } else if matches!(kind, K::ObjectPattern | K::ArrayPattern) {
-                emit(1, 115, Capture::LocalPattern, node, None);
+                emit(1, 116, Capture::LocalPattern, node, None);
             }
         }
         K::TypeParameter if field == F::Name && kind == K::TypeIdentifier => {
-            emit(1, 118, Capture::LocalDefinition, node, None);
+            emit(1, 119, Capture::LocalDefinition, node, None);
         }
         K::JsxOpeningElement | K::JsxSelfClosingElement if field == F::Name && ident_or_member => {
-            let pattern = if p.kind == K::JsxOpeningElement { 119 } else { 120 };
+            let pattern = if p.kind == K::JsxOpeningElement { 120 } else { 121 };
             emit(1, pattern, reference(R::Jsx), p.node, Some(node));
         }
         K::JsxClosingElement if field == F::Name && wild => {
-            emit(1, 121, skip, node, None);
+            emit(1, 122, skip, node, None);
         }
         K::JsxAttribute if kind == K::PropertyIdentifier => {
-            emit(1, 122, reference(R::Key), node, Some(node));
+            emit(1, 123, reference(R::Key), node, Some(node));
         }
         _ => {}
     }
@@ -956,6 +956,18 @@ fn visit<'t>(ids: &Ids, src: &[u8], n: Frame<'t>, path: &[Frame<'t>], order: u32
             } else if field == F::Left && kind == K::MemberExpression && is_exports(text(src, node)) {
                 emit(2, 84, Capture::ExportStatement, p.node, None);
             }
+        }
+        // `exports = module.exports = createApplication`: the outer assignment exports.
+        K::AssignmentExpression
+            if g.kind == K::AssignmentExpression
+                && p.field == F::Right
+                && field == F::Left
+                && kind == K::MemberExpression
+                && text(src, node) == b"module.exports"
+                && path.len().checked_sub(3).and_then(|i| path.get(i)).is_some_and(|gg| gg.kind == K::ExpressionStatement)
+                && field_child(ids, g.node, F::Left, None).is_some_and(|l| ids.kind(l) == K::Identifier && text(src, l) == b"exports") =>
+        {
+            emit(3, 91, Capture::ExportStatement, g.node, None);
         }
         K::NewExpression if field == F::Constructor && ident_or_member && g.kind == K::ReturnStatement => {
             emit(2, 80, Capture::ReturnCall, p.node, Some(node));

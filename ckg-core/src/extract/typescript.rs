@@ -224,6 +224,13 @@ fn commonjs_exports(assign: Node, src: &[u8], facts: &mut FileFacts, line: u32, 
     let ident = |n: Node| (n.kind_name() == "identifier").then(|| text(n, src).into_owned());
     let mut push = |name: String, target: Option<String>| facts.exports.push(ExportFact { name, target, specifier: None, line, col });
     if lhs == "module.exports" {
+        // `module.exports = exports = X`: what the last assignment assigns.
+        let mut right = right;
+        while right.kind_name() == "assignment_expression"
+            && let Some(inner) = right.field("right")
+        {
+            right = inner;
+        }
         match right.kind_name() {
             "identifier" => push("module.exports".into(), ident(right)),
             // `module.exports = function () {}`: the module's `default` definition.

@@ -822,6 +822,42 @@ impl<'t> File<'t, '_> {
     /// Entries a Python function's own statements add to a local container after its literal
     /// (`table = {}; table["x"] = f; return table`): the binding they follow gains them, as a
     /// module-level container does (see `python::container_writes`).
+    /// A loop over a local list or dict literal (`fns = [a, b]` then `for f in fns: f()`;
+    /// `for (const f of fns)`) takes its entries, as a loop over a module-level one does: the
+    /// container is looked up from the loop's scope outwards, with the value it holds where
+    /// the loop is.
+    pub(super) fn loops_over_local_literals(&self, locals: &mut Locals) {
+        let mut entries: Vec<(String, usize, usize, ValueSource)> = Vec::new();
+        for (var, by_scope) in &locals.0 {
+            for (&scope, bindings) in by_scope {
+                for (k, b) in bindings.iter().enumerate() {
+                    let Local::Var(Some(ValueSource::Each(each))) = &b.local else { continue };
+                    let ValueSource::Alias(container) = each.as_ref() else { continue };
+                    if container.contains('.') {
+                        continue;
+                    }
+                    let mut at = Some(scope);
+                    while let Some(s) = at {
+                        if let Some(held) = locals.get(s, container) {
+                            if let Some(items @ ValueSource::Items(_)) = binding_at(held, b.effective).local.value() {
+                                entries.push((var.clone(), scope, k, items.clone()));
+                            }
+                            break;
+                        }
+                        at = self.nesting.intervals[s].scope_above;
+                    }
+                }
+            }
+        }
+        for (var, scope, k, items) in entries {
+            if let Some(bindings) = locals.get_mut(scope, &var)
+                && let Local::Var(Some(ValueSource::Each(each))) = &mut bindings[k].local
+            {
+                **each = items;
+            }
+        }
+    }
+
     pub(super) fn add_local_container_writes(&self, locals: &mut Locals) {
         if !self.is_py {
             return;

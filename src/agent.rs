@@ -12,12 +12,9 @@ use clap::Args;
 use ckg_agent::{Baseline, CheckOptions, Pack, RoleOccurrence, RolesAnswer, RolesOptions, RuleSet};
 use ckg_query::Index;
 
-/// The framework packs `roles` reads when none is named.
-const FRAMEWORK_PACKS: &[&str] = &["express", "flask"];
-
 /// The packs named on the command line (shipped, or pack files), or the framework packs.
 pub(crate) fn load_packs(names: &[String]) -> Result<Vec<Pack>> {
-    Ok(Pack::load_all(names, FRAMEWORK_PACKS, ckg_agent::PackFiles::Allowed)?)
+    Ok(Pack::load_all(names, ckg_agent::FRAMEWORK_PACKS, ckg_agent::PackFiles::Allowed)?)
 }
 
 pub fn roles(index: &Index, packs: &[String], roles: Vec<String>) -> Result<RolesAnswer> {

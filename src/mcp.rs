@@ -138,7 +138,7 @@ impl Ckg {
 /// Shipped packs only: a client of the server reads no file of the machine through a pack's
 /// path.
 fn shipped_packs(names: &[String]) -> Result<Vec<ckg_agent::Pack>, String> {
-    ckg_agent::Pack::load_all(names, &["express", "flask"], ckg_agent::PackFiles::Refused).map_err(|e| e.to_string())
+    ckg_agent::Pack::load_all(names, ckg_agent::FRAMEWORK_PACKS, ckg_agent::PackFiles::Refused).map_err(|e| e.to_string())
 }
 
 // ---- tool inputs ---------------------------------------------------------------------------

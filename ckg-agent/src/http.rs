@@ -90,7 +90,7 @@ fn load(names: &[String], default: &[&str]) -> Result<Vec<Pack>, Problem> {
 }
 
 fn q_roles(ix: &Index, p: &Params, _: &ServiceConfig) -> Result<Vec<u8>, Problem> {
-    let packs = load(&p.all("pack"), &["express", "flask"])?;
+    let packs = load(&p.all("pack"), crate::FRAMEWORK_PACKS)?;
     encode(&roles(ix, &packs, &RolesOptions { roles: p.all("role"), ..RolesOptions::default() }).map_err(usage)?)
 }
 

@@ -20,7 +20,7 @@ pub mod roles;
 pub mod rules;
 
 pub use ledger::{Ledger, StatusAnswer, UnitStatus, VerifyAnswer};
-pub use pack::{FormatError, Pack, PackFiles};
+pub use pack::{FRAMEWORK_PACKS, FormatError, Pack, PackFiles};
 pub use plan::{Plan, Unit, plan};
 pub use roles::{Candidate, RoleOccurrence, RolesAnswer, RolesOptions, roles};
 pub use rules::{Baseline, CheckAnswer, CheckOptions, RuleKind, RuleSet, RuleSpec, Severity, Violation};

@@ -226,6 +226,10 @@ pub struct CandidateRule {
     pub reason: String,
 }
 
+/// The packs of the frameworks a repository may use: what roles are found with when no pack
+/// is named.
+pub const FRAMEWORK_PACKS: &[&str] = &["express", "flask"];
+
 /// Whether [`Pack::load_all`] reads pack files by path.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PackFiles {

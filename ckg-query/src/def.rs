@@ -73,7 +73,7 @@ impl Index {
             return Err(Error::Invalid("line and column are 1-based".into()));
         }
         let row = self.file_row(file)?;
-        let source = self.source_of(file);
+        let source = self.read_source(file);
         let answer =
             |definition: Option<Definition>, file_changed: bool| Ok(DefAnswer { generation: self.generation, definition, file_changed });
         let Some(bytes) = source else {
@@ -270,14 +270,6 @@ impl Index {
             )
             .and_then(|mut s| s.query_row([qname], crate::row_node).optional())
             .map_err(|e| self.db_err(e))
-    }
-
-    /// The file's content now, from the indexed root.
-    /// The file's bytes, when it is a regular file (a pipe put in its place would block).
-    fn source_of(&self, path: &str) -> Option<Vec<u8>> {
-        let path = std::path::Path::new(&self.root()?).join(path);
-        std::fs::metadata(&path).ok().filter(std::fs::Metadata::is_file)?;
-        std::fs::read(path).ok()
     }
 }
 

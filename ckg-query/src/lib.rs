@@ -190,6 +190,9 @@ pub struct Index {
     /// Where a long-lived caller keeps the names between snapshots ([`Index::share_names`]),
     /// and the identity of this index's database file there.
     pub(crate) shared_names: Option<(Arc<SharedNames>, Option<FileIdentity>)>,
+    /// The indexed root ([`Index::root`]), found once: asking the file system for each file
+    /// read (a rule's shapes, `def`) would repeat the same lookups.
+    pub(crate) root: std::cell::OnceCell<Option<String>>,
 }
 
 impl Index {
@@ -199,7 +202,16 @@ impl Index {
         let deadline = Arc::new(Deadline::default());
         let d = Arc::clone(&deadline);
         conn.progress_handler(1000, Some(move || d.passed()));
-        Ok(Index { conn, path: path.to_path_buf(), generation, deadline, graph: None, names: Default::default(), shared_names: None })
+        Ok(Index {
+            conn,
+            path: path.to_path_buf(),
+            generation,
+            deadline,
+            graph: None,
+            names: Default::default(),
+            shared_names: None,
+            root: Default::default(),
+        })
     }
 
     /// Runs `f` in one read transaction (one committed generation, which `self.generation`

@@ -160,11 +160,7 @@ impl Index {
             .map_err(|e| self.db_err(e))?;
         let Some((lang, hash)) = row else { return Ok(None) };
         let Some(lang) = Lang::parse(&lang) else { return Ok(None) };
-        // A regular file only: a pipe put in its place would block.
-        let file = self.root().map(|root| std::path::Path::new(&root).join(path)).filter(|p| p.is_file());
-        let Some(source) = file.and_then(|p| std::fs::read(p).ok()) else {
-            return Ok(None);
-        };
+        let Some(source) = self.read_source(path) else { return Ok(None) };
         let changed = format!("{:016x}", xxhash_rust::xxh3::xxh3_64(&source)) != hash;
         Ok(Some(SourceFile { path: path.to_string(), lang, source, changed }))
     }
@@ -203,6 +199,14 @@ impl Index {
 
     /// The root directory of the indexed files ([`ckg_core::store::indexed_root`]).
     pub fn root(&self) -> Option<String> {
-        ckg_core::store::indexed_root(&self.path, self.meta("root"))
+        self.root.get_or_init(|| ckg_core::store::indexed_root(&self.path, self.meta("root"))).clone()
+    }
+
+    /// An indexed file's bytes as they are on disk now, from the indexed root; `None` when it
+    /// is not there or not a regular file (a pipe put in its place would block).
+    pub(crate) fn read_source(&self, path: &str) -> Option<Vec<u8>> {
+        let path = std::path::Path::new(&self.root()?).join(path);
+        std::fs::metadata(&path).ok().filter(std::fs::Metadata::is_file)?;
+        std::fs::read(path).ok()
     }
 }

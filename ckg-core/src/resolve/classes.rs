@@ -217,7 +217,7 @@ impl Resolver<'_> {
         // Few repositories define one: the index of methods by name answers first (and its key
         // re-resolves this file when one is added); the MRO and its bases only then.
         record("name:", "__getattr__");
-        self.methods.get("__getattr__")?;
+        self.methods.get(&(false, "__getattr__"))?;
         let (getattr, _) = self.class_member(class, "__getattr__", false)?;
         let closed = self
             .linearization(class)
@@ -232,8 +232,11 @@ impl Resolver<'_> {
     pub(super) fn overrides(&self, class: i64, name: &str, method: i64) -> Vec<i64> {
         const MAX_CANDIDATES: usize = 64;
         record("name:", name);
-        let Some(candidates) = self.methods.get(name) else { return Vec::new() };
-        if candidates.len() > MAX_CANDIDATES {
+        // A class derives only from classes of its own language family; the bound counts the
+        // name's methods in both.
+        let script = self.sym(class).and_then(|s| s.file).is_none_or(|f| self.file_lang(f).is_script());
+        let Some(candidates) = self.methods.get(&(script, name)) else { return Vec::new() };
+        if candidates.len() + self.methods.get(&(!script, name)).map_or(0, Vec::len) > MAX_CANDIDATES {
             return Vec::new();
         }
         let mut out = Vec::new();

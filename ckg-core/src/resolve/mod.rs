@@ -229,7 +229,8 @@ pub struct Resolver<'a> {
     builtins_script: Set<&'static str>,
     /// Every repository method by name (the heuristic tier binds a name only one has;
     /// overrides are found among them).
-    methods: Map<&'a str, Vec<i64>>,
+    /// Methods by language family (`true`: TS/JS) and name ([`heuristic::methods_by_name`]).
+    methods: Map<(bool, &'a str), Vec<i64>>,
     common_methods: Set<&'static str>,
     /// Value symbols' functions of their own ([`Resolver::function_members`]).
     function_members: std::sync::OnceLock<Map<i64, Vec<i64>>>,

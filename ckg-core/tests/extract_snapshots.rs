@@ -108,3 +108,19 @@ fn extraction_matches_snapshots() {
     assert!(update || checked >= 4, "no snapshot files checked");
     assert!(mismatches.is_empty(), "extraction differs from snapshots (UPDATE_EXPECT=1 to refresh):\n{}", mismatches.join("\n"));
 }
+
+/// Prints the facts of one file, rendered as the snapshots are: a tool for reading what
+/// extraction makes of a case (`CKG_FACTS=path/to/file.py cargo test -p ckg-core --test
+/// extract_snapshots -- --ignored --nocapture facts_of_one_file`).
+#[test]
+#[ignore]
+fn facts_of_one_file() {
+    let path = std::env::var("CKG_FACTS").expect("CKG_FACTS names the file to extract");
+    let lang = Lang::from_path(&path).expect("a Python, TypeScript or JavaScript file");
+    let name = Path::new(&path).file_stem().unwrap().to_string_lossy().to_string();
+    let facts = Extractor::new().extract(lang, &name, &std::fs::read(&path).unwrap());
+    print!("{}", render(&facts));
+    for s in facts.symbols.iter().filter(|s| s.ty.is_some()) {
+        println!("type {} {:?}", s.qname, s.ty);
+    }
+}

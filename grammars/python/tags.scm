@@ -65,7 +65,8 @@
 (type (generic_type (identifier) @name @reference.type))
 
 ; ---- returned values (a function's obvious return type) ---------------------
-(return_statement (call function: [(identifier) (attribute)] @name) @return.call)
+; (A callee that is itself a call: `return type(self)(...)`; extraction keeps only that one.)
+(return_statement (call function: [(identifier) (attribute) (call)] @name) @return.call)
 (return_statement (identifier) @name @return.call)
 (return_statement (lambda) @name @return.call)
 (return_statement [(dictionary) (list)] @name @return.call)

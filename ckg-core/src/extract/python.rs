@@ -310,13 +310,20 @@ pub(super) fn value_source<'t>(parents: &Parents<'t>, ident: Node<'t>, src: &[u8
             };
             Some(ValueSource::Each(Box::new(inner)))
         }
-        // `except ValidationError as err`, `with open(p) as f`.
+        // `except ValidationError as err`, `with open(p) as f`. What an `except` clause binds
+        // is an instance of the class it names or of any subclass, as an annotation says;
+        // `except (A, B) as err`: of either.
         "as_pattern_target" => {
             let pattern = parents.of(parent)?;
             let value = pattern.named_child(0)?;
             let inside_except = parents.of(pattern).is_some_and(|p| p.kind_name() == "except_clause");
+            let caught = |n: Node| match n.kind_name() {
+                "identifier" | "attribute" => path_of(n, src).map(|(p, _)| ValueSource::Annotation(p)),
+                _ => None,
+            };
             match value.kind_name() {
-                "identifier" | "attribute" if inside_except => path_of(value, src).map(|(p, _)| ValueSource::New(p)),
+                "identifier" | "attribute" if inside_except => caught(value),
+                "tuple" if inside_except => ValueSource::one_of(named_children(value).into_iter().filter_map(caught)),
                 "call" => path_of(value.field("function")?, src).map(|(p, _)| ValueSource::Call(p)),
                 _ => None,
             }

@@ -137,8 +137,8 @@ fn written_path<'t>(node: Node<'t>, src: &[u8], any_entry: bool) -> Option<(Stri
                 };
                 (Some(format!("[{key}]").into()), cur.field("object"), cur)
             }
-            "call" | "call_expression" => match (kind == "call").then(|| is_literal_getattr(cur, src)).flatten() {
-                // `getattr(obj, "run")` is `obj.run`.
+            "call" | "call_expression" => match (kind == "call").then(|| is_member_call(cur, src)).flatten() {
+                // `getattr(obj, "run")` is `obj.run`; `type(obj)` is `obj.__class__`.
                 Some((obj, name)) => (Some(name.into()), Some(obj), cur),
                 None => {
                     pending_call = true;
@@ -208,13 +208,21 @@ pub(super) fn is_computed(mut node: Node) -> bool {
     false
 }
 
-/// `getattr(obj, "name")` with a literal name: (obj, name).
-fn is_literal_getattr<'t>(call: Node<'t>, src: &[u8]) -> Option<(Node<'t>, String)> {
+/// A Python call that reads a member: `getattr(obj, "name")` with a literal name is
+/// (obj, name); `type(obj)`, with one argument, is (obj, `__class__`).
+fn is_member_call<'t>(call: Node<'t>, src: &[u8]) -> Option<(Node<'t>, String)> {
     let f = call.field("function")?;
-    if f.kind_name() != "identifier" || text(f, src) != "getattr" {
+    if f.kind_name() != "identifier" {
         return None;
     }
     let args = call.field("arguments")?;
+    if &*text(f, src) == "type" {
+        let obj = args.named_child(0).filter(|_| args.named_child_count() == 1)?;
+        return matches!(obj.kind_name(), "identifier" | "attribute" | "call").then(|| (obj, "__class__".to_string()));
+    }
+    if &*text(f, src) != "getattr" {
+        return None;
+    }
     let obj = args.named_child(0)?;
     let name = args.named_child(1).filter(|n| n.kind_name() == "string")?;
     let t = text(name, src);

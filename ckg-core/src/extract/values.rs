@@ -364,6 +364,12 @@ impl<'t> File<'t, '_> {
                 continue;
             }
             let Some((p, _)) = path_of(*callee, src) else { continue };
+            // Of a callee that is itself a call, only `type(self)(...)`: what calling another
+            // call's result gives is seldom known, and a second value would leave a function
+            // whose other return is obvious (`return Atomic(using)`) with none.
+            if callee.kind_name() == "call" && !p.ends_with(".__class__") {
+                continue;
+            }
             let value = if self.parents.of(*callee).is_some_and(|n| n.kind_name() == "return_statement") {
                 // `return inner` / `return handler` / `return self`.
                 match bind(lang, &p, point.0, point.2, owner, nesting, locals, facts) {

@@ -168,12 +168,15 @@ impl<'a> Resolver<'a> {
                 }
                 continue;
             }
-            // `this` / `self` alone; but `cls(...)` instantiates, and a TS/JS `super(...)` runs
-            // the base class's constructor.
-            if matches!(r.binding, LocalBinding::SelfOf(_) | LocalBinding::SuperOf(_))
-                && !r.path.contains('.')
-                && !(matches!(r.path.as_str(), "cls" | "super") && r.kind == RefKind::Call)
-            {
+            // `this` / `self` alone; but `cls(...)` instantiates, a TS/JS `super(...)` runs
+            // the base class's constructor, and `with self:` / `for x in self:` run the
+            // instance's `__enter__` / `__iter__`.
+            let runs_something = match r.kind {
+                RefKind::Call => matches!(r.path.as_str(), "cls" | "super"),
+                RefKind::With | RefKind::AsyncWith | RefKind::Iter | RefKind::AsyncIter => r.path == "self",
+                _ => false,
+            };
+            if matches!(r.binding, LocalBinding::SelfOf(_) | LocalBinding::SuperOf(_)) && !r.path.contains('.') && !runs_something {
                 continue;
             }
             // A loop variable over a literal container: one edge per element.
@@ -344,6 +347,18 @@ impl<'a> Resolver<'a> {
             for &getter in &getters {
                 let evidence = resolved.as_ref().map(|(_, e)| *e).filter(|e| *e != UNRESOLVED).unwrap_or(INFERRED);
                 out.push(site_edge(r, "calls", r.src, Dst::Symbol(getter), evidence, 0));
+            }
+            // A property or class attribute read last on an instance whose class is an upper
+            // bound (`self.name`, `p.arity` with `p: ParamType`) may run the getter of a
+            // subclass that overrides it.
+            if let (Some((Target::Sym(id), _)), Some(class)) = (&resolved, DISPATCH.with(|d| d.get()))
+                && (getters.last() == Some(id) || self.sym(*id).is_some_and(|s| s.kind == SymbolKind::Attribute))
+            {
+                for o in self.overrides(class, crate::store::last_name(&r.path), *id) {
+                    if self.sym(o).is_some_and(is_getter) {
+                        out.push(site_edge(r, "calls", r.src, Dst::Symbol(o), INFERRED, 0));
+                    }
+                }
             }
             // The value symbol the path ends on, if it does.
             let final_value = match &resolved {

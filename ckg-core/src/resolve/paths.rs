@@ -245,7 +245,13 @@ impl Resolver<'_> {
                 }
                 self.member_of(sym, name).map(|s| (Target::Sym(s.id), false))
             }
-            Target::Instance(id) => self.class_member(*id, name, false).map(|(m, _)| (Target::Sym(m), true)),
+            // `obj.__class__` (and `type(obj)`, written so): the instance's class, unless the
+            // class defines the name itself (a proxy's `__class__` property).
+            Target::Instance(id) => match self.class_member(*id, name, false) {
+                Some((m, _)) => Some((Target::Sym(m), true)),
+                None if name == "__class__" => Some((Target::Sym(*id), true)),
+                None => None,
+            },
             Target::Super(id) => self.class_member(*id, name, true).map(|(m, _)| (Target::Sym(m), true)),
             Target::Items(file, src, items) => {
                 // `d["k"]` / `xs[0]`; in TS/JS also `obj.k` of an object literal.

@@ -167,7 +167,10 @@ impl Resolver<'_> {
             ValueSource::SelfOf(q) => return self.qname(q).map(|s| Target::Instance(s.id)),
             ValueSource::Call(p) | ValueSource::New(p) | ValueSource::Annotation(p) | ValueSource::Alias(p) => p,
         };
-        let (t, e) = self.path_target(file, module, p, &LocalBinding::Free, depth + 1)?;
+        // A method's `return self.make()` / `return type(self)(...)`: `self` is an instance of
+        // the method's class.
+        let binding = if sym.kind == SymbolKind::Method { self.self_binding(sym.id, p) } else { LocalBinding::Free };
+        let (t, e) = self.path_target(file, module, p, &binding, depth + 1)?;
         if e == UNRESOLVED {
             return None;
         }

@@ -383,7 +383,7 @@ fn visit<'t>(k: &Kinds, f: &Fields, src: &[u8], n: Frame<'t>, path: &[Frame<'t>]
             emit(2, 43, Capture::Reference(R::Type), node, Some(node));
         }
     } else if pk == k.call {
-        if field == f.function && ident_or_attr && gk == k.return_statement {
+        if field == f.function && (ident_or_attr || kind == k.call) && gk == k.return_statement {
             emit(2, 44, Capture::ReturnCall, p.node, Some(node));
         }
     } else if ident {

@@ -115,8 +115,11 @@
 (type_alias_declaration value: (intersection_type (intersection_type (object_type (property_signature name: (property_identifier) @name) @definition.property))))
 
 ; ---- returned values (a function's obvious return type) ---------------------
-(return_statement (new_expression constructor: [(identifier) (member_expression)] @name) @return.call)
-(return_statement (identifier) @name @return.call)
+; `return new Foo()`, `return make()`: the callee's instance or result.
+(return_statement [(new_expression constructor: [(identifier) (member_expression)] @name)
+  (call_expression function: [(identifier) (member_expression)] @name)] @return.call)
+; `return this` (a fluent builder): an instance of the method's class.
+(return_statement [(identifier) (this)] @name @return.call)
 
 ; ---- imports and exports -----------------------------------------------------
 (import_statement) @import.statement

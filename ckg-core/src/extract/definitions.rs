@@ -53,6 +53,10 @@ pub(super) fn name_definitions<'t>(
     if lang.is_script() {
         for &i in &order {
             let node = caps.defs[iv[i].def.expect("filtered")].1;
+            // A method of an object literal inside another definition is that definition's.
+            if matches!(node.kind_name(), "method_definition" | "pair") && iv[i].def_above.is_some() {
+                continue;
+            }
             let Some((owner, prototype)) = typescript::assigned_owner(node, src) else { continue };
             if prototype {
                 prototype_owners.insert(owner.to_string());

@@ -357,6 +357,7 @@ fn build<'t>(
     let (attr_types, attr_params) = file.attribute_flows(&locals, facts);
     file.bind_nested_definitions(&mut locals, facts);
     let param_uses = file.references(&locals, &qindex, &module_values, &attr_params, facts, probe);
+    file.prototype_inheritance(module, &qindex, facts);
     // Obvious return types (applied at the end, once every reference is attached).
     let returned = file.returned_values(&locals, facts);
     file.imports_and_exports(facts, probe);
@@ -402,6 +403,37 @@ impl File<'_, '_> {
                     Probe::set(probe, f);
                 }
             }
+        }
+    }
+
+    /// TS/JS prototype wiring at module level (`util.inherits(C, B)`, `C.prototype =
+    /// Object.create(B.prototype)`): `C`, a function or class of this file, derives from `B` —
+    /// an `inherits` reference of `C` (which [`File::finish`] makes a base) — and is a class.
+    fn prototype_inheritance(&self, module: &str, qindex: &Map<String, u32>, facts: &mut FileFacts) {
+        if !self.lang.is_script() {
+            return;
+        }
+        for (class, base) in typescript::prototype_bases(self.caps.root, self.src) {
+            let Some(&sym) = qindex.get(&format!("{module}#{class}")) else { continue };
+            let Some((path, _)) = path_of(base, self.src) else { continue };
+            let s = &mut facts.symbols[sym as usize];
+            if !matches!(s.kind, SymbolKind::Class | SymbolKind::Function) {
+                continue;
+            }
+            s.kind = SymbolKind::Class;
+            let (line, col) = syntax::position(base);
+            let binding = crate::facts::LocalBinding::Free;
+            facts.refs.push(RefFact {
+                kind: RefKind::Inherits,
+                src: sym,
+                path,
+                text: String::new(),
+                binding,
+                line,
+                col,
+                computed: false,
+                args: Vec::new(),
+            });
         }
     }
 

@@ -607,6 +607,9 @@ fn object_entry<'t>(object: Node<'t>, key: &str, src: &[u8]) -> Option<Node<'t>>
 /// CommonJS's `exports.x` / `module.exports.x` have none (they define module names).
 pub(super) fn assigned_owner<'s>(node: Node, src: &'s [u8]) -> Option<(std::borrow::Cow<'s, str>, bool)> {
     let assign = if node.kind_name() == "expression_statement" { node.named_child(0)? } else { node };
+    if matches!(assign.kind_name(), "method_definition" | "pair") {
+        return literal_prototype_owner(assign, src).map(|o| (o, true));
+    }
     if assign.kind_name() != "assignment_expression" {
         return None;
     }
@@ -620,6 +623,80 @@ pub(super) fn assigned_owner<'s>(node: Node, src: &'s [u8]) -> Option<(std::borr
         }
         _ => None,
     }
+}
+
+/// The constructor function `F` whose prototype an object literal's method or function
+/// entry is written into: `F.prototype = { m() {…}, n: function () {…} }`,
+/// `Object.assign(F.prototype, { … })`. (Node parents: asked only of the methods of object
+/// literals that no definition encloses.)
+fn literal_prototype_owner<'s>(member: Node, src: &'s [u8]) -> Option<std::borrow::Cow<'s, str>> {
+    let object = member.parent().filter(|o| o.kind_name() == "object")?;
+    let holder = object.parent()?;
+    let target = match holder.kind_name() {
+        "assignment_expression" if holder.field("right") == Some(object) => holder.field("left")?,
+        "arguments" => {
+            let call = holder.parent().filter(|c| c.kind_name() == "call_expression")?;
+            let callee = call.field("function")?;
+            if &*text(callee, src) != "Object.assign" {
+                return None;
+            }
+            holder.named_child(0).filter(|&first| first != object)?
+        }
+        _ => return None,
+    };
+    prototype_of(target, src)
+}
+
+/// `F` of `F.prototype`.
+fn prototype_of<'s>(node: Node, src: &'s [u8]) -> Option<std::borrow::Cow<'s, str>> {
+    if node.kind_name() != "member_expression" {
+        return None;
+    }
+    let (owner, property) = (node.field("object")?, node.field("property")?);
+    (owner.kind_name() == "identifier" && text(property, src) == "prototype").then(|| text(owner, src))
+}
+
+/// Module-level prototype wiring: the constructor function each statement makes derive from
+/// another, with the node that names the base — `util.inherits(C, B)` (also `inherits(C, B)`),
+/// `C.prototype = Object.create(B.prototype)`, `Object.setPrototypeOf(C.prototype,
+/// B.prototype)`.
+pub(super) fn prototype_bases<'t>(root: Node<'t>, src: &[u8]) -> Vec<(String, Node<'t>)> {
+    let mut out = Vec::new();
+    for statement in named_children(root) {
+        let Some(expr) = statement.named_child(0).filter(|_| statement.kind_name() == "expression_statement") else { continue };
+        let (class, base) = match expr.kind_name() {
+            "call_expression" => {
+                let (Some(callee), Some(args)) = (expr.field("function"), expr.field("arguments")) else { continue };
+                let (first, second) = (args.named_child(0), args.named_child(1));
+                let (Some(first), Some(second)) = (first, second) else { continue };
+                match &*text(callee, src) {
+                    "util.inherits" | "inherits" if first.kind_name() == "identifier" => (text(first, src), second),
+                    "Object.setPrototypeOf" => match (prototype_of(first, src), second.field("object")) {
+                        (Some(class), Some(base)) if prototype_of(second, src).is_some() => (class, base),
+                        _ => continue,
+                    },
+                    _ => continue,
+                }
+            }
+            "assignment_expression" => {
+                let (Some(left), Some(right)) = (expr.field("left"), expr.field("right")) else { continue };
+                let Some(class) = prototype_of(left, src) else { continue };
+                if right.kind_name() != "call_expression" || right.field("function").is_none_or(|f| &*text(f, src) != "Object.create") {
+                    continue;
+                }
+                let Some(proto) = right.field("arguments").and_then(|a| a.named_child(0)) else { continue };
+                match proto.field("object") {
+                    Some(base) if prototype_of(proto, src).is_some() => (class, base),
+                    _ => continue,
+                }
+            }
+            _ => continue,
+        };
+        if matches!(base.kind_name(), "identifier" | "member_expression") {
+            out.push((class.into_owned(), base));
+        }
+    }
+    out
 }
 
 /// A `function` (declared, or a function expression a declarator names) whose body may use

@@ -331,10 +331,15 @@ impl<'a> Resolver<'a> {
                     .find_map(|(suffix, kind)| r.path.strip_suffix(suffix).map(|base| (base, kind)));
                 if let Some((base, kind)) = stripped {
                     let target = self.path_target(file, r.src, base, &r.binding, 0).filter(|(_, e)| *e != UNRESOLVED);
-                    if let Some((Target::Sym(f), e)) = target
-                        && self.push_function_edge(&mut out, r, kind, f, weaker(e, INFERRED))
-                    {
-                        continue;
+                    if let Some((Target::Sym(f), e)) = target {
+                        if self.push_function_edge(&mut out, r, kind, f, weaker(e, INFERRED)) {
+                            continue;
+                        }
+                        // `Base.call(this, …)` in a constructor function: the base's body runs.
+                        if kind == "calls" && self.sym(f).is_some_and(|s| s.kind == SymbolKind::Class) {
+                            out.push(site_edge(r, "calls", r.src, Dst::Symbol(f), weaker(e, INFERRED), 0));
+                            continue;
+                        }
                     }
                     reset_path_notes();
                 }

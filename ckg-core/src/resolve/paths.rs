@@ -165,7 +165,16 @@ impl Resolver<'_> {
             }
             target = match step {
                 Step::Member => next,
-                Step::Call => self.call_result(next, depth)?,
+                // A method that returns `this` / `self` returns its receiver: an instance of a
+                // subclass stays one (`server.on(…).listen()`).
+                Step::Call => match (&target, &next) {
+                    (Target::Instance(receiver), Target::Sym(m))
+                        if self.sym(*m).is_some_and(|s| s.kind == SymbolKind::Method && matches!(s.ty(), Some(ValueSource::SelfOf(_)))) =>
+                    {
+                        Target::Instance(*receiver)
+                    }
+                    _ => self.call_result(next, depth)?,
+                },
                 Step::Param(i) => {
                     evidence = weaker(evidence, INFERRED);
                     self.param_type(next, i, depth)?

@@ -878,7 +878,7 @@ fn visit<'t>(ids: &Ids, src: &[u8], n: Frame<'t>, path: &[Frame<'t>], order: u32
                 emit(1, 111, Capture::LocalPattern, node, None);
             }
         }
-        K::ReturnStatement if ident => {
+        K::ReturnStatement if ident || kind == K::This => {
             emit(1, 81, Capture::ReturnCall, node, Some(node));
         }
         K::ForInStatement if field == F::Left => {
@@ -970,6 +970,9 @@ fn visit<'t>(ids: &Ids, src: &[u8], n: Frame<'t>, path: &[Frame<'t>], order: u32
             emit(3, 91, Capture::ExportStatement, g.node, None);
         }
         K::NewExpression if field == F::Constructor && ident_or_member && g.kind == K::ReturnStatement => {
+            emit(2, 80, Capture::ReturnCall, p.node, Some(node));
+        }
+        K::CallExpression if field == F::Function && ident_or_member && g.kind == K::ReturnStatement => {
             emit(2, 80, Capture::ReturnCall, p.node, Some(node));
         }
         // `. (string)`: the first named child; `(string) .`: the last.

@@ -268,10 +268,14 @@ pub enum RefKind {
     AsyncIter,
     /// What a Python `await` waits on: its class's `__await__` (when it is an instance).
     Await,
+    /// The operand of a Python operator whose method runs (`a + b`, `a == b`, `a[k]`, `k in
+    /// a`, `-a`): the path names that method (`a.__add__`, `a.__contains__`); an edge only
+    /// when it is a method of the repository.
+    Operator,
 }
 
 impl RefKind {
-    pub const ALL: [RefKind; 18] = [
+    pub const ALL: [RefKind; 19] = [
         RefKind::Call,
         RefKind::New,
         RefKind::Argument,
@@ -290,6 +294,7 @@ impl RefKind {
         RefKind::AsyncWith,
         RefKind::AsyncIter,
         RefKind::Await,
+        RefKind::Operator,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -312,6 +317,7 @@ impl RefKind {
             RefKind::AsyncWith => "async_with",
             RefKind::AsyncIter => "async_iter",
             RefKind::Await => "await",
+            RefKind::Operator => "operator",
         }
     }
 

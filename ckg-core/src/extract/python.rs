@@ -606,3 +606,66 @@ pub(super) fn setattr_path(call: Node, src: &[u8]) -> Option<String> {
     let name = literal_key(args.named_child(1)?, src)?;
     Some(format!("{obj}.{name}"))
 }
+
+/// The method a Python operator runs on the operand `node`: its left operand's `a + b`
+/// (`__add__`), `a == b` (`__eq__`), `-a` (`__neg__`), a subscripted value's `a[k]`
+/// (`__getitem__`; `__setitem__` assigned, `__delitem__` deleted), and the container of
+/// `k in a` (`__contains__`). Comparisons of two operands only.
+pub(super) fn operator_method<'t>(parents: &Parents<'t>, node: Node<'t>, src: &[u8]) -> Option<&'static str> {
+    let parent = parents.of(node)?;
+    match parent.kind_name() {
+        "binary_operator" if parent.field("left") == Some(node) => {
+            let op = parent.field("operator")?;
+            Some(match &*text(op, src) {
+                "+" => "__add__",
+                "-" => "__sub__",
+                "*" => "__mul__",
+                "@" => "__matmul__",
+                "/" => "__truediv__",
+                "//" => "__floordiv__",
+                "%" => "__mod__",
+                "**" => "__pow__",
+                "<<" => "__lshift__",
+                ">>" => "__rshift__",
+                "&" => "__and__",
+                "|" => "__or__",
+                "^" => "__xor__",
+                _ => return None,
+            })
+        }
+        "unary_operator" if parent.field("argument") == Some(node) => {
+            let op = parent.field("operator")?;
+            Some(match &*text(op, src) {
+                "-" => "__neg__",
+                "+" => "__pos__",
+                "~" => "__invert__",
+                _ => return None,
+            })
+        }
+        "comparison_operator" if parent.named_child_count() == 2 => {
+            let op = parent.child_by_field_name("operators")?;
+            let first = parent.named_child(0) == Some(node);
+            let op = text(op, src);
+            let op = op.split_whitespace().collect::<Vec<_>>().join(" ");
+            Some(match (op.as_str(), first) {
+                ("==", true) => "__eq__",
+                ("!=", true) => "__ne__",
+                ("<", true) => "__lt__",
+                ("<=", true) => "__le__",
+                (">", true) => "__gt__",
+                (">=", true) => "__ge__",
+                ("in" | "not in", false) => "__contains__",
+                _ => return None,
+            })
+        }
+        "subscript" if parent.field("value") == Some(node) => {
+            let holder = parents.of(parent);
+            Some(match holder.map(|h| h.kind_name()) {
+                Some("assignment" | "augmented_assignment") if holder.and_then(|h| h.field("left")) == Some(parent) => "__setitem__",
+                Some("delete_statement") => "__delitem__",
+                _ => "__getitem__",
+            })
+        }
+        _ => None,
+    }
+}

@@ -113,6 +113,8 @@ pub(super) fn call_args(
                     LocalBinding::Free => Some(ValueSource::Alias(p)),
                     // `self.stop`: a member of the instance (resolved through the method's class).
                     LocalBinding::SelfOf(_) if p.starts_with("self.") || p.starts_with("this.") => Some(ValueSource::Alias(p)),
+                    // `len(self)`, `register(this)`: the instance.
+                    LocalBinding::SelfOf(q) if p == "self" || p == "this" => Some(ValueSource::SelfOf(q)),
                     LocalBinding::Def(q) if !p.contains('.') => Some(ValueSource::Def(q)),
                     LocalBinding::Var(v) if !p.contains('.') => v,
                     _ => None,

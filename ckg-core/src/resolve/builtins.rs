@@ -484,3 +484,23 @@ pub(crate) const CALLBACKS: &[(&str, &[&str])] = &[
     ("atexit.register", &["0", "func"]),
     ("signal.signal", &["1", "handler"]),
 ];
+
+/// The method of its argument a Python builtin runs (`len` -> `__len__`).
+pub(crate) fn protocol_method(builtin: &str) -> Option<&'static str> {
+    Some(match builtin {
+        "len" => "__len__",
+        "str" => "__str__",
+        "repr" => "__repr__",
+        "iter" => "__iter__",
+        "next" => "__next__",
+        "hash" => "__hash__",
+        "abs" => "__abs__",
+        "bool" => "__bool__",
+        "reversed" => "__reversed__",
+        "format" => "__format__",
+        "int" => "__int__",
+        "float" => "__float__",
+        "round" => "__round__",
+        _ => return None,
+    })
+}

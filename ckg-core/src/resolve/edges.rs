@@ -283,6 +283,23 @@ impl<'a> Resolver<'a> {
                 }
                 continue;
             }
+            if r.kind == RefKind::Operator {
+                // `a + b` runs `a.__add__` when `a` is an instance of a class of the repository
+                // that has it (or, on an upper bound, a subclass's override); else nothing.
+                let resolved = self.path_target(file, r.src, &r.path, &r.binding, 0);
+                let dispatch = DISPATCH.with(|d| d.get());
+                reset_path_notes();
+                if let Some((Target::Sym(m), e)) = resolved
+                    && e != UNRESOLVED
+                    && self.sym(m).is_some_and(|s| s.kind == SymbolKind::Method)
+                {
+                    out.push(site_edge(r, "calls", r.src, Dst::Symbol(m), INFERRED, 0));
+                    for o in dispatch.map(|class| self.overrides(class, crate::store::last_name(&r.path), m)).unwrap_or_default() {
+                        out.push(site_edge(r, "calls", r.src, Dst::Symbol(o), INFERRED, 0));
+                    }
+                }
+                continue;
+            }
             if r.kind == RefKind::Key {
                 // Only the member the key names: the keys around it have their own sites.
                 let resolved = self.path_target(file, r.src, &r.path, &r.binding, 0);
@@ -461,6 +478,7 @@ impl<'a> Resolver<'a> {
                     if !r.args.is_empty() {
                         self.param_flow(&mut out, file, r, &target);
                         self.callback_flow(&mut out, file, r, &target);
+                        self.protocol_flow(&mut out, file, r, &target);
                         self.handed_over(&mut out, r, &target);
                     }
                 }
@@ -517,6 +535,22 @@ impl<'a> Resolver<'a> {
             {
                 self.push_function_edge(out, r, "calls", id, INFERRED);
             }
+        }
+    }
+
+    /// A Python builtin that runs a method of its argument (`len(x)` runs `x.__len__`,
+    /// `str(x)` `x.__str__`): an `inferred` call of it when the argument is an instance of a
+    /// class of the repository that has one.
+    fn protocol_flow(&self, out: &mut Vec<EdgeRow>, file: i64, r: &RefSite, callee: &Target) {
+        let Target::External(name) = callee else { return };
+        let Some(method) = name.strip_prefix("<builtin>.").and_then(super::builtins::protocol_method) else { return };
+        let Some((_, value)) = r.args.iter().find(|(k, _)| k == "0") else { return };
+        let class = match self.value_target(file, r.src, value, 1) {
+            (Target::Instance(c), e) if e != UNRESOLVED => c,
+            _ => return,
+        };
+        if let Some((m, _)) = self.class_member(class, method, false) {
+            out.push(site_edge(r, "calls", r.src, Dst::Symbol(m), INFERRED, 0));
         }
     }
 
@@ -793,9 +827,14 @@ fn reset_path_notes() {
 fn edge_kind(kind: RefKind, target: Option<SymbolKind>) -> &'static str {
     match kind {
         RefKind::Call if target == Some(SymbolKind::Class) => "instantiates",
-        RefKind::Call | RefKind::Decorator | RefKind::With | RefKind::Iter | RefKind::AsyncWith | RefKind::AsyncIter | RefKind::Await => {
-            "calls"
-        }
+        RefKind::Call
+        | RefKind::Decorator
+        | RefKind::With
+        | RefKind::Iter
+        | RefKind::AsyncWith
+        | RefKind::AsyncIter
+        | RefKind::Await
+        | RefKind::Operator => "calls",
         RefKind::New => "instantiates",
         RefKind::Argument | RefKind::Jsx | RefKind::Type | RefKind::Member | RefKind::Read | RefKind::Patch | RefKind::Key => "references",
         RefKind::Write => "writes",

@@ -300,7 +300,7 @@ fn status(db: Option<PathBuf>, json: bool) -> Result<ExitCode> {
         println!("files      {} ({} lines)", st.files, st.lines);
         println!("symbols    {}; edges {}", st.symbols, st.edges);
         if stale.stale {
-            println!("stale      yes: {} changed, {} deleted since; run `ckg index`", stale.changed.len(), stale.deleted.len());
+            println!("stale      yes: {} since; run `ckg index`", stale.summary());
         } else {
             println!("stale      no");
         }

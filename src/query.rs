@@ -277,12 +277,7 @@ pub fn run(args: QueryArgs) -> Result<ExitCode> {
     let index = Index::open(&db)?;
     let stale = index.staleness().ok().filter(|s| s.stale);
     if let (Some(s), Format::Text) = (&stale, format) {
-        eprintln!(
-            "ckg: warning: the index (generation {}) is stale: {} file(s) changed and {} deleted since; run `ckg index`",
-            index.generation,
-            s.changed.len(),
-            s.deleted.len()
-        );
+        eprintln!("ckg: warning: the index (generation {}) is stale: {} since; run `ckg index`", index.generation, s.summary());
     }
     let mut out = Out { w: std::io::stdout().lock(), format, stale };
     let root = index.root().and_then(|r| std::path::Path::new(&r).canonicalize().ok());

@@ -137,10 +137,41 @@ fn a_stale_index_is_reported_not_silently_used() {
     repo.write("src/app.ts", "export function createApp() { return 1; }\n");
     let out = repo.ckg(&["query", "refs", "helper"]);
     assert_eq!(out.status.code(), Some(0));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("is stale: 1 file(s) changed"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("is stale: 1 changed, 0 deleted, 0 added since"));
     let out = repo.ckg(&["query", "refs", "helper", "--json"]);
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["stale"]["changed"], serde_json::json!(["src/app.ts"]));
+}
+
+/// Source files added since the index are staleness too: in a directory the index walked and
+/// in a new one, but not one the ignore files leave out.
+#[test]
+fn an_added_source_file_makes_the_index_stale() {
+    let repo = fixture();
+    repo.write(".gitignore", "generated/\n");
+    repo.index_json(&[]);
+    let status = |repo: &Repo| -> serde_json::Value {
+        let out = repo.ckg(&["status", "--json"]);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()["stale"].clone()
+    };
+    assert_eq!(status(&repo)["stale"], false);
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    repo.write("src/extra.ts", "export const extra = 1;\n");
+    repo.write("src/fresh/deep.ts", "export const deep = 1;\n");
+    repo.write("generated/skip.ts", "export const skip = 1;\n");
+    repo.write("src/notes.txt", "not source\n");
+    let stale = status(&repo);
+    assert_eq!(stale["stale"], true, "{stale}");
+    assert_eq!(stale["added"], serde_json::json!(["src/extra.ts", "src/fresh/deep.ts"]), "{stale}");
+    let out = repo.ckg(&["query", "refs", "helper"]);
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("0 changed, 0 deleted, 2 added since"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    repo.index_json(&[]);
+    assert_eq!(status(&repo)["stale"], false);
 }
 
 #[test]

@@ -1,5 +1,7 @@
 //! Staleness: which indexed files changed on disk since the index was written, by a cheap
-//! size + mtime check (no hashing, no walk), so answers can say when they may be out of date.
+//! size + mtime check (no hashing), and which source files were added, from the directories
+//! whose time changed since the last index run's walk (no whole walk), so answers can say
+//! when they may be out of date.
 
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -8,10 +10,22 @@ use crate::{Index, Result};
 
 #[derive(Clone, Debug, Default, Serialize, JsonSchema)]
 pub struct Staleness {
-    /// True when some indexed file changed or disappeared.
+    /// True when some indexed file changed or disappeared, or a source file was added.
     pub stale: bool,
     pub changed: Vec<String>,
     pub deleted: Vec<String>,
+    /// Source files added since the last index run, in the directories whose entries changed;
+    /// `None` when not known cheaply (the index was built with other discovery settings than
+    /// the defaults, no walk cache is next to the database, or an ignore file changed).
+    pub added: Option<Vec<String>>,
+}
+
+impl Staleness {
+    /// What changed, in words: `2 changed, 1 deleted, 3 added`.
+    pub fn summary(&self) -> String {
+        let added = self.added.as_ref().map_or(0, Vec::len);
+        format!("{} changed, {} deleted, {} added", self.changed.len(), self.deleted.len(), added)
+    }
 }
 
 impl Index {
@@ -34,7 +48,8 @@ impl Index {
                 Err(_) => out.deleted.push(path),
             }
         }
-        out.stale = !out.changed.is_empty() || !out.deleted.is_empty();
+        out.added = ckg_core::discover::added_source_files(&root, &self.path.with_extension("walk"));
+        out.stale = !out.changed.is_empty() || !out.deleted.is_empty() || out.added.as_ref().is_some_and(|a| !a.is_empty());
         Ok(out)
     }
 }

@@ -224,7 +224,7 @@ pub(super) fn load(walker: &Walker, cache: &Path) -> Option<Listing> {
 
 /// Lists the cached listing's changed directories again; whether any changed, or `None` when
 /// a full walk is needed.
-fn update(walker: &Walker, listing: &mut Listing) -> Option<bool> {
+pub(super) fn update(walker: &Walker, listing: &mut Listing) -> Option<bool> {
     let root = walker.root;
     let started = now_ns();
     if !listing.errors.is_empty() || !listing.ignore_files_unchanged(root) {

@@ -135,6 +135,24 @@ pub fn discover(root: &Path, config: &DiscoverConfig) -> Result<Discovery> {
     Ok(finish(root, config, &listing, None, &|_| {}))
 }
 
+/// The glob of ckg's own folder, which every walk of an index run excludes.
+pub const OWN_FOLDER: &str = ".ckg/**";
+
+/// The source files added under `root` since the walk cached at `cache` (the last index
+/// run's), found by listing again only the directories whose time changed; `None` when that
+/// is not known so cheaply: no cache, a walk with other settings than the defaults, or a change
+/// that needs a whole walk (an ignore file edited, many directories changed).
+pub fn added_source_files(root: &Path, cache: &Path) -> Option<Vec<String>> {
+    let config = DiscoverConfig { exclude: vec![OWN_FOLDER.into()], ..DiscoverConfig::default() };
+    let walker = Walker::new(root, &config).ok()?;
+    let mut listing = cache::load(&walker, cache)?;
+    let before = listing.files.clone();
+    if !cache::update(&walker, &mut listing)? {
+        return Some(Vec::new());
+    }
+    Some(listing.files.difference(&before).filter(|f| Lang::from_path(f).is_some()).cloned().collect())
+}
+
 /// Walks the root like [`discover`], reusing the listing cached at `cache` for the
 /// directories whose modification time says nothing was added, removed or renamed in them
 /// (see [`cache`]). Returns the listing to cache again when it changed. `seen` is called with

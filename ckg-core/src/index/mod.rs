@@ -471,7 +471,7 @@ fn discover_tree(
 ) -> Result<(Discovery, Option<discover::cache::Listing>)> {
     let mut discover_config = config.discover.clone();
     // Never index our own database folder.
-    discover_config.exclude.push(".ckg/**".into());
+    discover_config.exclude.push(discover::OWN_FOLDER.into());
     if config.rebuild {
         // From scratch: the tree is walked whole, not brought up to date from the last walk.
         let _ = std::fs::remove_file(cache);

@@ -166,6 +166,23 @@ fn symlink_loops_are_reported_not_followed_forever() {
     assert_eq!(s["files_by_lang"]["typescript"], 1);
 }
 
+/// A link to a source file is not followed without `--follow`, and says so: a `symlink`
+/// diagnostic, not a file dropped in silence; with `--follow` it is indexed.
+#[test]
+fn a_symlinked_source_file_is_reported_as_skipped() {
+    let repo = Repo::new();
+    repo.write("src/a.ts", "export function a() {}\n");
+    std::os::unix::fs::symlink(repo.path().join("src/a.ts"), repo.path().join("b.ts")).unwrap();
+    let s = repo.index_json(&[]);
+    assert_eq!(s["files_by_lang"]["typescript"], 1);
+    let skipped = s["skipped"].as_array().unwrap();
+    assert!(skipped.iter().any(|f| f["path"] == "b.ts" && f["reason"] == "symlink"), "{skipped:?}");
+    let out = repo.ckg(&["export"]);
+    assert!(String::from_utf8_lossy(&out.stdout).contains(r#""type":"diagnostic","path":"b.ts","kind":"symlink""#));
+    let s = repo.index_json(&["--rebuild", "--follow"]);
+    assert_eq!(s["files_by_lang"]["typescript"], 2, "{s}");
+}
+
 fn set_mode(path: &std::path::Path, mode: u32) {
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();

@@ -625,10 +625,12 @@ pub enum DiagnosticKind {
     Vanished,
     WalkError,
     Timeout,
+    /// A symbolic link to a source file, not followed (`--follow` follows links).
+    Symlink,
 }
 
 impl DiagnosticKind {
-    pub const ALL: [DiagnosticKind; 9] = [
+    pub const ALL: [DiagnosticKind; 10] = [
         DiagnosticKind::SyntaxError,
         DiagnosticKind::InvalidUtf8,
         DiagnosticKind::Binary,
@@ -638,6 +640,7 @@ impl DiagnosticKind {
         DiagnosticKind::Vanished,
         DiagnosticKind::WalkError,
         DiagnosticKind::Timeout,
+        DiagnosticKind::Symlink,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -651,6 +654,7 @@ impl DiagnosticKind {
             DiagnosticKind::Vanished => "vanished",
             DiagnosticKind::WalkError => "walk_error",
             DiagnosticKind::Timeout => "timeout",
+            DiagnosticKind::Symlink => "symlink",
         }
     }
 

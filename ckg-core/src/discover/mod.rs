@@ -289,10 +289,16 @@ impl<'a> Walker<'a> {
             }
             return;
         }
+        // A link to a source file that the walk does not follow is listed, to be reported as
+        // skipped (see `stat_files`), not dropped in silence.
+        let path = rel_path(root, entry.path());
+        if file_type.is_symlink() && Lang::from_path(&path).is_some() {
+            out.files.insert(path);
+            return;
+        }
         if !file_type.is_file() {
             return;
         }
-        let path = rel_path(root, entry.path());
         if Lang::from_path(&path).is_some() || is_config(&entry.file_name().to_string_lossy()) {
             out.files.insert(path);
         }
@@ -352,6 +358,11 @@ fn stat_files(root: &Path, config: &DiscoverConfig, paths: &[&String], seen: &(d
             let meta = if config.follow_symlinks { std::fs::metadata(&abs) } else { std::fs::symlink_metadata(&abs) };
             let meta = match meta {
                 Ok(m) if m.is_file() => m,
+                Ok(m) if m.file_type().is_symlink() => {
+                    let message = "a symbolic link, not followed (--follow follows links)".to_string();
+                    let diagnostic = Diagnostic { kind: DiagnosticKind::Symlink, message, line: None };
+                    return Found::Skipped(Skipped { path: path.to_string(), diagnostic });
+                }
                 Ok(_) => return Found::Gone,
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Found::Gone,
                 Err(err) => {

@@ -79,7 +79,8 @@
 (import_clause (identifier) @skip.read)
 (import_specifier name: (_) @skip.read)
 (import_specifier alias: (_) @skip.read)
-(namespace_import (identifier) @skip.read)
+; (`import x = require('./x')`: the name it binds.)
+[(namespace_import (identifier) @skip.read) (import_require_clause (identifier) @skip.read)]
 (export_specifier name: (_) @skip.read)
 (export_specifier alias: (_) @skip.read)
 (namespace_export (_) @skip.read)

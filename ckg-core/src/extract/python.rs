@@ -643,7 +643,7 @@ pub(super) fn operator_method<'t>(parents: &Parents<'t>, node: Node<'t>, src: &[
             })
         }
         "comparison_operator" if parent.named_child_count() == 2 => {
-            let op = parent.child_by_field_name("operators")?;
+            let op = parent.field("operators")?;
             let first = parent.named_child(0) == Some(node);
             let op = text(op, src);
             let op = op.split_whitespace().collect::<Vec<_>>().join(" ");

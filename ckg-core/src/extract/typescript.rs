@@ -176,6 +176,15 @@ pub(super) fn exports(node: Node, src: &[u8], facts: &mut FileFacts) {
         }
         return;
     }
+    if has_token(node, "=") {
+        // TS `export = X`: what `module.exports = X` exports.
+        if let Some(&value) = children.first() {
+            module_exports_value(value, src, &mut |name, target| {
+                facts.exports.push(ExportFact { name, target, specifier: None, line, col });
+            });
+        }
+        return;
+    }
     if has_token(node, "default") {
         // `export default foo`, `export default function foo() {}`, `export default class A {}`.
         let target = node
@@ -231,54 +240,63 @@ fn commonjs_exports(assign: Node, src: &[u8], facts: &mut FileFacts, line: u32, 
         {
             right = inner;
         }
-        match right.kind_name() {
-            "identifier" => push("module.exports".into(), ident(right)),
-            // `module.exports = function () {}`: the module's `default` definition.
-            "function_expression" | "arrow_function" => push("module.exports".into(), Some("default".into())),
-            // `module.exports = new Service()`: an instance, written as the call that makes it.
-            "new_expression" => {
-                if let Some((ctor, _)) = right.field("constructor").and_then(|c| path_of(c, src)) {
-                    push("module.exports".into(), Some(format!("{ctor}()")));
-                }
-            }
-            // `module.exports = class Store {}`: the class `Store` (`default` without a name).
-            "class" => {
-                let name = right.field("name").map_or_else(|| "default".to_string(), |n| text(n, src).into_owned());
-                push("module.exports".into(), Some(name));
-            }
-            "object" => {
-                for p in named_children(right) {
-                    match p.kind_name() {
-                        "shorthand_property_identifier" => {
-                            let n = text(p, src).into_owned();
-                            push(n.clone(), Some(n));
-                        }
-                        "pair" => {
-                            let (Some(k), Some(v)) = (p.field("key"), p.field("value")) else { continue };
-                            // A name, a member (`strings.slugify`), or a required module.
-                            let target = match v.kind_name() {
-                                "member_expression" => path_of(v, src).map(|(p, _)| p),
-                                "call_expression" if v.field("function").is_some_and(|f| text(f, src) == "require") => v
-                                    .field("arguments")
-                                    .and_then(|a| a.named_child(0))
-                                    .and_then(|s| string_value(s, src))
-                                    .map(|spec| require_name(&spec)),
-                                _ => ident(v),
-                            };
-                            if let Some(target) = target {
-                                push(text(k, src).into_owned(), Some(target));
-                            }
-                        }
-                        _ => {}
-                    }
-                }
-            }
-            _ => {}
-        }
+        module_exports_value(right, src, &mut push);
     } else if let Some(name) = lhs.strip_prefix("module.exports.").or_else(|| lhs.strip_prefix("exports."))
         && !name.contains('.')
     {
         push(name.to_string(), ident(right));
+    }
+}
+
+/// What `module.exports = value` (or TS `export = value`) exports, given to `push` as
+/// (exported name, target): `module.exports` for the value as a whole (a name, a function —
+/// the module's `default` —, an instance written as the call that makes it, a class), or each
+/// member of an object literal.
+fn module_exports_value(right: Node, src: &[u8], push: &mut impl FnMut(String, Option<String>)) {
+    let ident = |n: Node| (n.kind_name() == "identifier").then(|| text(n, src).into_owned());
+    match right.kind_name() {
+        "identifier" => push("module.exports".into(), ident(right)),
+        // `module.exports = function () {}`: the module's `default` definition.
+        "function_expression" | "arrow_function" => push("module.exports".into(), Some("default".into())),
+        // `module.exports = new Service()`: an instance, written as the call that makes it.
+        "new_expression" => {
+            if let Some((ctor, _)) = right.field("constructor").and_then(|c| path_of(c, src)) {
+                push("module.exports".into(), Some(format!("{ctor}()")));
+            }
+        }
+        // `module.exports = class Store {}`: the class `Store` (`default` without a name).
+        "class" => {
+            let name = right.field("name").map_or_else(|| "default".to_string(), |n| text(n, src).into_owned());
+            push("module.exports".into(), Some(name));
+        }
+        "object" => {
+            for p in named_children(right) {
+                match p.kind_name() {
+                    "shorthand_property_identifier" => {
+                        let n = text(p, src).into_owned();
+                        push(n.clone(), Some(n));
+                    }
+                    "pair" => {
+                        let (Some(k), Some(v)) = (p.field("key"), p.field("value")) else { continue };
+                        // A name, a member (`strings.slugify`), or a required module.
+                        let target = match v.kind_name() {
+                            "member_expression" => path_of(v, src).map(|(p, _)| p),
+                            "call_expression" if v.field("function").is_some_and(|f| text(f, src) == "require") => v
+                                .field("arguments")
+                                .and_then(|a| a.named_child(0))
+                                .and_then(|s| string_value(s, src))
+                                .map(|spec| require_name(&spec)),
+                            _ => ident(v),
+                        };
+                        if let Some(target) = target {
+                            push(text(k, src).into_owned(), Some(target));
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+        _ => {}
     }
 }
 

@@ -64,6 +64,7 @@ enum K {
     ImplementsClause,
     Import,
     ImportClause,
+    ImportRequireClause,
     ImportSpecifier,
     ImportStatement,
     InterfaceDeclaration,
@@ -156,6 +157,7 @@ const KINDS: &[(K, &str)] = &[
     (K::ImplementsClause, "implements_clause"),
     (K::Import, "import"),
     (K::ImportClause, "import_clause"),
+    (K::ImportRequireClause, "import_require_clause"),
     (K::ImportSpecifier, "import_specifier"),
     (K::ImportStatement, "import_statement"),
     (K::InterfaceDeclaration, "interface_declaration"),
@@ -833,7 +835,7 @@ fn visit<'t>(ids: &Ids, src: &[u8], n: Frame<'t>, path: &[Frame<'t>], order: u32
                 emit(1, if import { 53 } else { 56 }, skip, node, None);
             }
         }
-        K::NamespaceImport if ident => {
+        K::NamespaceImport | K::ImportRequireClause if ident => {
             emit(1, 54, skip, node, None);
         }
         K::NamespaceExport if wild => {

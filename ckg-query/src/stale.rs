@@ -21,15 +21,17 @@ pub struct Staleness {
 }
 
 impl Staleness {
-    /// What changed, in words: `2 changed, 1 deleted, 3 added`.
+    /// What changed, in words: `2 changed, 1 deleted, 3 added` (`added unknown` when that is
+    /// not known).
     pub fn summary(&self) -> String {
-        let added = self.added.as_ref().map_or(0, Vec::len);
-        format!("{} changed, {} deleted, {} added", self.changed.len(), self.deleted.len(), added)
+        let added = self.added.as_ref().map_or_else(|| "added unknown".to_string(), |a| format!("{} added", a.len()));
+        format!("{} changed, {} deleted, {added}", self.changed.len(), self.deleted.len())
     }
 }
 
 impl Index {
-    /// Compares the stored size and mtime of every indexed file with the disk.
+    /// Compares the stored size and mtime of every indexed file with the disk, and lists the
+    /// source files added in the directories whose time changed since the last index run.
     pub fn staleness(&self) -> Result<Staleness> {
         let Some(root) = self.root() else { return Ok(Staleness::default()) };
         let root = std::path::PathBuf::from(root);

@@ -30,7 +30,9 @@ pub const RACY_WINDOW_NS: i64 = 200_000_000;
 /// More changed directories than this and a full walk is as cheap.
 const MAX_RELISTED: usize = 256;
 
-const HEADER: &str = "ckg-walk 1";
+/// The cache's format and what a walk lists in it (2: links to source files, reported as
+/// skipped); another is ignored, and the tree walked whole.
+const HEADER: &str = "ckg-walk 2";
 
 /// What a walk listed.
 #[derive(Clone, Debug, Default)]

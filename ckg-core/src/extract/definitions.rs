@@ -57,7 +57,7 @@ pub(super) fn name_definitions<'t>(
             if matches!(node.kind_name(), "method_definition" | "pair") && iv[i].def_above.is_some() {
                 continue;
             }
-            let Some((owner, prototype)) = typescript::assigned_owner(node, src) else { continue };
+            let Some((owner, prototype)) = typescript::assigned_owner(parents, node, src) else { continue };
             if prototype {
                 prototype_owners.insert(owner.to_string());
             } else if owner == "this" {

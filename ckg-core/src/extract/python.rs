@@ -323,7 +323,10 @@ pub(super) fn value_source<'t>(parents: &Parents<'t>, ident: Node<'t>, src: &[u8
             };
             match value.kind_name() {
                 "identifier" | "attribute" if inside_except => caught(value),
-                "tuple" if inside_except => ValueSource::one_of(named_children(value).into_iter().filter_map(caught)),
+                "tuple" if inside_except => {
+                    let caught: Option<Vec<ValueSource>> = named_children(value).into_iter().map(caught).collect();
+                    ValueSource::one_of(caught?)
+                }
                 "call" => path_of(value.field("function")?, src).map(|(p, _)| ValueSource::Call(p)),
                 _ => None,
             }
@@ -607,65 +610,84 @@ pub(super) fn setattr_path(call: Node, src: &[u8]) -> Option<String> {
     Some(format!("{obj}.{name}"))
 }
 
-/// The method a Python operator runs on the operand `node`: its left operand's `a + b`
+/// The methods a Python operator runs on the operand `node`: its left operand's `a + b`
 /// (`__add__`), `a == b` (`__eq__`), `-a` (`__neg__`), a subscripted value's `a[k]`
-/// (`__getitem__`; `__setitem__` assigned, `__delitem__` deleted), and the container of
-/// `k in a` (`__contains__`). Comparisons of two operands only.
-pub(super) fn operator_method<'t>(parents: &Parents<'t>, node: Node<'t>, src: &[u8]) -> Option<&'static str> {
-    let parent = parents.of(node)?;
+/// (`__getitem__`; `__setitem__` assigned — also in a tuple of targets —, both for `a[k] += 1`,
+/// `__delitem__` deleted), and the container of `k in a` (`__contains__`). Comparisons of two
+/// operands only.
+pub(super) fn operator_methods<'t>(parents: &Parents<'t>, node: Node<'t>, src: &[u8]) -> &'static [&'static str] {
+    let Some(parent) = parents.of(node) else { return &[] };
+    let one = |name: Option<&'static [&'static str]>| name.unwrap_or(&[]);
     match parent.kind_name() {
         "binary_operator" if parent.field("left") == Some(node) => {
-            let op = parent.field("operator")?;
-            Some(match &*text(op, src) {
-                "+" => "__add__",
-                "-" => "__sub__",
-                "*" => "__mul__",
-                "@" => "__matmul__",
-                "/" => "__truediv__",
-                "//" => "__floordiv__",
-                "%" => "__mod__",
-                "**" => "__pow__",
-                "<<" => "__lshift__",
-                ">>" => "__rshift__",
-                "&" => "__and__",
-                "|" => "__or__",
-                "^" => "__xor__",
-                _ => return None,
-            })
+            one(parent.field("operator").and_then(|op| -> Option<&'static [&'static str]> {
+                Some(match &*text(op, src) {
+                    "+" => &["__add__"],
+                    "-" => &["__sub__"],
+                    "*" => &["__mul__"],
+                    "@" => &["__matmul__"],
+                    "/" => &["__truediv__"],
+                    "//" => &["__floordiv__"],
+                    "%" => &["__mod__"],
+                    "**" => &["__pow__"],
+                    "<<" => &["__lshift__"],
+                    ">>" => &["__rshift__"],
+                    "&" => &["__and__"],
+                    "|" => &["__or__"],
+                    "^" => &["__xor__"],
+                    _ => return None,
+                })
+            }))
         }
         "unary_operator" if parent.field("argument") == Some(node) => {
-            let op = parent.field("operator")?;
-            Some(match &*text(op, src) {
-                "-" => "__neg__",
-                "+" => "__pos__",
-                "~" => "__invert__",
-                _ => return None,
-            })
+            one(parent.field("operator").and_then(|op| -> Option<&'static [&'static str]> {
+                Some(match &*text(op, src) {
+                    "-" => &["__neg__"],
+                    "+" => &["__pos__"],
+                    "~" => &["__invert__"],
+                    _ => return None,
+                })
+            }))
         }
         "comparison_operator" if parent.named_child_count() == 2 => {
-            let op = parent.field("operators")?;
+            let Some(op) = parent.field("operators") else { return &[] };
             let first = parent.named_child(0) == Some(node);
             let op = text(op, src);
-            let op = op.split_whitespace().collect::<Vec<_>>().join(" ");
-            Some(match (op.as_str(), first) {
-                ("==", true) => "__eq__",
-                ("!=", true) => "__ne__",
-                ("<", true) => "__lt__",
-                ("<=", true) => "__le__",
-                (">", true) => "__gt__",
-                (">=", true) => "__ge__",
-                ("in" | "not in", false) => "__contains__",
-                _ => return None,
-            })
+            let mut words = op.split_whitespace();
+            let op = match (words.next(), words.next(), words.next()) {
+                (Some(a), None, _) => a,
+                (Some("not"), Some("in"), None) => "not in",
+                _ => return &[],
+            };
+            match (op, first) {
+                ("==", true) => &["__eq__"],
+                ("!=", true) => &["__ne__"],
+                ("<", true) => &["__lt__"],
+                ("<=", true) => &["__le__"],
+                (">", true) => &["__gt__"],
+                (">=", true) => &["__ge__"],
+                ("in" | "not in", false) => &["__contains__"],
+                _ => &[],
+            }
         }
         "subscript" if parent.field("value") == Some(node) => {
-            let holder = parents.of(parent);
-            Some(match holder.map(|h| h.kind_name()) {
-                Some("assignment" | "augmented_assignment") if holder.and_then(|h| h.field("left")) == Some(parent) => "__setitem__",
-                Some("delete_statement") => "__delitem__",
-                _ => "__getitem__",
-            })
+            // Up through the tuples and parentheses a target may sit in (`a[k], b = …`,
+            // `del a[k], b[j]`) to the statement.
+            let mut target = parent;
+            let mut holder = parents.of(parent);
+            while let Some(h) = holder.filter(|h| {
+                matches!(h.kind_name(), "expression_list" | "pattern_list" | "tuple_pattern" | "tuple" | "parenthesized_expression")
+            }) {
+                target = h;
+                holder = parents.of(h);
+            }
+            match holder.map(|h| (h.kind_name(), h.field("left") == Some(target))) {
+                Some(("assignment", true)) | Some(("for_statement", true)) => &["__setitem__"],
+                Some(("augmented_assignment", true)) => &["__getitem__", "__setitem__"],
+                Some(("delete_statement", _)) => &["__delitem__"],
+                _ => &["__getitem__"],
+            }
         }
-        _ => None,
+        _ => &[],
     }
 }

@@ -296,26 +296,13 @@ impl File<'_, '_> {
                 None => bind(lang, &path, point.0, inner, src_sym, nesting, locals, facts),
             };
             // The operand of an operator (`a + b`, `a[k]`, `k in a`): the method that runs.
-            if is_py
-                && kind == RefKind::Read
-                && !path.is_empty()
-                && binding != LocalBinding::Var(None)
-                && let Some(dunder) = python::operator_method(&self.parents, name_node, src)
-            {
-                let (line, col) = position(anchor);
-                let path = format!("{path}.{dunder}");
-                let (text, args) = (String::new(), Vec::new());
-                facts.refs.push(RefFact {
-                    kind: RefKind::Operator,
-                    src: src_sym,
-                    path,
-                    text,
-                    binding: binding.clone(),
-                    line,
-                    col,
-                    computed,
-                    args,
-                });
+            if is_py && kind == RefKind::Read && !path.is_empty() && binding != LocalBinding::Var(None) {
+                for dunder in python::operator_methods(&self.parents, name_node, src) {
+                    let (line, col) = position(anchor);
+                    let path = format!("{path}.{dunder}");
+                    let (text, args, binding) = (String::new(), Vec::new(), binding.clone());
+                    facts.refs.push(RefFact { kind: RefKind::Operator, src: src_sym, path, text, binding, line, col, computed, args });
+                }
             }
             // Reads and writes matter when they reach outside the function: a module value, an
             // import, a class attribute, a member of something known. Locals are answered from

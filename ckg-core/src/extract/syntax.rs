@@ -216,12 +216,13 @@ fn is_member_call<'t>(call: Node<'t>, src: &[u8]) -> Option<(Node<'t>, String)> 
         return None;
     }
     let args = call.field("arguments")?;
-    if &*text(f, src) == "type" {
-        let obj = args.named_child(0).filter(|_| args.named_child_count() == 1)?;
-        return matches!(obj.kind_name(), "identifier" | "attribute" | "call").then(|| (obj, "__class__".to_string()));
-    }
-    if &*text(f, src) != "getattr" {
-        return None;
+    match &*text(f, src) {
+        "type" => {
+            let obj = args.named_child(0).filter(|_| args.named_child_count() == 1)?;
+            return matches!(obj.kind_name(), "identifier" | "attribute" | "call").then(|| (obj, "__class__".to_string()));
+        }
+        "getattr" => {}
+        _ => return None,
     }
     let obj = args.named_child(0)?;
     let name = args.named_child(1).filter(|n| n.kind_name() == "string")?;

@@ -623,10 +623,10 @@ fn object_entry<'t>(object: Node<'t>, key: &str, src: &[u8]) -> Option<Node<'t>>
 /// The owner a member is assigned to outside any class body: `F` and `true` for
 /// `F.prototype.m = function () {}`, `F` and `false` for `F.m = …`; `this` for `this.m = …`.
 /// CommonJS's `exports.x` / `module.exports.x` have none (they define module names).
-pub(super) fn assigned_owner<'s>(node: Node, src: &'s [u8]) -> Option<(std::borrow::Cow<'s, str>, bool)> {
+pub(super) fn assigned_owner<'t, 's>(parents: &Parents<'t>, node: Node<'t>, src: &'s [u8]) -> Option<(std::borrow::Cow<'s, str>, bool)> {
     let assign = if node.kind_name() == "expression_statement" { node.named_child(0)? } else { node };
     if matches!(assign.kind_name(), "method_definition" | "pair") {
-        return literal_prototype_owner(assign, src).map(|o| (o, true));
+        return literal_prototype_owner(parents, assign, src).map(|o| (o, true));
     }
     if assign.kind_name() != "assignment_expression" {
         return None;
@@ -635,25 +635,22 @@ pub(super) fn assigned_owner<'s>(node: Node, src: &'s [u8]) -> Option<(std::borr
     match object.kind_name() {
         "this" => Some((text(object, src), false)),
         "identifier" => Some((text(object, src), false)).filter(|(o, _)| !matches!(o.as_ref(), "exports" | "module")),
-        "member_expression" => {
-            let (owner, property) = (object.field("object")?, object.field("property")?);
-            (owner.kind_name() == "identifier" && text(property, src) == "prototype").then(|| (text(owner, src), true))
-        }
+        "member_expression" => prototype_of(object, src).map(|owner| (owner, true)),
         _ => None,
     }
 }
 
 /// The constructor function `F` whose prototype an object literal's method or function
 /// entry is written into: `F.prototype = { m() {…}, n: function () {…} }`,
-/// `Object.assign(F.prototype, { … })`. (Node parents: asked only of the methods of object
-/// literals that no definition encloses.)
-fn literal_prototype_owner<'s>(member: Node, src: &'s [u8]) -> Option<std::borrow::Cow<'s, str>> {
-    let object = member.parent().filter(|o| o.kind_name() == "object")?;
-    let holder = object.parent()?;
+/// `Object.assign(F.prototype, { … })`. (Asked only of the methods of object literals that
+/// no definition encloses.)
+fn literal_prototype_owner<'t, 's>(parents: &Parents<'t>, member: Node<'t>, src: &'s [u8]) -> Option<std::borrow::Cow<'s, str>> {
+    let object = parents.of(member).filter(|o| o.kind_name() == "object")?;
+    let holder = parents.of(object)?;
     let target = match holder.kind_name() {
         "assignment_expression" if holder.field("right") == Some(object) => holder.field("left")?,
         "arguments" => {
-            let call = holder.parent().filter(|c| c.kind_name() == "call_expression")?;
+            let call = parents.of(holder).filter(|c| c.kind_name() == "call_expression")?;
             let callee = call.field("function")?;
             if &*text(callee, src) != "Object.assign" {
                 return None;

@@ -179,6 +179,10 @@ impl<'a> Resolver<'a> {
             if matches!(r.binding, LocalBinding::SelfOf(_) | LocalBinding::SuperOf(_)) && !r.path.contains('.') && !runs_something {
                 continue;
             }
+            if r.kind == RefKind::Operator {
+                self.operator_edges(&mut out, file, r);
+                continue;
+            }
             // A loop variable over a literal container: one edge per element.
             let each = match &r.binding {
                 LocalBinding::Var(Some(ValueSource::Each(inner))) => Some(inner.as_ref()),
@@ -283,23 +287,6 @@ impl<'a> Resolver<'a> {
                 }
                 continue;
             }
-            if r.kind == RefKind::Operator {
-                // `a + b` runs `a.__add__` when `a` is an instance of a class of the repository
-                // that has it (or, on an upper bound, a subclass's override); else nothing.
-                let resolved = self.path_target(file, r.src, &r.path, &r.binding, 0);
-                let dispatch = DISPATCH.with(|d| d.get());
-                reset_path_notes();
-                if let Some((Target::Sym(m), e)) = resolved
-                    && e != UNRESOLVED
-                    && self.sym(m).is_some_and(|s| s.kind == SymbolKind::Method)
-                {
-                    out.push(site_edge(r, "calls", r.src, Dst::Symbol(m), INFERRED, 0));
-                    for o in dispatch.map(|class| self.overrides(class, crate::store::last_name(&r.path), m)).unwrap_or_default() {
-                        out.push(site_edge(r, "calls", r.src, Dst::Symbol(o), INFERRED, 0));
-                    }
-                }
-                continue;
-            }
             if r.kind == RefKind::Key {
                 // Only the member the key names: the keys around it have their own sites.
                 let resolved = self.path_target(file, r.src, &r.path, &r.binding, 0);
@@ -352,8 +339,13 @@ impl<'a> Resolver<'a> {
                         if self.push_function_edge(&mut out, r, kind, f, weaker(e, INFERRED)) {
                             continue;
                         }
-                        // `Base.call(this, …)` in a constructor function: the base's body runs.
-                        if kind == "calls" && self.sym(f).is_some_and(|s| s.kind == SymbolKind::Class) {
+                        // `Base.call(this, …)` in a constructor function: the base's body runs
+                        // (unless the class has a member of that name: `static call()`).
+                        let member = r.path[base.len()..].trim_start_matches('.').trim_end_matches("()");
+                        if kind == "calls"
+                            && self.sym(f).is_some_and(|s| s.kind == SymbolKind::Class)
+                            && self.class_member(f, member, false).is_none()
+                        {
                             out.push(site_edge(r, "calls", r.src, Dst::Symbol(f), weaker(e, INFERRED), 0));
                             continue;
                         }
@@ -373,14 +365,10 @@ impl<'a> Resolver<'a> {
             // A property or class attribute read last on an instance whose class is an upper
             // bound (`self.name`, `p.arity` with `p: ParamType`) may run the getter of a
             // subclass that overrides it.
-            if let (Some((Target::Sym(id), _)), Some(class)) = (&resolved, DISPATCH.with(|d| d.get()))
+            if let (RefKind::Read, Some((Target::Sym(id), _))) = (r.kind, &resolved)
                 && (getters.last() == Some(id) || self.sym(*id).is_some_and(|s| s.kind == SymbolKind::Attribute))
             {
-                for o in self.overrides(class, crate::store::last_name(&r.path), *id) {
-                    if self.sym(o).is_some_and(is_getter) {
-                        out.push(site_edge(r, "calls", r.src, Dst::Symbol(o), INFERRED, 0));
-                    }
-                }
+                self.push_overrides(&mut out, r, DISPATCH.with(|d| d.get()), *id, |o| self.sym(o).is_some_and(is_getter));
             }
             // The value symbol the path ends on, if it does.
             let final_value = match &resolved {
@@ -538,18 +526,59 @@ impl<'a> Resolver<'a> {
         }
     }
 
+    /// The method an operator runs on its operand (`a + b`: `a.__add__`, the site's path):
+    /// when the operand is an instance of a class of the repository that has it, an
+    /// `inferred` call, and, on an upper bound (`self`, an annotated name), the overrides of
+    /// its subclasses. An operand that is a class (`self.__class__ == other.__class__`,
+    /// `Registry[int]`) runs its metaclass's method, not the class's own.
+    fn operator_edges(&self, out: &mut Vec<EdgeRow>, file: i64, r: &RefSite) {
+        let Some((operand, _)) = r.path.rsplit_once('.') else { return };
+        let instance = self.path_target(file, r.src, operand, &r.binding, 0);
+        reset_path_notes();
+        if !matches!(instance, Some((Target::Instance(_), e)) if e != UNRESOLVED) {
+            return;
+        }
+        let resolved = self.path_target(file, r.src, &r.path, &r.binding, 0);
+        let dispatch = DISPATCH.with(|d| d.get());
+        reset_path_notes();
+        if let Some((Target::Sym(m), e)) = resolved
+            && e != UNRESOLVED
+            && self.sym(m).is_some_and(|s| s.kind == SymbolKind::Method)
+        {
+            out.push(site_edge(r, "calls", r.src, Dst::Symbol(m), INFERRED, 0));
+            self.push_overrides(out, r, dispatch, m, |_| true);
+        }
+    }
+
+    /// `inferred` calls, at the site, of the overrides of `method` in the subclasses of
+    /// `class` (the receiver's upper bound, when there is one) that `keep` keeps.
+    fn push_overrides(&self, out: &mut Vec<EdgeRow>, r: &RefSite, class: Option<i64>, method: i64, keep: impl Fn(i64) -> bool) {
+        let Some(class) = class else { return };
+        for o in self.overrides(class, crate::store::last_name(&r.path), method) {
+            if keep(o) {
+                out.push(site_edge(r, "calls", r.src, Dst::Symbol(o), INFERRED, 0));
+            }
+        }
+    }
+
     /// A Python builtin that runs a method of its argument (`len(x)` runs `x.__len__`,
     /// `str(x)` `x.__str__`): an `inferred` call of it when the argument is an instance of a
     /// class of the repository that has one.
     fn protocol_flow(&self, out: &mut Vec<EdgeRow>, file: i64, r: &RefSite, callee: &Target) {
         let Target::External(name) = callee else { return };
         let Some(method) = name.strip_prefix("<builtin>.").and_then(super::builtins::protocol_method) else { return };
+        // One argument: `iter(f, sentinel)` calls `f`, `next(it, default)` is still `__next__`.
         let Some((_, value)) = r.args.iter().find(|(k, _)| k == "0") else { return };
+        if method == "__iter__" && r.args.iter().any(|(k, _)| k == "1") {
+            return;
+        }
         let class = match self.value_target(file, r.src, value, 1) {
             (Target::Instance(c), e) if e != UNRESOLVED => c,
             _ => return,
         };
-        if let Some((m, _)) = self.class_member(class, method, false) {
+        if let Some((m, _)) =
+            self.class_member(class, method, false).filter(|(m, _)| self.sym(*m).is_some_and(|s| s.kind == SymbolKind::Method))
+        {
             out.push(site_edge(r, "calls", r.src, Dst::Symbol(m), INFERRED, 0));
         }
     }
@@ -584,12 +613,10 @@ impl<'a> Resolver<'a> {
         {
             out.push(site_edge(r, "calls", r.src, Dst::Symbol(wrapper), INFERRED, 0));
         }
-        if let (RefKind::Call, Target::Sym(m), Some(class)) = (r.kind, target, DISPATCH.with(|d| d.get()))
+        if let (RefKind::Call, Target::Sym(m)) = (r.kind, target)
             && self.sym(*m).is_some_and(|s| s.kind == SymbolKind::Method)
         {
-            for o in self.overrides(class, crate::store::last_name(&r.path), *m) {
-                out.push(site_edge(r, "calls", r.src, Dst::Symbol(o), INFERRED, 0));
-            }
+            self.push_overrides(out, r, DISPATCH.with(|d| d.get()), *m, |_| true);
         }
     }
 

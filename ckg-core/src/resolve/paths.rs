@@ -161,7 +161,10 @@ impl Resolver<'_> {
                     GETTERS.with(|g| g.borrow_mut().push(id));
                 }
                 self.note_value(&next, evidence);
-                self.note_container(&next, evidence, i + 1);
+                // (`self.__class__.__name__` reads the instance's class; it is no use of it.)
+                if name != "__class__" {
+                    self.note_container(&next, evidence, i + 1);
+                }
             }
             target = match step {
                 Step::Member => next,

@@ -169,7 +169,13 @@ impl Resolver<'_> {
         };
         // A method's `return self.make()` / `return type(self)(...)`: `self` is an instance of
         // the method's class.
-        let binding = if sym.kind == SymbolKind::Method { self.self_binding(sym.id, p) } else { LocalBinding::Free };
+        let script = self.file_lang(file).is_script();
+        let own = match crate::dotted::root(p) {
+            "this" => script,
+            "self" | "cls" => !script,
+            _ => false,
+        };
+        let binding = if own && sym.kind == SymbolKind::Method { self.self_binding(sym.id, p) } else { LocalBinding::Free };
         let (t, e) = self.path_target(file, module, p, &binding, depth + 1)?;
         if e == UNRESOLVED {
             return None;

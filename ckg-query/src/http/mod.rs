@@ -553,7 +553,8 @@ pub struct ServiceStatus {
     pub watch_error: Option<String>,
     /// Why the index could not be read for this answer (totals and stale are then absent).
     pub read_error: Option<String>,
-    /// Files changed on disk since the generation was committed (size and mtime).
+    /// Files changed or deleted on disk since the generation was committed (size and mtime),
+    /// and source files added (see [`crate::Staleness`]).
     pub stale: Option<crate::Staleness>,
     pub uptime_s: u64,
 }

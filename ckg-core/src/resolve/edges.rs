@@ -532,21 +532,20 @@ impl<'a> Resolver<'a> {
     /// its subclasses. An operand that is a class (`self.__class__ == other.__class__`,
     /// `Registry[int]`) runs its metaclass's method, not the class's own.
     fn operator_edges(&self, out: &mut Vec<EdgeRow>, file: i64, r: &RefSite) {
-        let Some((operand, _)) = r.path.rsplit_once('.') else { return };
+        let Some((operand, method)) = r.path.rsplit_once('.') else { return };
         let instance = self.path_target(file, r.src, operand, &r.binding, 0);
+        // `self` or an annotated name holds an instance of its class or of a subclass.
+        let upper_bound = UPPER_BOUND.with(|b| b.get()) && !operand.contains('.');
         reset_path_notes();
-        if !matches!(instance, Some((Target::Instance(_), e)) if e != UNRESOLVED) {
+        let Some((Target::Instance(class), e)) = instance else { return };
+        if e == UNRESOLVED {
             return;
         }
-        let resolved = self.path_target(file, r.src, &r.path, &r.binding, 0);
-        let dispatch = DISPATCH.with(|d| d.get());
-        reset_path_notes();
-        if let Some((Target::Sym(m), e)) = resolved
-            && e != UNRESOLVED
+        if let Some((m, _)) = self.class_member(class, method, false)
             && self.sym(m).is_some_and(|s| s.kind == SymbolKind::Method)
         {
             out.push(site_edge(r, "calls", r.src, Dst::Symbol(m), INFERRED, 0));
-            self.push_overrides(out, r, dispatch, m, |_| true);
+            self.push_overrides(out, r, upper_bound.then_some(class), m, |_| true);
         }
     }
 

@@ -180,7 +180,7 @@ impl<'a> Resolver<'a> {
                 continue;
             }
             if r.kind == RefKind::Operator {
-                self.operator_edges(&mut out, file, r);
+                self.operator_edges(&mut out, &mut paths, file, r);
                 continue;
             }
             // A loop variable over a literal container: one edge per element.
@@ -531,9 +531,10 @@ impl<'a> Resolver<'a> {
     /// `inferred` call, and, on an upper bound (`self`, an annotated name), the overrides of
     /// its subclasses. An operand that is a class (`self.__class__ == other.__class__`,
     /// `Registry[int]`) runs its metaclass's method, not the class's own.
-    fn operator_edges(&self, out: &mut Vec<EdgeRow>, file: i64, r: &RefSite) {
+    fn operator_edges<'r>(&self, out: &mut Vec<EdgeRow>, paths: &mut SitePaths<'r>, file: i64, r: &'r RefSite) {
         let Some((operand, method)) = r.path.rsplit_once('.') else { return };
-        let instance = self.path_target(file, r.src, operand, &r.binding, 0);
+        reset_path_notes();
+        let instance = self.kept_path_target(paths, file, r, operand);
         // `self` or an annotated name holds an instance of its class or of a subclass.
         let upper_bound = UPPER_BOUND.with(|b| b.get()) && !operand.contains('.');
         reset_path_notes();
@@ -810,6 +811,12 @@ impl Resolver<'_> {
     /// symbol, path, binding) in a file. The answer depends on nothing else, and the keys its
     /// computation looked up are already recorded for the file.
     fn site_path_target<'r>(&self, paths: &mut SitePaths<'r>, file: i64, r: &'r RefSite) -> Option<(Target, &'static str)> {
+        self.kept_path_target(paths, file, r, &r.path)
+    }
+
+    /// [`Resolver::site_path_target`] of `path`, the site's path or a prefix of it (an
+    /// operator's operand: `a` of `a.__add__`).
+    fn kept_path_target<'r>(&self, paths: &mut SitePaths<'r>, file: i64, r: &'r RefSite, path: &'r str) -> Option<(Target, &'static str)> {
         debug_assert!(
             VALUES.with(|v| v.borrow().is_empty())
                 && GETTERS.with(|g| g.borrow().is_empty())
@@ -817,7 +824,7 @@ impl Resolver<'_> {
                 && DISPATCH.with(|d| d.get().is_none()),
             "the path notes of the previous site are cleared before a site's path is resolved"
         );
-        let key = (r.src, r.path.as_str(), &r.binding);
+        let key = (r.src, path, &r.binding);
         if let Some(kept) = paths.get(&key) {
             VALUES.with(|v| v.borrow_mut().extend_from_slice(&kept.values));
             GETTERS.with(|g| g.borrow_mut().extend_from_slice(&kept.getters));
@@ -826,7 +833,7 @@ impl Resolver<'_> {
             UPPER_BOUND.with(|b| b.set(kept.upper_bound));
             return kept.resolved.clone();
         }
-        let resolved = self.path_target(file, r.src, &r.path, &r.binding, 0);
+        let resolved = self.path_target(file, r.src, path, &r.binding, 0);
         let notes = PathNotes {
             resolved: resolved.clone(),
             values: VALUES.with(|v| v.borrow().clone()),

@@ -339,10 +339,7 @@ pub(super) fn value_source<'t>(parents: &Parents<'t>, ident: Node<'t>, src: &[u8
         },
         // `if (h := lookup()):`
         "named_expression" if parent.field("name") == Some(ident) => expression_value(parent.field("value")?, src, 0),
-        "typed_parameter" | "typed_default_parameter" => {
-            let t = parent.field("type")?;
-            annotation_path(t, src).map(ValueSource::Annotation)
-        }
+        "typed_parameter" | "typed_default_parameter" => annotation_source(parent.field("type")?, src),
         // `def run(cb=default)`: the default is one of the values (the callers may pass another).
         "default_parameter" if parent.field("name") == Some(ident) => expression_value(parent.field("value")?, src, 0)
             .filter(|v| !matches!(v, ValueSource::Alias(p) if p == "None"))

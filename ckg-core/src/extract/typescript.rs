@@ -528,9 +528,11 @@ pub(super) fn value_source<'t>(p: &Parents<'t>, ident: Node<'t>, src: &[u8]) -> 
         // values it may hold (the callers may pass another).
         "required_parameter" | "optional_parameter" => parent
             .field("type")
-            .and_then(|t| annotation_path(t, src))
-            .map(ValueSource::Annotation)
-            .or_else(|| parent.field("value").and_then(|v| expression_value(v, src)).map(ValueSource::possibly)),
+            .and_then(|t| annotation_source(t, src))
+            .or_else(|| parent.field("value").and_then(|v| expression_value(v, src)).map(ValueSource::possibly))
+            .or_else(|| callback_element(p, parent, src)),
+        // `items.forEach(i => …)`.
+        "arrow_function" if parent.field("parameter") == Some(ident) => callback_element(p, ident, src),
         // `for (const task of tasks)`: each element (`for … in` gives keys, not elements).
         "for_in_statement" if parent.field("left") == Some(ident) && has_token(parent, "of") => {
             let right = parent.field("right")?;
@@ -759,7 +761,62 @@ pub(super) fn declared_type(node: Node, src: &[u8]) -> Option<ValueSource> {
         let arg = inner.field("type_arguments").and_then(|a| a.named_child(0))?;
         return annotation_path(arg, src).map(ValueSource::Annotation);
     }
-    annotation_path(t, src).map(ValueSource::Annotation)
+    annotation_source(t, src)
+}
+
+/// What a type annotation says a name holds: an instance of a class (`Foo`), or a container
+/// of them (`Foo[]`, `Array<Foo>`, `ReadonlyArray<Foo>`, `readonly Foo[]`:
+/// `each:type:Foo`), whose elements a loop over it, or a callback of its methods, binds.
+fn annotation_source(t: Node, src: &[u8]) -> Option<ValueSource> {
+    match array_element(t, src) {
+        Some(element) => Some(ValueSource::Each(Box::new(ValueSource::Annotation(element)))),
+        None => annotation_path(t, src).map(ValueSource::Annotation),
+    }
+}
+
+/// The element type of an array annotation.
+fn array_element(t: Node, src: &[u8]) -> Option<String> {
+    let mut inner = if t.kind_name() == "type_annotation" { t.named_child(0)? } else { t };
+    if inner.kind_name() == "readonly_type" {
+        inner = inner.named_child(0)?;
+    }
+    match inner.kind_name() {
+        "array_type" => annotation_path(inner.named_child(0)?, src),
+        "generic_type" => {
+            let name = inner.field("name")?;
+            if !matches!(&*text(name, src), "Array" | "ReadonlyArray") {
+                return None;
+            }
+            annotation_path(inner.field("type_arguments")?.named_child(0)?, src)
+        }
+        _ => None,
+    }
+}
+
+/// The array methods whose callback's first parameter is each element of the receiver.
+const ELEMENT_CALLBACKS: [&str; 10] = ["forEach", "map", "filter", "find", "findIndex", "findLast", "some", "every", "flatMap", "sort"];
+
+/// The first parameter (`param`: the declaration, or the bare name of `x => …`) of a function
+/// handed to an array method (`items.forEach((i) => …)`, `xs.map(function (x) {…})`): each
+/// element of the receiver, `each:alias:items`.
+fn callback_element<'t>(p: &Parents<'t>, param: Node<'t>, src: &[u8]) -> Option<ValueSource> {
+    let function = match p.of(param)? {
+        f if f.kind_name() == "arrow_function" => f,
+        list if list.kind_name() == "formal_parameters" => {
+            if list.named_child(0) != Some(param) {
+                return None;
+            }
+            p.of(list).filter(|f| matches!(f.kind_name(), "arrow_function" | "function_expression"))?
+        }
+        _ => return None,
+    };
+    let arguments = p.of(function).filter(|a| a.kind_name() == "arguments" && a.named_child(0) == Some(function))?;
+    let callee = p.of(arguments).filter(|c| c.kind_name() == "call_expression")?.field("function")?;
+    if callee.kind_name() != "member_expression" || !ELEMENT_CALLBACKS.contains(&&*text(callee.field("property")?, src)) {
+        return None;
+    }
+    let (receiver, _) = path_of(callee.field("object")?, src)?;
+    Some(ValueSource::Each(Box::new(ValueSource::Alias(receiver))))
 }
 
 fn annotation_path(t: Node, src: &[u8]) -> Option<String> {

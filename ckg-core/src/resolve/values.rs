@@ -22,6 +22,10 @@ impl Resolver<'_> {
         }
         let path = match value {
             ValueSource::Items(items) => return (Target::Items(file, src, items.clone()), INFERRED),
+            // A TS/JS name declared an array of a class (`items: Item[]`): an array.
+            ValueSource::Each(inner) if matches!(inner.as_ref(), ValueSource::Annotation(_)) && self.file_lang(file).is_script() => {
+                return (Target::External("<builtin>.Array".to_string()), INFERRED);
+            }
             // A loop variable stands for many values; file_edges expands it, flows do not.
             ValueSource::Each(_) => return (Target::Opaque, UNRESOLVED),
             ValueSource::Def(q) => return self.qname(q).map(|s| (Target::Sym(s.id), EXACT)).unwrap_or((Target::Opaque, UNRESOLVED)),

@@ -279,6 +279,9 @@ impl Resolver<'_> {
             Target::Module(f) => self.module_member(*f, name, 0).map(|t| (t, false)),
             Target::Package(p) => self.package_member(p, name).map(|t| (t, false)),
             Target::External(_) if name == ANY_ENTRY => None,
+            // An entry of a declared array (`items[0]` with `items: Item[]`): not followed yet,
+            // rather than a member of the builtin.
+            Target::External(e) if e == "<builtin>.Array" && name.starts_with('[') => None,
             Target::External(e) => Some((Target::External(format!("{e}.{name}")), false)),
             Target::Opaque => None,
         }

@@ -365,7 +365,10 @@ pub enum ValueSource {
     SelfOf(String),
     /// A dict or list literal: its values by literal key or index (`{"a": f}`, `[g, h]`).
     Items(Vec<(String, ValueSource)>),
-    /// Each element of a container: the loop variable of `for f in [a, b]` / `for f in fs`.
+    /// Each element of a container: the loop variable of `for f in [a, b]` / `for f in fs`, a
+    /// callback's element parameter (`xs.forEach((x) => …)`). Of a name declared a container of
+    /// a class (`xs: List[Item]`, `items: Item[]`, an attribute, a return type), the container:
+    /// its elements are `Each(Annotation(Item))`.
     Each(Box<ValueSource>),
 }
 

@@ -506,6 +506,24 @@ pub(super) fn bind(
                 _ => LocalBinding::Var(last.local.value().cloned()),
             }
         }
+        // Each element of a local (`for x in xs`, `xs.forEach((x) => …)`): an instance of the
+        // class it is declared a container of (`xs: List[Item]`, `items: Item[]`); unknown when
+        // the local's value is (the resolver, which sees no scopes, would read the name at
+        // module level). The calls made through a parameter's elements are its `ParamUse`s.
+        Some(local @ (Local::Var(Some(ValueSource::Each(each))) | Local::Param { value: Some(ValueSource::Each(each)), .. })) if matches!(each.as_ref(), ValueSource::Alias(p) if !p.contains('.')) =>
+        {
+            let ValueSource::Alias(container) = each.as_ref() else { unreachable!("matched") };
+            let at = last.map_or(pos, |b| b.effective);
+            let held = lookup_local(container, at, inner, nesting, locals);
+            match held.and_then(Local::value) {
+                Some(ValueSource::Each(element)) if matches!(element.as_ref(), ValueSource::Annotation(_)) => {
+                    LocalBinding::Var(Some(element.as_ref().clone()))
+                }
+                // A local of unknown value: so are its elements.
+                None if held.is_some() => LocalBinding::Var(None),
+                _ => LocalBinding::Var(local.value().cloned()),
+            }
+        }
         Some(Local::Var(v) | Local::Param { value: v, .. }) => LocalBinding::Var(v.clone()),
         None => LocalBinding::Free,
     }
@@ -535,22 +553,10 @@ fn join<'l>(reaching: impl Iterator<Item = &'l Binding>, facts: &FileFacts) -> O
 /// several values (`h = h or default`) is rewritten on its own. Other values are returned as
 /// they are.
 fn through_local<'l>(value: ValueSource, lookup: &impl Fn(&str) -> Option<&'l Local>) -> Option<ValueSource> {
-    if let ValueSource::Each(inner) = &value {
-        match inner.as_ref() {
-            ValueSource::Items(items) => return ValueSource::one_of(items.iter().filter_map(|(_, v)| through_local(v.clone(), lookup))),
-            // Each element of a local declared as a container of a class (`xs: List[Item]`,
-            // `items: Item[]`): an instance of it.
-            ValueSource::Alias(p) if !p.contains('.') => {
-                if let Some(Local::Var(Some(ValueSource::Each(held))) | Local::Param { value: Some(ValueSource::Each(held)), .. }) =
-                    lookup(p)
-                    && let ValueSource::Annotation(t) = held.as_ref()
-                {
-                    return Some(ValueSource::Annotation(t.clone()));
-                }
-                return Some(value);
-            }
-            _ => return Some(value),
-        }
+    if let ValueSource::Each(inner) = &value
+        && let ValueSource::Items(items) = inner.as_ref()
+    {
+        return ValueSource::one_of(items.iter().filter_map(|(_, v)| through_local(v.clone(), lookup)));
     }
     let (ValueSource::Call(path) | ValueSource::Alias(path) | ValueSource::New(path)) = &value else { return Some(value) };
     let (root, rest) = match crate::dotted::split_once(path) {
@@ -768,15 +774,7 @@ impl<'t> File<'t, '_> {
                 (Some(sym), _) => Local::Def(sym),
                 (None, None) if script_param.is_some() => {
                     let (func, index, splat) = script_param.expect("checked");
-                    // A callback's element parameter (`items.forEach((i) => …)`) through the
-                    // local it iterates.
-                    let value = value_source(&self.parents, lang, *node, src).and_then(|v| match &v {
-                        ValueSource::Each(inner) if matches!(inner.as_ref(), ValueSource::Alias(_)) => {
-                            through_local(v, &|root| lookup_local(root, node.start_byte(), Some(scope), nesting, &locals))
-                        }
-                        _ => Some(v),
-                    });
-                    Local::Param { func, index, splat, value, member: None }
+                    Local::Param { func, index, splat, value: value_source(&self.parents, lang, *node, src), member: None }
                 }
                 (None, None) if destructured.is_some() => {
                     let (func, index, member) = destructured.expect("checked");

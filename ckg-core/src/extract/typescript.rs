@@ -126,8 +126,8 @@ pub(super) fn imports(role: Capture, node: Node, src: &[u8], scope: u32, out: &m
     }
 }
 
-/// `export … from`, `export { a as b }`, `export default x`, `export * from`, and CommonJS
-/// `module.exports = …` / `exports.a = …`.
+/// `export … from`, `export { a as b }`, `export default x`, `export * from`, TS `export = x`,
+/// and CommonJS `module.exports = …` / `exports.a = …`.
 pub(super) fn exports(node: Node, src: &[u8], facts: &mut FileFacts) {
     let (line, col) = position(node);
     if node.kind_name() == "assignment_expression" {
@@ -519,6 +519,10 @@ pub(super) fn value_source<'t>(p: &Parents<'t>, ident: Node<'t>, src: &[u8]) -> 
     let parent = p.of(ident)?;
     match parent.kind_name() {
         "variable_declarator" if parent.field("name") == Some(ident) => {
+            // `let items: Item[] = []`: the written type says more than the empty literal.
+            if let Some(element) = parent.field("type").and_then(|t| array_element(t, src)) {
+                return Some(ValueSource::Each(Box::new(ValueSource::Annotation(element))));
+            }
             if let Some(v) = parent.field("value").and_then(|v| expression_value(v, src)) {
                 return Some(v);
             }
@@ -816,7 +820,12 @@ fn callback_element<'t>(p: &Parents<'t>, param: Node<'t>, src: &[u8]) -> Option<
         return None;
     }
     let (receiver, _) = path_of(callee.field("object")?, src)?;
-    Some(ValueSource::Each(Box::new(ValueSource::Alias(receiver))))
+    // `this.load().forEach(…)`: the elements of what the call returns.
+    let container = match receiver.strip_suffix("()") {
+        Some(called) => ValueSource::Call(called.to_string()),
+        None => ValueSource::Alias(receiver),
+    };
+    Some(ValueSource::Each(Box::new(container)))
 }
 
 fn annotation_path(t: Node, src: &[u8]) -> Option<String> {

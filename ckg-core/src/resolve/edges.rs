@@ -206,7 +206,10 @@ impl<'a> Resolver<'a> {
                     let rest = crate::dotted::segments(&r.path).skip(1);
                     UPPER_BOUND.with(|b| b.set(true));
                     DISPATCH.with(|d| d.set(None));
-                    if let Some((t, e)) = self.walk(element.clone(), INFERRED, rest, 0).filter(|(_, e)| *e != UNRESOLVED) {
+                    // (Calling an element itself, `c(s)` with `c: Check`, calls no class.)
+                    if let Some((t, e)) =
+                        self.walk(element.clone(), INFERRED, rest, 0).filter(|(t, e)| *e != UNRESOLVED && !matches!(t, Target::Instance(_)))
+                    {
                         self.push_call_edges(&mut out, r, &t, e);
                     }
                     continue;

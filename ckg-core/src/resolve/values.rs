@@ -22,10 +22,7 @@ impl Resolver<'_> {
         }
         let path = match value {
             ValueSource::Items(items) => return (Target::Items(file, src, items.clone()), INFERRED),
-            // A TS/JS name declared an array of a class (`items: Item[]`): an array.
-            ValueSource::Each(inner) if matches!(inner.as_ref(), ValueSource::Annotation(_)) && self.file_lang(file).is_script() => {
-                return (Target::External("<builtin>.Array".to_string()), INFERRED);
-            }
+            ValueSource::Each(_) if let Some(array) = self.declared_array(file, value) => return (array, INFERRED),
             // A loop variable stands for many values; file_edges expands it, flows do not.
             ValueSource::Each(_) => return (Target::Opaque, UNRESOLVED),
             ValueSource::Def(q) => return self.qname(q).map(|s| (Target::Sym(s.id), EXACT)).unwrap_or((Target::Opaque, UNRESOLVED)),
@@ -166,7 +163,7 @@ impl Resolver<'_> {
         let p = match ty {
             // A returned literal container (`return {"open": on_open}`).
             ValueSource::Items(items) => return Some(Target::Items(file, module, items.clone())),
-            ValueSource::Each(_) => return None,
+            ValueSource::Each(_) => return self.declared_array(file, ty),
             ValueSource::Def(q) => return self.qname(q).map(|s| Target::Sym(s.id)),
             ValueSource::SelfOf(q) => return self.qname(q).map(|s| Target::Instance(s.id)),
             ValueSource::Call(p) | ValueSource::New(p) | ValueSource::Annotation(p) | ValueSource::Alias(p) => p,
@@ -190,6 +187,14 @@ impl Resolver<'_> {
             ValueSource::Alias(_) => Some(t),
             _ => self.instance_of(t, depth + 1),
         }
+    }
+
+    /// What a TS/JS name declared an array of a class holds (`items: Item[]`, a function
+    /// declared to return `Array<Item>`): an array, whose members are the builtin's.
+    fn declared_array(&self, file: i64, value: &ValueSource) -> Option<Target> {
+        let ValueSource::Each(element) = value else { return None };
+        (matches!(element.as_ref(), ValueSource::Annotation(_)) && self.file_lang(file).is_script())
+            .then(|| Target::External("<builtin>.Array".to_string()))
     }
 
     /// An instance of the declared type of a function's parameter at `index` (a class's: its

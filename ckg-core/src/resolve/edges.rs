@@ -545,9 +545,7 @@ impl<'a> Resolver<'a> {
         if e == UNRESOLVED {
             return;
         }
-        if let Some((m, _)) = self.class_member(class, method, false)
-            && self.sym(m).is_some_and(|s| s.kind == SymbolKind::Method)
-        {
+        if let Some(m) = self.special_method(class, method) {
             out.push(site_edge(r, "calls", r.src, Dst::Symbol(m), INFERRED, 0));
             self.push_overrides(out, r, upper_bound.then_some(class), m, |_| true);
         }
@@ -579,11 +577,27 @@ impl<'a> Resolver<'a> {
             (Target::Instance(c), e) if e != UNRESOLVED => c,
             _ => return,
         };
-        if let Some((m, _)) =
-            self.class_member(class, method, false).filter(|(m, _)| self.sym(*m).is_some_and(|s| s.kind == SymbolKind::Method))
-        {
+        if let Some(m) = self.special_method(class, method) {
             out.push(site_edge(r, "calls", r.src, Dst::Symbol(m), INFERRED, 0));
         }
+    }
+
+    /// The method a class runs for a special name (`__len__`, `__add__`): its own or an
+    /// inherited one, or the method a class attribute names (`__str__ = __repr__`); not an
+    /// attribute that holds anything else (`__hash__ = None`).
+    fn special_method(&self, class: i64, name: &str) -> Option<i64> {
+        let (m, _) = self.class_member(class, name, false)?;
+        let sym = self.sym(m)?;
+        if sym.kind == SymbolKind::Method {
+            return Some(m);
+        }
+        // A name of the class body (`__str__ = __repr__`): a member of the class that defines it.
+        let Some(ValueSource::Alias(other)) = sym.ty().filter(|_| sym.kind == SymbolKind::Attribute) else { return None };
+        if other.contains('.') {
+            return None;
+        }
+        let (f, _) = self.class_member(sym.parent?, other, false)?;
+        self.sym(f).is_some_and(|s| s.kind == SymbolKind::Method).then_some(f)
     }
 
     /// A TS/JS function handed to a call that calls it back (`xs.map(f)`, `setTimeout(f)`,

@@ -52,11 +52,21 @@ impl Resolver<'_> {
             Some(rest) if commonjs && (rest == "exports" || rest.starts_with("exports.")) => rest,
             _ => path,
         };
-        let mut segments = crate::dotted::segments(path);
+        let mut segments = crate::dotted::segments(path).peekable();
         let root = segments.next()?;
         let (bare, step) = split_segment(root);
         let (target, evidence) = match binding {
             LocalBinding::Def(q) => (Target::Sym(self.qname(q)?.id), EXACT),
+            // `items[0].run()` with `items: Item[]` / `List[Item]`: an entry of a name declared a
+            // container of a class is an instance of it.
+            LocalBinding::Var(Some(ValueSource::Each(element)))
+                if step == Step::Member
+                    && matches!(element.as_ref(), ValueSource::Annotation(_))
+                    && segments.peek().is_some_and(|s| s.starts_with('[') && split_segment(s).1 == Step::Member) =>
+            {
+                segments.next();
+                self.value_target(file, src, element, depth)
+            }
             LocalBinding::Var(Some(v)) => self.value_target(file, src, v, depth),
             LocalBinding::Var(None) => (Target::Opaque, UNRESOLVED),
             // `cls(...)` in a classmethod instantiates the class.

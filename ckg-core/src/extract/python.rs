@@ -607,6 +607,33 @@ pub(super) fn setattr_path(call: Node, src: &[u8]) -> Option<String> {
     Some(format!("{obj}.{name}"))
 }
 
+/// The method each arithmetic operator runs on its (left) operand, by the operator's node kind.
+static OPERATOR_METHODS: [(&str, &str, &str); 16] = [
+    ("binary_operator", "+", "__add__"),
+    ("binary_operator", "-", "__sub__"),
+    ("binary_operator", "*", "__mul__"),
+    ("binary_operator", "@", "__matmul__"),
+    ("binary_operator", "/", "__truediv__"),
+    ("binary_operator", "//", "__floordiv__"),
+    ("binary_operator", "%", "__mod__"),
+    ("binary_operator", "**", "__pow__"),
+    ("binary_operator", "<<", "__lshift__"),
+    ("binary_operator", ">>", "__rshift__"),
+    ("binary_operator", "&", "__and__"),
+    ("binary_operator", "|", "__or__"),
+    ("binary_operator", "^", "__xor__"),
+    ("unary_operator", "-", "__neg__"),
+    ("unary_operator", "+", "__pos__"),
+    ("unary_operator", "~", "__invert__"),
+];
+
+/// [`OPERATOR_METHODS`]' method for the `operator` of a node of `kind`.
+fn operator_method(kind: &str, node: Node, src: &[u8]) -> &'static [&'static str] {
+    let Some(op) = node.field("operator") else { return &[] };
+    let op = text(op, src);
+    OPERATOR_METHODS.iter().find(|(k, o, _)| *k == kind && *o == op).map_or(&[], |(_, _, method)| std::slice::from_ref(method))
+}
+
 /// The methods a Python operator runs on the operand `node`: its left operand's `a + b`
 /// (`__add__`), `a == b` (`__eq__`), `-a` (`__neg__`), a subscripted value's `a[k]`
 /// (`__getitem__`; `__setitem__` assigned — also in a tuple of targets —, both for `a[k] += 1`,
@@ -614,38 +641,9 @@ pub(super) fn setattr_path(call: Node, src: &[u8]) -> Option<String> {
 /// operands only.
 pub(super) fn operator_methods<'t>(parents: &Parents<'t>, node: Node<'t>, src: &[u8]) -> &'static [&'static str] {
     let Some(parent) = parents.of(node) else { return &[] };
-    let one = |name: Option<&'static [&'static str]>| name.unwrap_or(&[]);
     match parent.kind_name() {
-        "binary_operator" if parent.field("left") == Some(node) => {
-            one(parent.field("operator").and_then(|op| -> Option<&'static [&'static str]> {
-                Some(match &*text(op, src) {
-                    "+" => &["__add__"],
-                    "-" => &["__sub__"],
-                    "*" => &["__mul__"],
-                    "@" => &["__matmul__"],
-                    "/" => &["__truediv__"],
-                    "//" => &["__floordiv__"],
-                    "%" => &["__mod__"],
-                    "**" => &["__pow__"],
-                    "<<" => &["__lshift__"],
-                    ">>" => &["__rshift__"],
-                    "&" => &["__and__"],
-                    "|" => &["__or__"],
-                    "^" => &["__xor__"],
-                    _ => return None,
-                })
-            }))
-        }
-        "unary_operator" if parent.field("argument") == Some(node) => {
-            one(parent.field("operator").and_then(|op| -> Option<&'static [&'static str]> {
-                Some(match &*text(op, src) {
-                    "-" => &["__neg__"],
-                    "+" => &["__pos__"],
-                    "~" => &["__invert__"],
-                    _ => return None,
-                })
-            }))
-        }
+        "binary_operator" if parent.field("left") == Some(node) => operator_method("binary_operator", parent, src),
+        "unary_operator" if parent.field("argument") == Some(node) => operator_method("unary_operator", parent, src),
         "comparison_operator" if parent.named_child_count() == 2 => {
             let Some(op) = parent.field("operators") else { return &[] };
             let first = parent.named_child(0) == Some(node);

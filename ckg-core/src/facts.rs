@@ -370,9 +370,23 @@ pub enum ValueSource {
     /// a class (`xs: List[Item]`, `items: Item[]`, an attribute, a return type), the container:
     /// its elements are `Each(Annotation(Item))`.
     Each(Box<ValueSource>),
+    /// A mapping of keys to values of one kind: of a name declared `Dict[str, Item]` /
+    /// `Record<string, Item>`, the mapping. An entry of it (`d[k]`) is the inner value
+    /// (`Annotation(Item)`); a loop over it binds its keys, which are not followed.
+    Mapping(Box<ValueSource>),
 }
 
 impl ValueSource {
+    /// The type an entry (`xs[0]`, `d[k]`) of a name declared a container of a class holds:
+    /// `Item` of `each:type:Item` (`List[Item]`, `Item[]`) and of `mapping:type:Item`
+    /// (`Dict[str, Item]`, `Record<string, Item>`).
+    pub fn declared_entry(&self) -> Option<&ValueSource> {
+        match self {
+            ValueSource::Each(inner) | ValueSource::Mapping(inner) if matches!(inner.as_ref(), ValueSource::Annotation(_)) => Some(inner),
+            _ => None,
+        }
+    }
+
     /// A value that is any one of `values` (`c ? a : b`, `h = a` in one branch and `h = b` in
     /// another): written as the elements of a container the name takes each of, like a loop
     /// variable. Nested alternatives are flattened, repeats dropped; `None` when there are none,
@@ -438,6 +452,11 @@ impl ValueSource {
                 inner.encode_into(out);
                 return;
             }
+            ValueSource::Mapping(inner) => {
+                out.push_str("mapping:");
+                inner.encode_into(out);
+                return;
+            }
         };
         out.push_str(tag);
         out.push_str(text);
@@ -455,6 +474,7 @@ impl ValueSource {
             "self" => ValueSource::SelfOf(path),
             "items" => ValueSource::Items(serde_json::from_str(&path).ok()?),
             "each" => ValueSource::Each(Box::new(ValueSource::decode(&path)?)),
+            "mapping" => ValueSource::Mapping(Box::new(ValueSource::decode(&path)?)),
             _ => return None,
         })
     }

@@ -4,7 +4,7 @@
 use tree_sitter::Node;
 
 use super::captures::preorder::named_children;
-use super::syntax::{Parents, path_of, position, text};
+use super::syntax::{Parents, path_of, path_of_any_entry, position, text};
 use crate::facts::{ExportFact, FileFacts, ImportFact, ImportKind, ValueSource};
 use crate::field::{Field, Kind};
 
@@ -291,9 +291,7 @@ pub(super) fn value_source<'t>(parents: &Parents<'t>, ident: Node<'t>, src: &[u8
     let parent = parents.of(ident)?;
     match parent.kind_name() {
         "assignment" if parent.field("left") == Some(ident) => {
-            if let Some(t) = parent.field("type")
-                && let Some(v) = annotation_source(t, src)
-            {
+            if let Some(v) = annotated_value(parent, src) {
                 return Some(v);
             }
             assigned_value(parents, ident).and_then(|v| expression_value(v, src, 0))
@@ -414,12 +412,35 @@ fn loop_element<'t>(parents: &Parents<'t>, ident: Node<'t>, pattern: Node<'t>, s
     ValueSource::one_of(values).map(ValueSource::possibly)
 }
 
+/// Whether a subscript reads an entry: its one key reads as a value (a literal, a lower-case
+/// name or attribute, a call, arithmetic), not as a type (`List[int]`, `Dict[str, Foo]`,
+/// `StreamHandler[StringIO]`) nor a slice.
+fn entry_key(subscript: Node, src: &[u8]) -> bool {
+    let mut keys =
+        (0..subscript.named_child_count()).filter_map(|i| subscript.named_child(i)).skip(1).filter(|n| n.kind_name() != "comment");
+    let (Some(key), None) = (keys.next(), keys.next()) else { return false };
+    let lower_name = |n: Node| {
+        let name = text(n, src);
+        name.starts_with(|c: char| c.is_ascii_lowercase() || c == '_')
+            && !matches!(&*name, "str" | "int" | "float" | "bool" | "bytes" | "object" | "type" | "complex")
+    };
+    match key.kind_name() {
+        "string" | "integer" | "call" | "binary_operator" | "unary_operator" => true,
+        "identifier" => lower_name(key),
+        "attribute" => key.field("attribute").is_some_and(lower_name),
+        _ => false,
+    }
+}
+
 /// The value an expression gives, as far as written: a call, a name or attribute, a literal
 /// container, or either branch of `a if c else b` / `a or b` (a value that is one of several).
 fn expression_value(value: Node, src: &[u8], depth: usize) -> Option<ValueSource> {
     match value.kind_name() {
         "call" => path_of(value.field("function")?, src).map(|(p, _)| ValueSource::Call(p)),
         "identifier" | "attribute" => path_of(value, src).map(|(p, _)| ValueSource::Alias(p)),
+        // `first = items[0]`, `opt = self._opts[name]`: an entry (not a slice, a container, nor
+        // a parametrized type: `Handler = StreamHandler[StringIO]`).
+        "subscript" if entry_key(value, src) => path_of_any_entry(value, src).map(|(p, _)| ValueSource::Alias(p)),
         "dictionary" | "list" | "tuple" => items(value, src, 0),
         "parenthesized_expression" if depth < 4 => expression_value(value.named_child(0)?, src, depth + 1),
         "conditional_expression" | "boolean_operator" if depth < 4 => {
@@ -438,11 +459,14 @@ fn expression_value(value: Node, src: &[u8], depth: usize) -> Option<ValueSource
 /// A function's return annotation (`-> User`).
 pub(super) fn declared_type(node: Node, src: &[u8]) -> Option<ValueSource> {
     match node.kind_name() {
-        "function_definition" => node.field("return_type").and_then(|t| annotation_source(t, src)),
+        // (A returned mapping's entries are not followed: its returned literal says more.)
+        "function_definition" => {
+            node.field("return_type").and_then(|t| annotation_source(t, src)).filter(|v| !matches!(v, ValueSource::Mapping(_)))
+        }
         // An attribute: `self.x: Foo = ...`, `self.x = Foo()`, `x: Foo` in a class body.
         "assignment" => {
-            if let Some(t) = node.field("type") {
-                return annotation_source(t, src);
+            if node.field("type").is_some() {
+                return annotated_value(node, src);
             }
             let right = node.field("right")?;
             match right.kind_name() {
@@ -454,14 +478,71 @@ pub(super) fn declared_type(node: Node, src: &[u8]) -> Option<ValueSource> {
     }
 }
 
+/// What an annotated assignment (`x: Foo = …`) binds: what its annotation says, unless the
+/// annotation is a mapping and the value is known, which says more (`HANDLERS: Dict[str,
+/// Handler] = {"a": on_a}`, `env: Mapping[str, str] = os.environ`; not `{}`); a `TypeAlias`
+/// annotation says the name is a type, not one of its values: what is assigned.
+fn annotated_value(assign: Node, src: &[u8]) -> Option<ValueSource> {
+    let t = assign.field("type")?;
+    let assigned = || assign.field("right").and_then(|r| expression_value(r, src, 0));
+    match annotation_source(t, src) {
+        Some(ValueSource::Annotation(a)) if a == "TypeAlias" || a.ends_with(".TypeAlias") => assigned(),
+        Some(mapping @ ValueSource::Mapping(_)) => Some(assigned().unwrap_or(mapping)),
+        v => v,
+    }
+}
+
 /// What an annotation says a function returns or a name holds: an instance of a class
 /// (`Foo`, `Optional[Foo]`), or a container of them (`List[Foo]`, `Iterator["Foo"]`,
 /// `tuple[Foo, ...]`: `each:type:Foo`), whose elements a loop over it binds.
 pub(super) fn annotation_source(t: Node, src: &[u8]) -> Option<ValueSource> {
-    match container_element(t, src) {
-        Some(element) => Some(ValueSource::Each(Box::new(ValueSource::Annotation(element)))),
-        None => annotation_path(t, src).map(ValueSource::Annotation),
+    if let Some(element) = container_element(t, src) {
+        return Some(ValueSource::Each(Box::new(ValueSource::Annotation(element))));
     }
+    if let Some(value) = mapping_value(t, src) {
+        return Some(ValueSource::Mapping(Box::new(ValueSource::Annotation(value))));
+    }
+    annotation_path(t, src).map(ValueSource::Annotation)
+}
+
+/// The value type of a mapping annotation (`Dict[str, Item]`, `Mapping[str, "Item"]`,
+/// `Optional[dict[str, Item]]`): what an entry `d[k]` holds.
+fn mapping_value(t: Node, src: &[u8]) -> Option<String> {
+    const MAPPINGS: &[&str] =
+        &["Dict", "dict", "Mapping", "MutableMapping", "DefaultDict", "defaultdict", "OrderedDict", "ChainMap", "WeakValueDictionary"];
+    let inner = if t.kind_name() == "type" { t.named_child(0)? } else { t };
+    if !matches!(inner.kind_name(), "generic_type" | "subscript") {
+        return None;
+    }
+    let head = text(inner.named_child(0)?, src);
+    let head = head.rsplit('.').next().unwrap_or(&head).to_string();
+    let args = type_arguments(inner);
+    match head.as_str() {
+        "Optional" | "Final" | "Annotated" => mapping_value(*args.first()?, src),
+        h if MAPPINGS.contains(&h) && args.len() == 2 => annotation_path(args[1], src).filter(|v| !says_nothing(v)),
+        _ => None,
+    }
+}
+
+/// A type any value has (`Any`, `object`): as an element type, it says nothing.
+fn says_nothing(ty: &str) -> bool {
+    matches!(ty, "Any" | "typing.Any" | "t.Any" | "object")
+}
+
+/// The arguments of a generic annotation (`Dict[str, Item]`: `str`, `Item`), however the
+/// grammar groups them.
+fn type_arguments(generic: Node) -> Vec<Node> {
+    named_children(generic)
+        .into_iter()
+        .skip(1)
+        .flat_map(|a| {
+            if a.kind_name() == "type_parameter" {
+                (0..a.named_child_count()).filter_map(|i| a.named_child(i)).collect::<Vec<_>>()
+            } else {
+                vec![a]
+            }
+        })
+        .collect()
 }
 
 /// The element type of a homogeneous container annotation.
@@ -495,19 +576,7 @@ fn container_element(t: Node, src: &[u8]) -> Option<String> {
     }
     let head = text(inner.named_child(0)?, src);
     let head = head.rsplit('.').next().unwrap_or(&head).to_string();
-    let args: Vec<Node> = {
-        named_children(inner)
-            .into_iter()
-            .skip(1)
-            .flat_map(|a| {
-                if a.kind_name() == "type_parameter" {
-                    (0..a.named_child_count()).filter_map(|i| a.named_child(i)).collect::<Vec<_>>()
-                } else {
-                    vec![a]
-                }
-            })
-            .collect()
-    };
+    let args = type_arguments(inner);
     let first = *args.first()?;
     match head.as_str() {
         "Optional" | "Final" | "Annotated" => container_element(first, src),

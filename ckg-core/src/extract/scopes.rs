@@ -530,8 +530,8 @@ pub(super) fn bind(
 }
 
 /// The value of a name several bindings may reach (`if …: h = a` / `else: h = b`): any one of
-/// theirs, written as the elements of a container the name takes each of. Unknown values are
-/// left out; `None` when none is known.
+/// theirs, written as the elements of a container the name takes each of. Unknown values and
+/// entry reads are left out; `None` when none is known.
 fn join<'l>(reaching: impl Iterator<Item = &'l Binding>, facts: &FileFacts) -> Option<ValueSource> {
     ValueSource::one_of(reaching.filter_map(|b| match &b.local {
         Local::Def(sym) => Some(ValueSource::Def(facts.symbols[*sym as usize].qname.clone())),
@@ -541,6 +541,9 @@ fn join<'l>(reaching: impl Iterator<Item = &'l Binding>, facts: &FileFacts) -> O
         {
             None
         }
+        // An entry read (`document = document.children[0]`) is followed on its own, not as one
+        // of several values: an entry the resolver cannot read would leave the others unknown.
+        Local::Var(Some(ValueSource::Alias(p))) if p.contains(".[") => None,
         Local::Var(v) | Local::Param { value: v, .. } => v.clone(),
     }))
 }
@@ -572,6 +575,20 @@ fn through_local<'l>(value: ValueSource, lookup: &impl Fn(&str) -> Option<&'l Lo
         Some(Local::Var(None) | Local::Param { value: None, splat: 0, .. }) => return None,
         _ => return Some(value),
     };
+    // `first = items[0]`, `opt = opts[name].option` with `items: List[Item]` / `opts: Dict[str,
+    // Entry]`: an entry is an instance of the class, the path goes on from it.
+    if let (Some(ValueSource::Annotation(t)), Some(rest)) = (held.declared_entry(), rest) {
+        let (entry, more) = crate::dotted::split_once(rest).unwrap_or((rest, ""));
+        if entry.starts_with('[') && crate::facts::split_segment(entry).1 == crate::facts::Step::Member {
+            return Some(match (more, &value) {
+                ("", ValueSource::Alias(_)) => ValueSource::Annotation(t.clone()),
+                ("", _) => return Some(value),
+                (more, ValueSource::Call(_)) => ValueSource::Call(format!("{t}.{more}")),
+                (more, ValueSource::Alias(_)) => ValueSource::Alias(format!("{t}.{more}")),
+                (more, _) => ValueSource::New(format!("{t}.{more}")),
+            });
+        }
+    }
     let prefix = match held {
         ValueSource::Annotation(t) => t.clone(),
         ValueSource::New(t) | ValueSource::Call(t) if !t.ends_with(')') => format!("{t}()"),

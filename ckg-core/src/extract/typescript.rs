@@ -4,7 +4,7 @@
 use tree_sitter::Node;
 
 use super::captures::preorder::named_children;
-use super::syntax::{Parents, path_of, position, text};
+use super::syntax::{Parents, path_of, path_of_any_entry, position, text};
 use crate::facts::{ExportFact, FileFacts, ImportFact, ImportKind, ValueSource};
 use crate::field::{Field, Kind};
 use crate::lang::Capture;
@@ -431,6 +431,8 @@ fn expression_value_at(mut v: Node, src: &[u8], depth: usize) -> Option<ValueSou
             Some(ValueSource::Call(p))
         }
         "identifier" | "member_expression" => path_of(v, src).map(|(p, _)| ValueSource::Alias(p)),
+        // `const first = items[0]`, `const h = this.handlers[name]`: an entry.
+        "subscript_expression" => path_of_any_entry(v, src).map(|(p, _)| ValueSource::Alias(p)),
         "shorthand_property_identifier" => Some(ValueSource::Alias(text(v, src).into_owned())),
         // `{ get: load, post }`, `[a, b]`: the entries written as names or calls, by key or index.
         "object" | "array" if depth < 4 => {
@@ -526,7 +528,7 @@ pub(super) fn value_source<'t>(p: &Parents<'t>, ident: Node<'t>, src: &[u8]) -> 
             if let Some(v) = parent.field("value").and_then(|v| expression_value(v, src)) {
                 return Some(v);
             }
-            parent.field("type").and_then(|t| annotation_path(t, src)).map(ValueSource::Annotation)
+            parent.field("type").and_then(|t| annotation_source(t, src))
         }
         // A parameter's declared type, else its default (`compare = defaultCompare`): one of the
         // values it may hold (the callers may pass another).
@@ -772,9 +774,38 @@ pub(super) fn declared_type(node: Node, src: &[u8]) -> Option<ValueSource> {
 /// of them (`Foo[]`, `Array<Foo>`, `ReadonlyArray<Foo>`, `readonly Foo[]`:
 /// `each:type:Foo`), whose elements a loop over it, or a callback of its methods, binds.
 fn annotation_source(t: Node, src: &[u8]) -> Option<ValueSource> {
-    match array_element(t, src) {
-        Some(element) => Some(ValueSource::Each(Box::new(ValueSource::Annotation(element)))),
-        None => annotation_path(t, src).map(ValueSource::Annotation),
+    if let Some(element) = array_element(t, src) {
+        return Some(ValueSource::Each(Box::new(ValueSource::Annotation(element))));
+    }
+    if let Some(value) = mapping_value(t, src) {
+        return Some(ValueSource::Mapping(Box::new(ValueSource::Annotation(value))));
+    }
+    annotation_path(t, src).map(ValueSource::Annotation)
+}
+
+/// The value type of a mapping annotation (`Record<string, Item>`, `{ [key: string]: Item }`,
+/// `Readonly<Record<string, Item>>`): what an entry `m[k]` holds.
+fn mapping_value(t: Node, src: &[u8]) -> Option<String> {
+    let inner = if t.kind_name() == "type_annotation" { t.named_child(0)? } else { t };
+    match inner.kind_name() {
+        "generic_type" => {
+            let args: Vec<Node> =
+                named_children(inner.field("type_arguments")?).into_iter().filter(|n| n.kind_name() != "comment").collect();
+            match (&*text(inner.field("name")?, src), args.as_slice()) {
+                ("Record", [_, value]) => annotation_path(*value, src),
+                ("Readonly", [arg]) => mapping_value(*arg, src),
+                _ => None,
+            }
+        }
+        // An object type of one index signature and nothing else.
+        "object_type" => {
+            let members: Vec<Node> = named_children(inner).into_iter().filter(|n| n.kind_name() != "comment").collect();
+            match members.as_slice() {
+                [signature] if signature.kind_name() == "index_signature" => annotation_path(signature.field("type")?, src),
+                _ => None,
+            }
+        }
+        _ => None,
     }
 }
 

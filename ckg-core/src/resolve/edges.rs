@@ -496,11 +496,10 @@ impl<'a> Resolver<'a> {
         let at = r.path.find(ANY_ENTRY).unwrap_or(0);
         let (prefix, rest) = (r.path[..at].trim_end_matches('.'), &r.path[at..]);
         reset_path_notes();
-        // `items[i].run()` with `items: Item[]`: an instance of the element type (`path_target`
-        // reads the entry of a name declared a container of a class).
-        if !prefix.contains('.')
-            && matches!(&r.binding, LocalBinding::Var(Some(ValueSource::Each(e))) if matches!(e.as_ref(), ValueSource::Annotation(_)))
-        {
+        // `items[i].run()` with `items: Item[]`, `d[k].run()` with `d: Dict[str, Item]`: an
+        // instance of the element type (`path_target` reads the entry of a name declared a
+        // container of a class).
+        if !prefix.contains('.') && matches!(&r.binding, LocalBinding::Var(Some(v)) if v.declared_entry().is_some()) {
             let resolved = self.path_target(file, r.src, &r.path, &r.binding, 0).filter(|(_, e)| *e != UNRESOLVED);
             reset_path_notes();
             if let Some((t, e)) = resolved

@@ -57,15 +57,16 @@ impl Resolver<'_> {
         let (bare, step) = split_segment(root);
         let (target, evidence) = match binding {
             LocalBinding::Def(q) => (Target::Sym(self.qname(q)?.id), EXACT),
-            // `items[0].run()` with `items: Item[]` / `List[Item]`: an entry of a name declared a
-            // container of a class is an instance of it.
-            LocalBinding::Var(Some(ValueSource::Each(element)))
+            // `items[0].run()` with `items: Item[]` / `List[Item]`, `d[k].run()` with `d:
+            // Dict[str, Item]`: an entry of a name declared a container of a class is an
+            // instance of it.
+            LocalBinding::Var(Some(container))
                 if step == Step::Member
-                    && matches!(element.as_ref(), ValueSource::Annotation(_))
+                    && container.declared_entry().is_some()
                     && segments.peek().is_some_and(|s| s.starts_with('[') && split_segment(s).1 == Step::Member) =>
             {
                 segments.next();
-                self.value_target(file, src, element, depth)
+                self.value_target(file, src, container.declared_entry()?, depth)
             }
             LocalBinding::Var(Some(v)) => self.value_target(file, src, v, depth),
             LocalBinding::Var(None) => (Target::Opaque, UNRESOLVED),
@@ -221,6 +222,10 @@ impl Resolver<'_> {
         };
         if let Target::Sym(id) = container {
             entries.extend(self.function_members(id).iter().map(|&m| (Target::Sym(m), INFERRED)));
+            // Of a value declared a container of a class, any entry is an instance of it.
+            if let Some(entry) = self.sym(id).filter(|s| s.kind.is_value()).and_then(|s| self.declared_entry(s, depth + 1)) {
+                entries.push((entry, INFERRED));
+            }
         }
         let called = split_segment(segments[at]).1 == Step::Call;
         let after = segments[at + 1..].join(".");
@@ -257,6 +262,13 @@ impl Resolver<'_> {
                     if let Some(s) = self.member_of(sym, name) {
                         return Some((Target::Sym(s.id), false));
                     }
+                    // An entry of a value declared a container of a class (`self.items[0]`,
+                    // `this.byName[k]`).
+                    if name.starts_with('[')
+                        && let Some(entry) = self.declared_entry(sym, depth + 1)
+                    {
+                        return Some((entry, true));
+                    }
                     let (t, _) = self.value_of(sym, depth + 1)?;
                     return self.member(&t, name, depth + 1).map(|(t, _)| (t, true));
                 }
@@ -289,9 +301,9 @@ impl Resolver<'_> {
             Target::Module(f) => self.module_member(*f, name, 0).map(|t| (t, false)),
             Target::Package(p) => self.package_member(p, name).map(|t| (t, false)),
             Target::External(_) if name == ANY_ENTRY => None,
-            // An entry of a declared array (`items[0]` with `items: Item[]`): not followed yet,
-            // rather than a member of the builtin.
-            Target::External(e) if e == "<builtin>.Array" && name.starts_with('[') => None,
+            // An entry of a builtin (`line[0]` with `line: str`, `items[0]` with `items: Item[]`
+            // reached through a field): not a member of it.
+            Target::External(e) if e.starts_with("<builtin>.") && name.starts_with('[') => None,
             Target::External(e) => Some((Target::External(format!("{e}.{name}")), false)),
             Target::Opaque => None,
         }

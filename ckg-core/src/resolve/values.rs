@@ -25,6 +25,8 @@ impl Resolver<'_> {
             ValueSource::Each(_) if let Some(array) = self.declared_array(file, value) => return (array, INFERRED),
             // A loop variable stands for many values; file_edges expands it, flows do not.
             ValueSource::Each(_) => return (Target::Opaque, UNRESOLVED),
+            // Its entries are read by `member`.
+            ValueSource::Mapping(_) => return self.declared_mapping(file).map_or((Target::Opaque, UNRESOLVED), |t| (t, INFERRED)),
             ValueSource::Def(q) => return self.qname(q).map(|s| (Target::Sym(s.id), EXACT)).unwrap_or((Target::Opaque, UNRESOLVED)),
             ValueSource::SelfOf(q) => {
                 return self.qname(q).map(|s| (Target::Instance(s.id), INFERRED)).unwrap_or((Target::Opaque, UNRESOLVED));
@@ -40,6 +42,11 @@ impl Resolver<'_> {
         }
         let flowed = if evidence == EXACT { INFERRED } else { evidence };
         let result = match value {
+            // A Python entry of an external value (`base = current_app.config["URL"]`,
+            // `m = re.match(…)[1]`) is data of unknown type, not a path into the package.
+            ValueSource::Alias(p) if matches!(target, Target::External(_)) && p.contains(".[") && !self.file_lang(file).is_script() => {
+                return (Target::Opaque, UNRESOLVED);
+            }
             // An alias holds what the name it copies holds.
             ValueSource::Alias(_) => {
                 // A value with members of its own and no value written is that name itself
@@ -53,7 +60,9 @@ impl Resolver<'_> {
             }
             ValueSource::Call(_) => self.call_result(target, depth + 1),
             ValueSource::New(_) | ValueSource::Annotation(_) => self.instance_of(target, depth + 1),
-            ValueSource::Def(_) | ValueSource::SelfOf(_) | ValueSource::Items(_) | ValueSource::Each(_) => unreachable!("handled above"),
+            ValueSource::Def(_) | ValueSource::SelfOf(_) | ValueSource::Items(_) | ValueSource::Each(_) | ValueSource::Mapping(_) => {
+                unreachable!("handled above")
+            }
         };
         match result {
             Some(t) => (t, flowed),
@@ -88,15 +97,34 @@ impl Resolver<'_> {
     /// is a container (`each:type:Foo`): an instance of `Foo`.
     pub(super) fn element_of(&self, file: i64, src: i64, container: &ValueSource) -> Option<Target> {
         let (ValueSource::Call(p) | ValueSource::Alias(p)) = container else { return None };
+        // `for opt in self.opts.values()` with `opts: Dict[str, Option]`: the mapping's entries.
+        let (p, values) = match (container, p.strip_suffix(".values")) {
+            (ValueSource::Call(_), Some(mapping)) if !self.file_lang(file).is_script() => (mapping, true),
+            _ => (p.as_str(), false),
+        };
         let (t, e) = self.path_target(file, src, p, &self.self_binding(src, p), 1)?;
         let Target::Sym(id) = t else { return None };
         let sym = self.sym(id).filter(|_| e != UNRESOLVED)?;
-        let Some(ValueSource::Each(element)) = sym.ty() else { return None };
-        let ValueSource::Annotation(ty) = element.as_ref() else { return None };
+        match sym.ty() {
+            Some(each @ ValueSource::Each(_)) if !values => self.entry_of(sym, each, 1),
+            Some(mapping @ ValueSource::Mapping(_)) if values => self.entry_of(sym, mapping, 1),
+            _ => None,
+        }
+    }
+
+    /// An entry of a symbol declared a container of a class (`self.items[0]`, `self.by_name[k]`
+    /// with `items: List[Item]`, `by_name: Dict[str, Item]`): an instance of the class,
+    /// resolved in the symbol's file.
+    pub(super) fn declared_entry(&self, sym: &SymbolRow, depth: usize) -> Option<Target> {
+        self.entry_of(sym, sym.ty()?, depth)
+    }
+
+    fn entry_of(&self, sym: &SymbolRow, container: &ValueSource, depth: usize) -> Option<Target> {
+        let Some(ValueSource::Annotation(ty)) = container.declared_entry() else { return None };
         let owner_file = sym.file?;
         let module = *self.module_sym.get(&owner_file)?;
-        let (t, e) = self.path_target(owner_file, module, ty, &LocalBinding::Free, 1)?;
-        (e != UNRESOLVED).then(|| self.instance_of(t, 1)).flatten()
+        let (t, e) = self.path_target(owner_file, module, ty, &LocalBinding::Free, depth)?;
+        (e != UNRESOLVED).then(|| self.instance_of(t, depth)).flatten()
     }
 
     /// An instance of what a type or constructor path denotes. `depth` goes on through the
@@ -164,6 +192,7 @@ impl Resolver<'_> {
             // A returned literal container (`return {"open": on_open}`).
             ValueSource::Items(items) => return Some(Target::Items(file, module, items.clone())),
             ValueSource::Each(_) => return self.declared_array(file, ty),
+            ValueSource::Mapping(_) => return self.declared_mapping(file),
             ValueSource::Def(q) => return self.qname(q).map(|s| Target::Sym(s.id)),
             ValueSource::SelfOf(q) => return self.qname(q).map(|s| Target::Instance(s.id)),
             ValueSource::Call(p) | ValueSource::New(p) | ValueSource::Annotation(p) | ValueSource::Alias(p) => p,
@@ -195,6 +224,12 @@ impl Resolver<'_> {
         let ValueSource::Each(element) = value else { return None };
         (matches!(element.as_ref(), ValueSource::Annotation(_)) && self.file_lang(file).is_script())
             .then(|| Target::External("<builtin>.Array".to_string()))
+    }
+
+    /// What a name declared a mapping holds (`d: Dict[str, Item]`): in Python a dict, whose
+    /// members are the builtin's; in TS/JS an object of unknown members (`Record<string, Item>`).
+    fn declared_mapping(&self, file: i64) -> Option<Target> {
+        (!self.file_lang(file).is_script()).then(|| Target::External("<builtin>.dict".to_string()))
     }
 
     /// An instance of the declared type of a function's parameter at `index` (a class's: its

@@ -334,6 +334,9 @@ pub const CALLBACK_KEY: &str = "=callee";
 /// key is not a literal (`handlers[name]()` is `handlers.[*]()`).
 pub const ANY_ENTRY: &str = "[*]";
 
+/// The methods of a Python mapping that give one of its entries (`d.get(k)`).
+pub const MAPPING_LOOKUPS: [&str; 3] = ["get", "pop", "setdefault"];
+
 /// How the first segment of a reference's path is bound inside its own file, decided by
 /// extraction from the file's scopes alone.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]

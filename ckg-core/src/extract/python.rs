@@ -393,14 +393,20 @@ fn assigned_value<'t>(parents: &Parents<'t>, ident: Node<'t>) -> Option<Node<'t>
 }
 
 /// A name of a loop's tuple target over a literal list of tuples (`for name, fn in [("a", f),
-/// ("b", g)]`): any of the items' elements at its place.
+/// ("b", g)]`): any of the items' elements at its place; over `enumerate(xs)` or `d.items()`,
+/// see [`paired_element`].
 fn loop_element<'t>(parents: &Parents<'t>, ident: Node<'t>, pattern: Node<'t>, src: &[u8]) -> Option<ValueSource> {
     let parent = parents.of(pattern)?;
     if !matches!(parent.kind_name(), "for_statement" | "for_in_clause") || parent.field("left") != Some(pattern) {
         return None;
     }
-    let index = named_children(pattern).into_iter().position(|n| n.id() == ident.id())?;
-    let right = parent.field("right").filter(|r| matches!(r.kind_name(), "list" | "tuple"))?;
+    let targets = named_children(pattern);
+    let index = targets.iter().position(|n| n.id() == ident.id())?;
+    let right = parent.field("right")?;
+    if right.kind_name() == "call" {
+        return (index == 1 && targets.len() == 2).then(|| paired_element(right, src)).flatten();
+    }
+    let right = Some(right).filter(|r| matches!(r.kind_name(), "list" | "tuple"))?;
     let values: Vec<ValueSource> = named_children(right)
         .into_iter()
         .filter(|item| matches!(item.kind_name(), "tuple" | "list"))
@@ -410,6 +416,25 @@ fn loop_element<'t>(parents: &Parents<'t>, ident: Node<'t>, pattern: Node<'t>, s
         })
         .collect();
     ValueSource::one_of(values).map(ValueSource::possibly)
+}
+
+/// The second name of a loop's pair target over `enumerate(xs)` (each element of `xs`) or
+/// `d.items()` (each value of `d`: the elements of `d.values()`).
+fn paired_element(call: Node, src: &[u8]) -> Option<ValueSource> {
+    let function = call.field("function")?;
+    let args: Vec<Node> = named_children(call.field("arguments")?).into_iter().filter(|n| n.kind_name() != "comment").collect();
+    let container = match (function.kind_name(), args.as_slice()) {
+        ("identifier", [xs]) if text(function, src) == "enumerate" => match xs.kind_name() {
+            "identifier" | "attribute" => ValueSource::Alias(path_of(*xs, src)?.0),
+            "call" => ValueSource::Call(path_of(xs.field("function")?, src)?.0),
+            _ => return None,
+        },
+        ("attribute", []) if function.field("attribute").is_some_and(|a| text(a, src) == "items") => {
+            ValueSource::Call(format!("{}.values", path_of(function.field("object")?, src)?.0))
+        }
+        _ => return None,
+    };
+    Some(ValueSource::Each(Box::new(container)))
 }
 
 /// Whether a subscript reads an entry: its one key reads as a value (a literal, a lower-case
@@ -582,7 +607,7 @@ fn container_element(t: Node, src: &[u8]) -> Option<String> {
         "Optional" | "Final" | "Annotated" => container_element(first, src),
         // `tuple[Foo, ...]` only: other tuples hold different types by position.
         "Tuple" | "tuple" if !(args.len() == 2 && text(args[1], src).trim() == "...") => None,
-        h if CONTAINERS.contains(&h) => annotation_path(first, src),
+        h if CONTAINERS.contains(&h) => annotation_path(first, src).filter(|e| !says_nothing(e)),
         _ => None,
     }
 }

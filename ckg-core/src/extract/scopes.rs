@@ -510,14 +510,19 @@ pub(super) fn bind(
         // class it is declared a container of (`xs: List[Item]`, `items: Item[]`); unknown when
         // the local's value is (the resolver, which sees no scopes, would read the name at
         // module level). The calls made through a parameter's elements are its `ParamUse`s.
-        Some(local @ (Local::Var(Some(ValueSource::Each(each))) | Local::Param { value: Some(ValueSource::Each(each)), .. })) if matches!(each.as_ref(), ValueSource::Alias(p) if !p.contains('.')) =>
+        // (`for k, v in d.items()`: each of `d.values()`, the entries of a mapping.)
+        Some(local @ (Local::Var(Some(ValueSource::Each(each))) | Local::Param { value: Some(ValueSource::Each(each)), .. }))
+            if local_container(each).is_some() =>
         {
-            let ValueSource::Alias(container) = each.as_ref() else { unreachable!("matched") };
+            let (container, values) = local_container(each).expect("matched");
             let at = last.map_or(pos, |b| b.effective);
             let held = lookup_local(container, at, inner, nesting, locals);
             match held.and_then(Local::value) {
-                Some(ValueSource::Each(element)) if matches!(element.as_ref(), ValueSource::Annotation(_)) => {
+                Some(ValueSource::Each(element)) if !values && matches!(element.as_ref(), ValueSource::Annotation(_)) => {
                     LocalBinding::Var(Some(element.as_ref().clone()))
+                }
+                Some(ValueSource::Mapping(entry)) if values && matches!(entry.as_ref(), ValueSource::Annotation(_)) => {
+                    LocalBinding::Var(Some(entry.as_ref().clone()))
                 }
                 // A local of unknown value: so are its elements.
                 None if held.is_some() => LocalBinding::Var(None),
@@ -526,6 +531,16 @@ pub(super) fn bind(
         }
         Some(Local::Var(v) | Local::Param { value: v, .. }) => LocalBinding::Var(v.clone()),
         None => LocalBinding::Free,
+    }
+}
+
+/// The local a loop's elements come from: `xs` of `for x in xs`, and of `for v in d.values()`
+/// `d` with `true` (the entries of a mapping).
+fn local_container(each: &ValueSource) -> Option<(&str, bool)> {
+    match each {
+        ValueSource::Alias(p) if !p.contains('.') => Some((p, false)),
+        ValueSource::Call(p) => p.strip_suffix(".values").filter(|d| !d.contains('.')).map(|d| (d, true)),
+        _ => None,
     }
 }
 
@@ -579,6 +594,13 @@ fn through_local<'l>(value: ValueSource, lookup: &impl Fn(&str) -> Option<&'l Lo
     // Entry]`: an entry is an instance of the class, the path goes on from it.
     if let (Some(ValueSource::Annotation(t)), Some(rest)) = (held.declared_entry(), rest) {
         let (entry, more) = crate::dotted::split_once(rest).unwrap_or((rest, ""));
+        // (`opt = opts.get(name)` with `opts: Dict[str, Option]`: an entry too.)
+        let lookup = matches!(held, ValueSource::Mapping(_))
+            && matches!(value, ValueSource::Call(_))
+            && crate::facts::MAPPING_LOOKUPS.contains(&rest);
+        if lookup {
+            return Some(ValueSource::Annotation(t.clone()));
+        }
         if entry.starts_with('[') && crate::facts::split_segment(entry).1 == crate::facts::Step::Member {
             return Some(match (more, &value) {
                 ("", ValueSource::Alias(_)) => ValueSource::Annotation(t.clone()),

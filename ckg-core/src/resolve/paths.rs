@@ -182,6 +182,8 @@ impl Resolver<'_> {
                 // A method that returns `this` / `self` returns its receiver: an instance of a
                 // subclass stays one (`server.on(…).listen()`).
                 Step::Call => match (&target, &next) {
+                    // `self.opts.get(name).process()` with `opts: Dict[str, Option]`.
+                    (Target::Sym(_), _) if let Some(entry) = self.mapping_lookup(&target, name, depth) => entry,
                     (Target::Instance(receiver), Target::Sym(m))
                         if self.sym(*m).is_some_and(|s| s.kind == SymbolKind::Method && matches!(s.ty(), Some(ValueSource::SelfOf(_)))) =>
                     {

@@ -3,7 +3,7 @@
 //! aliases, a symbol's declared or obvious type, and what calling a target gives.
 
 use super::{EXACT, INFERRED, MAX_HOPS, Resolver, Target, UNRESOLVED, weaker};
-use crate::facts::{LocalBinding, SymbolKind, ValueSource};
+use crate::facts::{LocalBinding, MAPPING_LOOKUPS, SymbolKind, ValueSource};
 use crate::store::SymbolRow;
 
 impl Resolver<'_> {
@@ -19,6 +19,18 @@ impl Resolver<'_> {
         {
             let (t, e) = self.value_target(file, src, &ValueSource::Alias(base.to_string()), depth + 1);
             return (t, if e == EXACT { INFERRED } else { e });
+        }
+        // `opt = self.opts.get(name)` with `opts: Dict[str, Option]`: an entry.
+        if let ValueSource::Call(p) = value
+            && let Some((receiver, method)) = p.rsplit_once('.')
+            && let Some((r, e)) = MAPPING_LOOKUPS
+                .contains(&method)
+                .then(|| self.path_target(file, src, receiver, &self.self_binding(src, receiver), depth + 1))
+                .flatten()
+            && e != UNRESOLVED
+            && let Some(entry) = self.mapping_lookup(&r, method, depth)
+        {
+            return (entry, INFERRED);
         }
         let path = match value {
             ValueSource::Items(items) => return (Target::Items(file, src, items.clone()), INFERRED),
@@ -224,6 +236,17 @@ impl Resolver<'_> {
         let ValueSource::Each(element) = value else { return None };
         (matches!(element.as_ref(), ValueSource::Annotation(_)) && self.file_lang(file).is_script())
             .then(|| Target::External("<builtin>.Array".to_string()))
+    }
+
+    /// What `d.get(k)`, `d.pop(k)` or `d.setdefault(k, v)` gives on a Python value declared a
+    /// mapping of a class (`opts: Dict[str, Option]`): an entry, an instance of the class.
+    pub(super) fn mapping_lookup(&self, receiver: &Target, method: &str, depth: usize) -> Option<Target> {
+        let Target::Sym(id) = receiver else { return None };
+        let sym = self.sym(*id).filter(|s| s.kind.is_value() && MAPPING_LOOKUPS.contains(&method))?;
+        if !matches!(sym.ty(), Some(ValueSource::Mapping(_))) || self.file_lang(sym.file?).is_script() {
+            return None;
+        }
+        self.declared_entry(sym, depth + 1)
     }
 
     /// What a name declared a mapping holds (`d: Dict[str, Item]`): in Python a dict, whose

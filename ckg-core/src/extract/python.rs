@@ -535,7 +535,7 @@ pub(super) fn annotation_source(t: Node, src: &[u8]) -> Option<ValueSource> {
 fn mapping_value(t: Node, src: &[u8]) -> Option<String> {
     const MAPPINGS: &[&str] =
         &["Dict", "dict", "Mapping", "MutableMapping", "DefaultDict", "defaultdict", "OrderedDict", "ChainMap", "WeakValueDictionary"];
-    let inner = if t.kind_name() == "type" { t.named_child(0)? } else { t };
+    let inner = without_none(t)?;
     if !matches!(inner.kind_name(), "generic_type" | "subscript") {
         return None;
     }
@@ -595,7 +595,7 @@ fn container_element(t: Node, src: &[u8]) -> Option<String> {
         "Tuple",
         "tuple",
     ];
-    let inner = if t.kind_name() == "type" { t.named_child(0)? } else { t };
+    let inner = without_none(t)?;
     if !matches!(inner.kind_name(), "generic_type" | "subscript") {
         return None;
     }
@@ -612,8 +612,23 @@ fn container_element(t: Node, src: &[u8]) -> Option<String> {
     }
 }
 
+/// An annotation without its `None` alternative: `Foo | None` and `None | Foo` (PEP 604) are
+/// `Foo` (as `Optional[Foo]` is); other annotations as they are, the `type` node unwrapped.
+fn without_none(t: Node) -> Option<Node> {
+    let mut inner = if t.kind_name() == "type" { t.named_child(0)? } else { t };
+    while inner.kind_name() == "binary_operator" && inner.field("operator").is_some_and(|o| o.kind_name() == "|") {
+        let (left, right) = (inner.field("left")?, inner.field("right")?);
+        inner = match (left.kind_name(), right.kind_name()) {
+            (_, "none") => left,
+            ("none", _) => right,
+            _ => return Some(inner),
+        };
+    }
+    Some(inner)
+}
+
 fn annotation_path(t: Node, src: &[u8]) -> Option<String> {
-    let inner = if t.kind_name() == "type" { t.named_child(0)? } else { t };
+    let inner = without_none(t)?;
     match inner.kind_name() {
         "identifier" | "attribute" => path_of(inner, src).map(|(p, _)| p),
         // `Optional[Foo]`, `Union[Foo, None]`: the first argument.
@@ -628,9 +643,11 @@ fn annotation_path(t: Node, src: &[u8]) -> Option<String> {
             annotation_path(arg, src)
         }
         "string" => {
-            // A forward reference: "Foo".
+            // A forward reference: "Foo", "Foo | None".
             let s = text(inner, src);
             let s = s.trim_matches(|c| c == '"' || c == '\'');
+            let mut named = s.split('|').map(str::trim).filter(|t| *t != "None");
+            let (Some(s), None) = (named.next(), named.next()) else { return None };
             (!s.is_empty() && s.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '.')).then(|| s.to_string())
         }
         _ => None,

@@ -786,7 +786,7 @@ fn annotation_source(t: Node, src: &[u8]) -> Option<ValueSource> {
 /// The value type of a mapping annotation (`Record<string, Item>`, `{ [key: string]: Item }`,
 /// `Readonly<Record<string, Item>>`): what an entry `m[k]` holds.
 fn mapping_value(t: Node, src: &[u8]) -> Option<String> {
-    let inner = if t.kind_name() == "type_annotation" { t.named_child(0)? } else { t };
+    let inner = non_nullish(t, src)?;
     match inner.kind_name() {
         "generic_type" => {
             let args: Vec<Node> =
@@ -811,7 +811,7 @@ fn mapping_value(t: Node, src: &[u8]) -> Option<String> {
 
 /// The element type of an array annotation.
 fn array_element(t: Node, src: &[u8]) -> Option<String> {
-    let mut inner = if t.kind_name() == "type_annotation" { t.named_child(0)? } else { t };
+    let mut inner = non_nullish(t, src)?;
     if inner.kind_name() == "readonly_type" {
         inner = inner.named_child(0)?;
     }
@@ -859,8 +859,25 @@ fn callback_element<'t>(p: &Parents<'t>, param: Node<'t>, src: &[u8]) -> Option<
     Some(ValueSource::Each(Box::new(container)))
 }
 
+/// A type without its `null` / `undefined` alternatives: `Foo | null`, `Foo[] | undefined`
+/// are `Foo`, `Foo[]`; other types as they are, the annotation node unwrapped.
+fn non_nullish<'t>(t: Node<'t>, src: &[u8]) -> Option<Node<'t>> {
+    let mut inner = if t.kind_name() == "type_annotation" { t.named_child(0)? } else { t };
+    while matches!(inner.kind_name(), "union_type" | "parenthesized_type") {
+        let members: Vec<Node> = named_children(inner)
+            .into_iter()
+            .filter(|m| m.kind_name() != "comment" && !matches!(&*text(*m, src), "null" | "undefined" | "void"))
+            .collect();
+        match members.as_slice() {
+            [one] => inner = *one,
+            _ => return Some(inner),
+        }
+    }
+    Some(inner)
+}
+
 fn annotation_path(t: Node, src: &[u8]) -> Option<String> {
-    let inner = if t.kind_name() == "type_annotation" { t.named_child(0)? } else { t };
+    let inner = non_nullish(t, src)?;
     match inner.kind_name() {
         "type_identifier" | "nested_type_identifier" => Some(text(inner, src).into_owned()),
         "generic_type" => inner.field("name").map(|n| text(n, src).into_owned()),

@@ -171,12 +171,16 @@ impl Resolver<'_> {
         for _ in 0..MAX_HOPS {
             let Target::Sym(id) = target else { break };
             let Some(sym) = self.sym(id).filter(|s| s.kind.is_value()) else { break };
+            let slot = matches!(sym.kind, SymbolKind::Property | SymbolKind::Attribute);
             match self.value_of(sym, depth) {
+                // A property typed by a type alias (`make?: Make` with `type Make = (x) => y`):
+                // what is called is the property, as for one of unknown value.
+                Some((Target::Instance(t), _)) if slot && self.sym(t).is_some_and(|t| t.kind == SymbolKind::Type) => break,
                 Some((t, e)) => {
                     target = t;
                     evidence = weaker(evidence, e);
                 }
-                None if matches!(sym.kind, SymbolKind::Property | SymbolKind::Attribute) => break,
+                None if slot => break,
                 None => return (Target::Opaque, UNRESOLVED),
             }
         }

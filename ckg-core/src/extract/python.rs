@@ -535,13 +535,7 @@ pub(super) fn annotation_source(t: Node, src: &[u8]) -> Option<ValueSource> {
 fn mapping_value(t: Node, src: &[u8]) -> Option<String> {
     const MAPPINGS: &[&str] =
         &["Dict", "dict", "Mapping", "MutableMapping", "DefaultDict", "defaultdict", "OrderedDict", "ChainMap", "WeakValueDictionary"];
-    let inner = without_none(t)?;
-    if !matches!(inner.kind_name(), "generic_type" | "subscript") {
-        return None;
-    }
-    let head = text(inner.named_child(0)?, src);
-    let head = head.rsplit('.').next().unwrap_or(&head).to_string();
-    let args = type_arguments(inner);
+    let (head, args) = generic_parts(t, src)?;
     match head.as_str() {
         "Optional" | "Final" | "Annotated" => mapping_value(*args.first()?, src),
         h if MAPPINGS.contains(&h) && args.len() == 2 => annotation_path(args[1], src).filter(|v| !says_nothing(v)),
@@ -554,8 +548,18 @@ fn says_nothing(ty: &str) -> bool {
     matches!(ty, "Any" | "typing.Any" | "t.Any" | "object")
 }
 
-/// The arguments of a generic annotation (`Dict[str, Item]`: `str`, `Item`), however the
-/// grammar groups them.
+/// A generic annotation's name, without its module (`t.Dict[str, Item]`: `Dict`), and its
+/// arguments (`str`, `Item`), however the grammar groups them; `None` alternatives left out.
+fn generic_parts<'t>(t: Node<'t>, src: &[u8]) -> Option<(String, Vec<Node<'t>>)> {
+    let inner = without_none(t)?;
+    if !matches!(inner.kind_name(), "generic_type" | "subscript") {
+        return None;
+    }
+    let head = text(inner.named_child(0)?, src);
+    let head = head.rsplit('.').next().unwrap_or(&head).to_string();
+    Some((head, type_arguments(inner)))
+}
+
 fn type_arguments(generic: Node) -> Vec<Node> {
     named_children(generic)
         .into_iter()
@@ -595,13 +599,7 @@ fn container_element(t: Node, src: &[u8]) -> Option<String> {
         "Tuple",
         "tuple",
     ];
-    let inner = without_none(t)?;
-    if !matches!(inner.kind_name(), "generic_type" | "subscript") {
-        return None;
-    }
-    let head = text(inner.named_child(0)?, src);
-    let head = head.rsplit('.').next().unwrap_or(&head).to_string();
-    let args = type_arguments(inner);
+    let (head, args) = generic_parts(t, src)?;
     let first = *args.first()?;
     match head.as_str() {
         "Optional" | "Final" | "Annotated" => container_element(first, src),

@@ -424,7 +424,7 @@ fn paired_element(call: Node, src: &[u8]) -> Option<ValueSource> {
     let function = call.field("function")?;
     let args: Vec<Node> = named_children(call.field("arguments")?).into_iter().filter(|n| n.kind_name() != "comment").collect();
     let container = match (function.kind_name(), args.as_slice()) {
-        ("identifier", [xs]) if text(function, src) == "enumerate" => match xs.kind_name() {
+        ("identifier", [xs] | [xs, _]) if text(function, src) == "enumerate" => match xs.kind_name() {
             "identifier" | "attribute" => ValueSource::Alias(path_of(*xs, src)?.0),
             "call" => ValueSource::Call(path_of(xs.field("function")?, src)?.0),
             _ => return None,
@@ -444,10 +444,13 @@ fn entry_key(subscript: Node, src: &[u8]) -> bool {
     let mut keys =
         (0..subscript.named_child_count()).filter_map(|i| subscript.named_child(i)).skip(1).filter(|n| n.kind_name() != "comment");
     let (Some(key), None) = (keys.next(), keys.next()) else { return false };
+    // (A constant, `HANDLERS[MODE]`, `d[Color.RED]`, is a value too.)
     let lower_name = |n: Node| {
         let name = text(n, src);
-        name.starts_with(|c: char| c.is_ascii_lowercase() || c == '_')
-            && !matches!(&*name, "str" | "int" | "float" | "bool" | "bytes" | "object" | "type" | "complex")
+        let constant = name.len() > 1 && name.chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_');
+        constant
+            || name.starts_with(|c: char| c.is_ascii_lowercase() || c == '_')
+                && !matches!(&*name, "str" | "int" | "float" | "bool" | "bytes" | "object" | "type" | "complex")
     };
     match key.kind_name() {
         "string" | "integer" | "call" | "binary_operator" | "unary_operator" => true,
@@ -504,15 +507,19 @@ pub(super) fn declared_type(node: Node, src: &[u8]) -> Option<ValueSource> {
 }
 
 /// What an annotated assignment (`x: Foo = …`) binds: what its annotation says, unless the
-/// annotation is a mapping and the value is known, which says more (`HANDLERS: Dict[str,
-/// Handler] = {"a": on_a}`, `env: Mapping[str, str] = os.environ`; not `{}`); a `TypeAlias`
-/// annotation says the name is a type, not one of its values: what is assigned.
+/// annotation is a mapping and the value a literal with entries or a name, which say more
+/// (`HANDLERS: Dict[str, Handler] = {"a": on_a}`, `env: Mapping[str, str] = os.environ`; not
+/// `{}` nor `dict()`); a `TypeAlias` annotation says the name is a type, not one of its values:
+/// what is assigned.
 fn annotated_value(assign: Node, src: &[u8]) -> Option<ValueSource> {
     let t = assign.field("type")?;
     let assigned = || assign.field("right").and_then(|r| expression_value(r, src, 0));
     match annotation_source(t, src) {
         Some(ValueSource::Annotation(a)) if a == "TypeAlias" || a.ends_with(".TypeAlias") => assigned(),
-        Some(mapping @ ValueSource::Mapping(_)) => Some(assigned().unwrap_or(mapping)),
+        Some(mapping @ ValueSource::Mapping(_)) => match assigned() {
+            Some(v @ (ValueSource::Items(_) | ValueSource::Alias(_))) => Some(v),
+            _ => Some(mapping),
+        },
         v => v,
     }
 }
@@ -543,9 +550,11 @@ fn mapping_value(t: Node, src: &[u8]) -> Option<String> {
     }
 }
 
-/// A type any value has (`Any`, `object`): as an element type, it says nothing.
+/// A type any value has (`Any`, `object`), or one of no class (`Callable`, `Type`): as an
+/// element type, it says nothing the resolver follows.
 fn says_nothing(ty: &str) -> bool {
-    matches!(ty, "Any" | "typing.Any" | "t.Any" | "object")
+    let ty = ty.rsplit('.').next().unwrap_or(ty);
+    matches!(ty, "Any" | "object" | "Callable" | "Type" | "type" | "Hashable")
 }
 
 /// A generic annotation's name, without its module (`t.Dict[str, Item]`: `Dict`), and its
@@ -560,6 +569,7 @@ fn generic_parts<'t>(t: Node<'t>, src: &[u8]) -> Option<(String, Vec<Node<'t>>)>
     Some((head, type_arguments(inner)))
 }
 
+/// The arguments of a generic annotation, however the grammar groups them.
 fn type_arguments(generic: Node) -> Vec<Node> {
     named_children(generic)
         .into_iter()
@@ -613,16 +623,26 @@ fn container_element(t: Node, src: &[u8]) -> Option<String> {
 /// An annotation without its `None` alternative: `Foo | None` and `None | Foo` (PEP 604) are
 /// `Foo` (as `Optional[Foo]` is); other annotations as they are, the `type` node unwrapped.
 fn without_none(t: Node) -> Option<Node> {
-    let mut inner = if t.kind_name() == "type" { t.named_child(0)? } else { t };
-    while inner.kind_name() == "binary_operator" && inner.field("operator").is_some_and(|o| o.kind_name() == "|") {
-        let (left, right) = (inner.field("left")?, inner.field("right")?);
-        inner = match (left.kind_name(), right.kind_name()) {
-            (_, "none") => left,
-            ("none", _) => right,
+    fn unwrap(n: Node) -> Option<Node> {
+        if n.kind_name() == "type" { n.named_child(0) } else { Some(n) }
+    }
+    let mut inner = unwrap(t)?;
+    loop {
+        // `Foo | None` is a `binary_operator` of two expressions; `List[Foo] | None` a
+        // `union_type` of types.
+        let sides = match inner.kind_name() {
+            "binary_operator" if inner.field("operator").is_some_and(|o| o.kind_name() == "|") => {
+                [inner.field("left")?, inner.field("right")?]
+            }
+            "union_type" if inner.named_child_count() == 2 => [unwrap(inner.named_child(0)?)?, unwrap(inner.named_child(1)?)?],
+            _ => return Some(inner),
+        };
+        inner = match (sides[0].kind_name(), sides[1].kind_name()) {
+            (_, "none") => sides[0],
+            ("none", _) => sides[1],
             _ => return Some(inner),
         };
     }
-    Some(inner)
 }
 
 fn annotation_path(t: Node, src: &[u8]) -> Option<String> {

@@ -512,9 +512,8 @@ pub(super) fn bind(
         // module level). The calls made through a parameter's elements are its `ParamUse`s.
         // (`for k, v in d.items()`: each of `d.values()`, the entries of a mapping.)
         Some(local @ (Local::Var(Some(ValueSource::Each(each))) | Local::Param { value: Some(ValueSource::Each(each)), .. }))
-            if local_container(each).is_some() =>
+            if let Some((container, values)) = local_container(each) =>
         {
-            let (container, values) = local_container(each).expect("matched");
             let at = last.map_or(pos, |b| b.effective);
             let held = lookup_local(container, at, inner, nesting, locals);
             match held.and_then(Local::value) {

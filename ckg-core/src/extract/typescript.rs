@@ -525,10 +525,13 @@ pub(super) fn value_source<'t>(p: &Parents<'t>, ident: Node<'t>, src: &[u8]) -> 
             if let Some(element) = parent.field("type").and_then(|t| array_element(t, src)) {
                 return Some(ValueSource::Each(Box::new(ValueSource::Annotation(element))));
             }
-            if let Some(v) = parent.field("value").and_then(|v| expression_value(v, src)) {
-                return Some(v);
+            let declared = || parent.field("type").and_then(|t| annotation_source(t, src));
+            match parent.field("value").and_then(|v| expression_value(v, src)) {
+                // `const u: User = rows[0]`: the written type says more than an entry read.
+                Some(ValueSource::Alias(p)) if p.contains(".[") => declared().or(Some(ValueSource::Alias(p))),
+                Some(v) => Some(v),
+                None => declared(),
             }
-            parent.field("type").and_then(|t| annotation_source(t, src))
         }
         // A parameter's declared type, else its default (`compare = defaultCompare`): one of the
         // values it may hold (the callers may pass another).

@@ -57,6 +57,9 @@ pub(super) fn add_entry(held: &mut Option<ValueSource>, key: Option<String>, val
     let mut items = match held.take() {
         Some(ValueSource::Items(items)) => items,
         None => Vec::new(),
+        // `ACTIONS: Dict[str, Action] = {}` then `ACTIONS["a"] = on_a`: the entries written say
+        // more than the declared type.
+        Some(ValueSource::Mapping(_)) if key.is_some() => Vec::new(),
         Some(ValueSource::Call(c)) if matches!(c.as_str(), "dict" | "list" | "OrderedDict" | "collections.OrderedDict") => Vec::new(),
         other => {
             *held = other;

@@ -7,7 +7,7 @@ use super::classes::is_getter;
 use super::{
     CONTAINER, DISPATCH, EXACT, GETTERS, INFERRED, NESTING, NESTING_PEAK, Resolver, Target, UNRESOLVED, UPPER_BOUND, VALUES, weaker,
 };
-use crate::facts::{ANY_ENTRY, LocalBinding, Step, SymbolKind, ValueSource, split_segment};
+use crate::facts::{ANY_ENTRY, LocalBinding, MAPPING_LOOKUPS, Step, SymbolKind, ValueSource, split_segment};
 
 /// Path resolutions nest (a member's declared type, a class's bases, a variable's value are
 /// paths too); code can make them refer back to themselves (`class A(A.B)`, a property typed
@@ -61,12 +61,21 @@ impl Resolver<'_> {
             // Dict[str, Item]`: an entry of a name declared a container of a class is an
             // instance of it.
             LocalBinding::Var(Some(container))
-                if step == Step::Member
-                    && container.declared_entry().is_some()
-                    && segments.peek().is_some_and(|s| s.starts_with('[') && split_segment(s).1 == Step::Member) =>
+                if let Some(entry) = container.declared_entry()
+                    && step == Step::Member
+                    && segments.peek().is_some_and(|s| match split_segment(s) {
+                        (key, Step::Member) => key.starts_with('['),
+                        // `by_name.get(k).run()` with `by_name: Dict[str, Item]`.
+                        (method, Step::Call) => {
+                            matches!(container, ValueSource::Mapping(_))
+                                && MAPPING_LOOKUPS.contains(&method)
+                                && !self.file_lang(file).is_script()
+                        }
+                        _ => false,
+                    }) =>
             {
                 segments.next();
-                self.value_target(file, src, container.declared_entry()?, depth)
+                self.value_target(file, src, entry, depth)
             }
             LocalBinding::Var(Some(v)) => self.value_target(file, src, v, depth),
             LocalBinding::Var(None) => (Target::Opaque, UNRESOLVED),

@@ -56,7 +56,7 @@ impl Resolver<'_> {
         let result = match value {
             // A Python entry of an external value (`base = current_app.config["URL"]`,
             // `m = re.match(…)[1]`) is data of unknown type, not a path into the package.
-            ValueSource::Alias(p) if matches!(target, Target::External(_)) && p.contains(".[") && !self.file_lang(file).is_script() => {
+            ValueSource::Alias(_) if matches!(&target, Target::External(e) if e.contains(".[")) && !self.file_lang(file).is_script() => {
                 return (Target::Opaque, UNRESOLVED);
             }
             // An alias holds what the name it copies holds.
@@ -109,19 +109,24 @@ impl Resolver<'_> {
     /// is a container (`each:type:Foo`): an instance of `Foo`.
     pub(super) fn element_of(&self, file: i64, src: i64, container: &ValueSource) -> Option<Target> {
         let (ValueSource::Call(p) | ValueSource::Alias(p)) = container else { return None };
-        // `for opt in self.opts.values()` with `opts: Dict[str, Option]`: the mapping's entries.
-        let (p, values) = match (container, p.strip_suffix(".values")) {
-            (ValueSource::Call(_), Some(mapping)) if !self.file_lang(file).is_script() => (mapping, true),
-            _ => (p.as_str(), false),
-        };
-        let (t, e) = self.path_target(file, src, p, &self.self_binding(src, p), 1)?;
+        // `for opt in self.opts.values()` with `opts: Dict[str, Option]`: the mapping's entries;
+        // else what `values` is declared to return.
+        if let (ValueSource::Call(_), Some(mapping)) = (container, p.strip_suffix(".values"))
+            && !self.file_lang(file).is_script()
+            && let Some(entry) = self.declared_of(file, src, mapping, |ty| matches!(ty, ValueSource::Mapping(_)))
+        {
+            return Some(entry);
+        }
+        self.declared_of(file, src, p, |ty| matches!(ty, ValueSource::Each(_)))
+    }
+
+    /// An entry of the symbol a path reaches, when its declared type is one `kind` accepts.
+    fn declared_of(&self, file: i64, src: i64, path: &str, kind: impl Fn(&ValueSource) -> bool) -> Option<Target> {
+        let (t, e) = self.path_target(file, src, path, &self.self_binding(src, path), 1)?;
         let Target::Sym(id) = t else { return None };
         let sym = self.sym(id).filter(|_| e != UNRESOLVED)?;
-        match sym.ty() {
-            Some(each @ ValueSource::Each(_)) if !values => self.entry_of(sym, each, 1),
-            Some(mapping @ ValueSource::Mapping(_)) if values => self.entry_of(sym, mapping, 1),
-            _ => None,
-        }
+        let ty = sym.ty().filter(|ty| kind(ty))?;
+        self.entry_of(sym, ty, 1)
     }
 
     /// An entry of a symbol declared a container of a class (`self.items[0]`, `self.by_name[k]`

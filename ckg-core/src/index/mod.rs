@@ -64,6 +64,10 @@ fn interface_keys(
     for q in changed.chain(new.symbols.keys().filter(|q| !old.symbols.contains_key(*q))) {
         keys.push(format!("q:{q}"));
         keys.push(format!("name:{}", crate::store::last_name(q)));
+        // Whether its parent has members (`Resolver::has_members`).
+        if let Some((parent, _)) = q.rsplit_once('.') {
+            keys.push(format!("members:{parent}"));
+        }
     }
     if old.exports != new.exports {
         keys.push(format!("exports:{path}"));

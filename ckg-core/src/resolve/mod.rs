@@ -234,6 +234,8 @@ pub struct Resolver<'a> {
     common_methods: Set<&'static str>,
     /// Value symbols' functions of their own ([`Resolver::function_members`]).
     function_members: std::sync::OnceLock<Map<i64, Vec<i64>>>,
+    /// The interfaces (and type aliases) with members of their own ([`Resolver::has_members`]).
+    types_with_members: std::sync::OnceLock<Set<i64>>,
     /// Classes' MROs as computed with nothing else being looked up ([`Resolver::linearization`]).
     mros: std::sync::RwLock<Map<i64, std::sync::Arc<Kept<classes::Linearized>>>>,
     /// Modules' members as looked up with nothing else being looked up, by (module file,
@@ -327,6 +329,7 @@ impl<'a> Resolver<'a> {
             methods,
             common_methods: builtins::COMMON_METHODS.iter().copied().collect(),
             function_members: std::sync::OnceLock::new(),
+            types_with_members: std::sync::OnceLock::new(),
             mros: std::sync::RwLock::default(),
             members: std::sync::RwLock::default(),
         }
@@ -375,6 +378,19 @@ impl<'a> Resolver<'a> {
             by_parent
         });
         members.get(&id).map(Vec::as_slice).unwrap_or_default()
+    }
+
+    /// Whether an interface declares members (`interface Repo { save(): void }`), unlike one of
+    /// a call signature only (`interface Make { (x): y }`). Computed once, when first asked.
+    fn has_members(&self, id: i64) -> bool {
+        if let Some(s) = self.sym(id) {
+            record("members:", &s.qname);
+        }
+        let typed = self.types_with_members.get_or_init(|| {
+            let is_type = |p: i64| self.sym(p).is_some_and(|p| matches!(p.kind, SymbolKind::Interface | SymbolKind::Type));
+            self.input.symbols.iter().filter_map(|s| s.parent).filter(|&p| is_type(p)).collect()
+        });
+        typed.contains(&id)
     }
 
     fn qname(&self, q: &str) -> Option<&'a SymbolRow> {

@@ -178,9 +178,19 @@ impl Resolver<'_> {
             let Some(sym) = self.sym(id).filter(|s| s.kind.is_value()) else { break };
             let slot = matches!(sym.kind, SymbolKind::Property | SymbolKind::Attribute);
             match self.value_of(sym, depth) {
-                // A property typed by a type alias (`make?: Make` with `type Make = (x) => y`):
-                // what is called is the property, as for one of unknown value.
-                Some((Target::Instance(t), _)) if slot && self.sym(t).is_some_and(|t| t.kind == SymbolKind::Type) => break,
+                // A property typed by a function type (`make?: Make` with `type Make = (x) => y`
+                // or `interface Make { (x): y }`): what is called is the property, as for one of
+                // unknown value.
+                Some((Target::Instance(t), _))
+                    if slot
+                        && self.sym(t).is_some_and(|s| match s.kind {
+                            SymbolKind::Type => true,
+                            SymbolKind::Interface => !self.has_members(t),
+                            _ => false,
+                        }) =>
+                {
+                    break;
+                }
                 Some((t, e)) => {
                     target = t;
                     evidence = weaker(evidence, e);

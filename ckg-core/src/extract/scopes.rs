@@ -603,7 +603,7 @@ fn through_local<'l>(value: ValueSource, lookup: &impl Fn(&str) -> Option<&'l Lo
         if entry.starts_with('[') && crate::facts::split_segment(entry).1 == crate::facts::Step::Member {
             return Some(match (more, &value) {
                 ("", ValueSource::Alias(_)) => ValueSource::Annotation(t.clone()),
-                ("", _) => return Some(value),
+                ("", _) => value,
                 (more, ValueSource::Call(_)) => ValueSource::Call(format!("{t}.{more}")),
                 (more, ValueSource::Alias(_)) => ValueSource::Alias(format!("{t}.{more}")),
                 (more, _) => ValueSource::New(format!("{t}.{more}")),

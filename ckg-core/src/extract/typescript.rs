@@ -521,16 +521,14 @@ pub(super) fn value_source<'t>(p: &Parents<'t>, ident: Node<'t>, src: &[u8]) -> 
     let parent = p.of(ident)?;
     match parent.kind_name() {
         "variable_declarator" if parent.field("name") == Some(ident) => {
-            // `let items: Item[] = []`: the written type says more than the empty literal.
-            if let Some(element) = parent.field("type").and_then(|t| array_element(t, src)) {
-                return Some(ValueSource::Each(Box::new(ValueSource::Annotation(element))));
-            }
-            let declared = || parent.field("type").and_then(|t| annotation_source(t, src));
-            match parent.field("value").and_then(|v| expression_value(v, src)) {
-                // `const u: User = rows[0]`: the written type says more than an entry read.
-                Some(ValueSource::Alias(p)) if p.contains(".[") => declared().or(Some(ValueSource::Alias(p))),
-                Some(v) => Some(v),
-                None => declared(),
+            let declared = parent.field("type").and_then(|t| annotation_source(t, src));
+            let value = parent.field("value").and_then(|v| expression_value(v, src));
+            // The written type says more than an empty literal when it is an array (`let items:
+            // Item[] = []`), and than an entry read (`const u: User = rows[0]`).
+            let entry_read = matches!(&value, Some(ValueSource::Alias(p)) if p.contains(".["));
+            match declared {
+                Some(d) if value.is_none() || entry_read || matches!(d, ValueSource::Each(_)) => Some(d),
+                _ => value,
             }
         }
         // A parameter's declared type, else its default (`compare = defaultCompare`): one of the

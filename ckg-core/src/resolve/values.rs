@@ -20,8 +20,9 @@ impl Resolver<'_> {
             let (t, e) = self.value_target(file, src, &ValueSource::Alias(base.to_string()), depth + 1);
             return (t, if e == EXACT { INFERRED } else { e });
         }
-        // `opt = self.opts.get(name)` with `opts: Dict[str, Option]`: an entry.
+        // `opt = self.opts.get(name)` with `opts: Dict[str, Option]`: an entry (Python only).
         if let ValueSource::Call(p) = value
+            && !self.file_lang(file).is_script()
             && let Some((receiver, method)) = p.rsplit_once('.')
             && let Some((r, e)) = MAPPING_LOOKUPS
                 .contains(&method)

@@ -27,6 +27,7 @@
 
 mod captures;
 mod definitions;
+mod narrowing;
 mod probe;
 mod python;
 mod references;
@@ -352,6 +353,7 @@ fn build<'t>(
     let (mut locals, value_bindings) = file.bind_locals(facts, probe);
     file.add_local_container_writes(&mut locals);
     file.loops_over_local_literals(&mut locals);
+    file.narrow_by_type_tests(&mut locals);
     file.probe_globals(&locals, facts, probe);
     let module_values = file.value_symbols(&value_bindings, &mut qindex, &mut locals, facts, probe);
     let (attr_types, attr_params) = file.attribute_flows(&locals, facts);

@@ -484,6 +484,15 @@ fn expression_value(value: Node, src: &[u8], depth: usize) -> Option<ValueSource
     }
 }
 
+/// The type `typing.cast` gives the value it returns in an assignment
+/// (`b = cast(Base, x)`, `cast("Base", x)`, `cast(List[Item], xs)`).
+pub(super) fn cast_type(assign: Node, src: &[u8]) -> Option<ValueSource> {
+    let call = assign.field("right").filter(|r| r.kind_name() == "call")?;
+    let args = named_children(call.field("arguments")?);
+    let [ty, _] = args.as_slice() else { return None };
+    annotation_source(*ty, src)
+}
+
 /// A function's return annotation (`-> User`).
 pub(super) fn declared_type(node: Node, src: &[u8]) -> Option<ValueSource> {
     match node.kind_name() {

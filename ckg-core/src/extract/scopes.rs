@@ -268,6 +268,16 @@ pub(super) struct Binding {
     /// A rebinding made in one branch of a conditional, a loop body or a `try` body: that
     /// branch's extent. A use outside it may still see the binding before (a join).
     pub(super) branch: Option<(usize, usize)>,
+    /// A narrowing (`if isinstance(x, Foo):`, `x instanceof Foo && …`; see `narrowing.rs`):
+    /// the extent where the test is known to have passed, the only place that sees it.
+    pub(super) within: Option<(usize, usize)>,
+}
+
+impl Binding {
+    /// Whether a use at `pos` can see this binding (any can, but for a narrowing's).
+    pub(super) fn seen_at(&self, pos: usize) -> bool {
+        self.within.is_none_or(|(start, end)| start <= pos && pos < end)
+    }
 }
 
 /// The bindings of one name in one scope, by position: a use sees the last binding before it
@@ -301,7 +311,8 @@ impl Locals {
 }
 
 pub(super) fn binding_at(bindings: &Bindings, pos: usize) -> &Binding {
-    bindings.iter().rev().find(|b| b.effective <= pos).or(bindings.first()).expect("non-empty")
+    // (The first binding is never a narrowing: one follows the binding it narrows.)
+    bindings.iter().rev().find(|b| b.effective <= pos && b.seen_at(pos)).or(bindings.first()).expect("non-empty")
 }
 
 /// A Python dict literal's lambdas (`OPS = {"add": lambda a, b: add(a, b)}`) are entries too:
@@ -337,16 +348,18 @@ fn with_lambda_entries(
 /// the ones before it, latest first (empty in straight-line code: nothing is allocated on the
 /// common path).
 pub(super) fn reaching(bindings: &Bindings, pos: usize) -> (&Binding, Vec<&Binding>) {
-    let Some(mut i) = bindings.iter().rposition(|b| b.effective <= pos) else {
+    let Some(mut i) = bindings.iter().rposition(|b| b.effective <= pos && b.seen_at(pos)) else {
         return (bindings.first().expect("non-empty"), Vec::new());
     };
     let last = &bindings[i];
     let mut earlier = Vec::new();
     while let Some((start, end)) = bindings[i].branch {
-        if i == 0 || (start <= pos && pos < end) {
+        if start <= pos && pos < end {
             break;
         }
-        i -= 1;
+        // The binding before it that this use can see (a narrowing elsewhere it cannot).
+        let Some(before) = bindings[..i].iter().rposition(|b| b.seen_at(pos)) else { break };
+        i = before;
         earlier.push(&bindings[i]);
     }
     (last, earlier)
@@ -659,17 +672,32 @@ pub(super) fn lookup_binding<'l>(
 
 /// The bindings of a name in the nearest enclosing scope that binds it.
 fn lookup_bindings<'l>(name: &str, inner: Option<usize>, nesting: &Nesting, locals: &'l Locals) -> Option<&'l Bindings> {
+    let scopes = locals.0.get(name)?;
+    binding_scope(inner, nesting, |s| scopes.contains_key(&s)).and_then(|s| scopes.get(&s))
+}
+
+/// [`lookup_bindings`], to change them.
+pub(super) fn lookup_bindings_mut<'l>(
+    name: &str,
+    inner: Option<usize>,
+    nesting: &Nesting,
+    locals: &'l mut Locals,
+) -> Option<&'l mut Bindings> {
+    let scopes = locals.0.get_mut(name)?;
+    let scope = binding_scope(inner, nesting, |s| scopes.contains_key(&s))?;
+    scopes.get_mut(&scope)
+}
+
+/// The nearest scope enclosing `inner` that `binds` a name.
+fn binding_scope(inner: Option<usize>, nesting: &Nesting, binds: impl Fn(usize) -> bool) -> Option<usize> {
     let mut scope = nesting.scope_of(inner);
     let mut first = true;
     let mut steps = 0;
-    let scopes = locals.0.get(name)?;
     while let Some(s) = scope {
         let interval = &nesting.intervals[s];
         // Python: names in a class body are not visible from the functions inside it.
-        if (first || !interval.class_like)
-            && let Some(b) = scopes.get(&s)
-        {
-            return Some(b);
+        if (first || !interval.class_like) && binds(s) {
+            return Some(s);
         }
         first = false;
         scope = interval.scope_above;
@@ -707,6 +735,8 @@ impl<'t> File<'t, '_> {
         let mut value_bindings: Vec<ValueBinding> = Vec::new();
         let mut module_declared: crate::resolve::Set<String> = crate::resolve::Set::default();
         let mut value_named: crate::resolve::Set<(u32, String)> = crate::resolve::Set::default();
+        // The names `typing.cast` goes by in the file, read from its imports when first asked.
+        let mut typing_casts: Option<Vec<String>> = None;
         // Whether each `def` with parameters is a `@staticmethod` (one parent lookup per `def`).
         let mut static_def: Map<u32, bool> = Map::default();
         for (node, point) in caps.local_defs.iter().zip(&self.points.local_defs) {
@@ -845,7 +875,13 @@ impl<'t> File<'t, '_> {
                     Local::Param { func, index, splat, value, member: None }
                 }
                 (None, _) => {
-                    let value = value_source(&self.parents, lang, *node, src);
+                    let value = match value_source(&self.parents, lang, *node, src) {
+                        // `b = cast(Base, x)`: an instance of `Base`, as far as the checker goes.
+                        Some(ValueSource::Call(callee)) if is_py && self.is_typing_cast(&callee, &mut typing_casts) => {
+                            parent.and_then(|p| python::cast_type(p, src))
+                        }
+                        v => v,
+                    };
                     Local::Var(
                         value.and_then(|v| through_local(v, &|root| lookup_local(root, node.start_byte(), Some(scope), nesting, &locals))),
                     )
@@ -860,7 +896,7 @@ impl<'t> File<'t, '_> {
                 let branch = if bindings.is_empty() { None } else { branch_of(&self.parents, *node, (iv[scope].start, iv[scope].end)) };
                 // A reassignment's name is the declaration's (where `def` answers).
                 let site = if reassigned { bindings.last().map_or(node.start_byte(), |b| b.site) } else { node.start_byte() };
-                bindings.push(Binding { effective: effective_position(&self.parents, *node, parent), site, local, branch });
+                bindings.push(Binding { effective: effective_position(&self.parents, *node, parent), site, local, branch, within: None });
                 if container.is_none()
                     && !reassigned
                     && !matches!(bindings.last().map(|b| &b.local), Some(Local::Def(_)))
@@ -872,6 +908,30 @@ impl<'t> File<'t, '_> {
             }
         }
         (locals, value_bindings)
+    }
+
+    /// Whether `callee` names `typing.cast` here (`cast` from `from typing import cast`,
+    /// `t.cast` after `import typing as t`); `names` keeps what the file's imports call it.
+    fn is_typing_cast(&self, callee: &str, names: &mut Option<Vec<String>>) -> bool {
+        if !(callee == "cast" || callee.ends_with(".cast")) {
+            return false;
+        }
+        let names = names.get_or_insert_with(|| {
+            let mut imports = Vec::new();
+            for (_, node) in &self.caps.imports {
+                python::imports(*node, self.src, 0, &mut imports);
+            }
+            imports
+                .into_iter()
+                .filter(|i| matches!(i.specifier.as_str(), "typing" | "typing_extensions"))
+                .filter_map(|i| match (i.imported.as_deref(), i.local) {
+                    (Some("cast"), local) => Some(local.unwrap_or_else(|| "cast".to_string())),
+                    (None, Some(module)) => Some(format!("{module}.cast")),
+                    _ => None,
+                })
+                .collect()
+        });
+        names.iter().any(|n| n == callee)
     }
 
     /// A nested definition binds its name for the whole scope it is in.
@@ -971,7 +1031,11 @@ impl<'t> File<'t, '_> {
             if let Some(scope) = iv[i].scope_above {
                 // A nested definition binds its name for the whole scope.
                 let site = caps.defs[d].2.unwrap_or(caps.defs[d].1).start_byte();
-                locals.insert(scope, &sym.name, vec![Binding { effective: 0, site, local: Local::Def(sym_of_def[d]), branch: None }]);
+                locals.insert(
+                    scope,
+                    &sym.name,
+                    vec![Binding { effective: 0, site, local: Local::Def(sym_of_def[d]), branch: None, within: None }],
+                );
             }
         }
     }

@@ -7,9 +7,11 @@
 //! whose condition is the test, or a conjunction of it with others (`and` / `&&`); the right
 //! operand of such a conjunction; the `else` of a negated test; the rest of the block after
 //! `assert isinstance(x, Foo)`, and after an `if` on the negated test whose body always leaves
-//! it (`if not isinstance(x, Foo): raise …`, `if (!(x instanceof Foo)) return;`). Only the
-//! locals of a function are narrowed (a name the file binds in the scope that holds it), not
-//! attributes or module names; `isinstance(x, (A, B))` makes the local one of `A` and `B`.
+//! it (`if not isinstance(x, Foo): raise …`, `if (!(x instanceof Foo)) return;`). The locals of
+//! a function are narrowed (a name the file binds in the scope that holds it), and attributes
+//! (`isinstance(self.type, Foo)`, `this.conn instanceof Pool`: [`NarrowedPath`], up to the
+//! first write of the attribute there); not module names. `isinstance(x, (A, B))` makes the
+//! local one of `A` and `B`.
 
 use tree_sitter::Node;
 
@@ -20,11 +22,36 @@ use super::syntax::{path_of, text};
 use crate::facts::{RefKind, ValueSource};
 use crate::field::{Field, Kind};
 
-/// A type test on a local: its name, where the test is, and the type it tests for.
+/// A type test: what it tests, where the test is, and the type it tests for.
 struct Test<'t> {
-    name: String,
+    subject: Subject,
     node: Node<'t>,
     value: ValueSource,
+}
+
+/// What a type test is on.
+enum Subject {
+    /// A plain name (`x`).
+    Local(String),
+    /// An attribute (`self.type`, `this.conn`, `opts.parser`).
+    Path(String),
+}
+
+/// An attribute narrowed by a type test (`isinstance(self.type, Foo)`): where, and to what.
+pub(super) struct NarrowedPath {
+    pub(super) path: String,
+    pub(super) start: usize,
+    pub(super) end: usize,
+    pub(super) value: ValueSource,
+}
+
+impl NarrowedPath {
+    /// `path` (which goes through the attribute) from the attribute on, its first name bound
+    /// to the narrowed value: `type.describe` of `self.type.describe`.
+    pub(super) fn rest_of(&self, path: &str) -> String {
+        let last = self.path.rsplit('.').next().unwrap_or(&self.path);
+        format!("{last}{}", &path[self.path.len()..])
+    }
 }
 
 /// How many enclosing expressions a test is looked through to find where it holds
@@ -35,10 +62,22 @@ impl<'t> File<'t, '_> {
     /// Adds, for every type test on a local, the narrowed binding of that local where the test
     /// is known to have passed.
     pub(super) fn narrow_by_type_tests(&self, locals: &mut Locals) {
+        let mut writes: Option<Vec<(String, usize)>> = None;
         for (test, &point) in self.type_tests() {
             for (start, end) in self.where_passed(test.node) {
+                let name = match &test.subject {
+                    Subject::Local(name) => name,
+                    Subject::Path(path) => {
+                        // Up to the first write of the attribute there (`self.conn = None`).
+                        let writes = writes.get_or_insert_with(|| self.attribute_writes());
+                        let end =
+                            writes.iter().filter(|(p, at)| p == path && start <= *at && *at < end).map(|(_, at)| *at).min().unwrap_or(end);
+                        locals.narrow_path(NarrowedPath { path: path.clone(), start, end, value: test.value.clone() });
+                        continue;
+                    }
+                };
                 // The scope that binds the name where the narrowed code is.
-                let Some(bindings) = lookup_bindings_mut(&test.name, point, &self.nesting, locals) else { continue };
+                let Some(bindings) = lookup_bindings_mut(name, point, &self.nesting, locals) else { continue };
                 let at = bindings.partition_point(|b| b.effective <= start);
                 let Some(before) = bindings[..at].iter().rev().find(|b| b.seen_at(start)) else { continue };
                 let site = before.site;
@@ -48,14 +87,27 @@ impl<'t> File<'t, '_> {
         }
     }
 
-    /// The type tests of the file on plain names, with the innermost interval of each.
+    /// The attributes the file writes (`self.conn = …`), and where.
+    fn attribute_writes(&self) -> Vec<(String, usize)> {
+        let caps = &self.caps;
+        caps.refs
+            .iter()
+            .filter(|(kind, name, _)| *kind == RefKind::Write && matches!(name.kind_name(), "attribute" | "member_expression"))
+            .filter_map(|(_, name, _)| path_of(*name, self.src).map(|(p, _)| (p, name.start_byte())))
+            .collect()
+    }
+
+    /// The type tests of the file on plain names and attributes, with the innermost interval
+    /// of each.
     fn type_tests(&self) -> Vec<(Test<'t>, &Option<usize>)> {
         let (caps, src) = (&self.caps, self.src);
         let mut tests = Vec::new();
         for ((kind, name, role), point) in caps.refs.iter().zip(&self.points.refs) {
             let test = match (self.is_py, kind) {
                 (true, RefKind::Call) if role.kind_name() == "call" && &*text(*name, src) == "isinstance" => isinstance(*role, src),
-                (false, RefKind::Read) if name.kind_name() == "identifier" && followed_by_instanceof(*name, src) => {
+                (false, RefKind::Read)
+                    if matches!(name.kind_name(), "identifier" | "member_expression") && followed_by_instanceof(*name, src) =>
+                {
                     self.parents.of(*name).and_then(|b| instanceof(b, *name, src))
                 }
                 _ => None,
@@ -160,14 +212,8 @@ fn always_leaves(body: Node) -> bool {
 fn isinstance<'t>(call: Node<'t>, src: &[u8]) -> Option<Test<'t>> {
     let args = named_children(call.field("arguments")?);
     let [subject, classes] = args.as_slice() else { return None };
-    let (subject, classes) = (*subject, *classes);
-    if subject.kind_name() != "identifier" {
-        return None;
-    }
-    let name = text(subject, src).into_owned();
-    if matches!(&*name, "self" | "cls") {
-        return None;
-    }
+    let subject = subject_of(*subject, src)?;
+    let classes = *classes;
     let value = match classes.kind_name() {
         "tuple" | "parenthesized_expression" => {
             let types: Vec<ValueSource> = named_children(classes).into_iter().map(|c| class_value(c, src)).collect::<Option<_>>()?;
@@ -175,7 +221,7 @@ fn isinstance<'t>(call: Node<'t>, src: &[u8]) -> Option<Test<'t>> {
         }
         _ => class_value(classes, src)?,
     };
-    Some(Test { name, node: call, value })
+    Some(Test { subject, node: call, value })
 }
 
 /// `x instanceof Foo` on a plain name (`name` is `x`, `binary` its parent).
@@ -187,8 +233,21 @@ fn instanceof<'t>(binary: Node<'t>, name: Node<'t>, src: &[u8]) -> Option<Test<'
         return None;
     }
     let value = class_value(binary.field("right")?, src)?;
-    let name = text(name, src).into_owned();
-    (name != "this").then_some(Test { name, node: binary, value })
+    Some(Test { subject: subject_of(name, src)?, node: binary, value })
+}
+
+/// What a test is on: a plain name (the instance, `self` or `this`, is bound as such and never
+/// narrowed), or an attribute path of plain names (`self.type`; not `a[0].b` nor `f().b`).
+fn subject_of(node: Node, src: &[u8]) -> Option<Subject> {
+    match node.kind_name() {
+        "identifier" => Some(Subject::Local(text(node, src).into_owned())),
+        "attribute" | "member_expression" => {
+            let (path, _) = path_of(node, src)?;
+            let plain = path.split('.').all(|s| !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'$'));
+            plain.then_some(Subject::Path(path))
+        }
+        _ => None,
+    }
 }
 
 /// A class as a type test names it: `Foo`, `mod.Foo`.

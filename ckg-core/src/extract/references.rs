@@ -290,6 +290,22 @@ impl File<'_, '_> {
             }
             let (line, col) = position(anchor);
             let text = if path.is_empty() || computed { short_text(name_node, src) } else { String::new() };
+            // `self.type.describe()` where a test narrowed `self.type`: the rest of the path is
+            // resolved from the narrowed value, and the attribute is read there as it was (its
+            // getter runs, a value it is references it).
+            let narrowed = if invoked_binding.is_none() { locals.through_narrowed(&path, point.0) } else { None };
+            let (path, invoked_binding) = match narrowed {
+                Some(n) => {
+                    let binding = bind(lang, &n.path, point.0, inner, src_sym, nesting, locals, facts);
+                    if binding != LocalBinding::Var(None) {
+                        let (line, col) = position(anchor);
+                        let (path, text, args) = (n.path.clone(), String::new(), Vec::new());
+                        facts.refs.push(RefFact { kind: RefKind::Read, src: src_sym, path, text, binding, line, col, computed, args });
+                    }
+                    (n.rest_of(&path), Some(LocalBinding::Var(Some(n.value.clone()))))
+                }
+                None => (path, invoked_binding),
+            };
             let binding = match invoked_binding {
                 Some(b) => b,
                 None if path.is_empty() => LocalBinding::Free,

@@ -8,6 +8,7 @@ use tree_sitter::Node;
 
 use super::captures::Captures;
 use super::captures::preorder::named_children;
+use super::narrowing::NarrowedPath;
 use super::probe::{PositionFact, Probe};
 use super::syntax::{Parents, position, text};
 use super::values::{ValueBinding, value_source};
@@ -287,9 +288,27 @@ pub(super) type Bindings = Vec<Binding>;
 /// The bindings of each name per scope. Keyed by name first, so a lookup walking the
 /// enclosing scopes hashes the name once and borrows it (no key is allocated).
 #[derive(Default)]
-pub(super) struct Locals(Map<String, Map<usize, Bindings>>);
+pub(super) struct Locals(Map<String, Map<usize, Bindings>>, pub(super) NarrowedPaths);
+
+/// The attributes narrowed by type tests, in the order of the tests.
+#[derive(Default)]
+pub(super) struct NarrowedPaths(Vec<NarrowedPath>);
 
 impl Locals {
+    /// A narrowing of attributes (`isinstance(self.type, Foo)`), from the type tests.
+    pub(super) fn narrow_path(&mut self, narrowed: NarrowedPath) {
+        self.1.0.push(narrowed);
+    }
+
+    /// The narrowed attribute a path at `pos` goes through (`self.type` of `self.type.describe()`
+    /// inside `if isinstance(self.type, Range)`). Not the attribute itself: a read of it stays a
+    /// read of the attribute.
+    pub(super) fn through_narrowed(&self, path: &str, pos: usize) -> Option<&NarrowedPath> {
+        self.1.0.iter().rev().find(|n| {
+            n.start <= pos && pos < n.end && path.len() > n.path.len() && path.starts_with(&n.path) && path.as_bytes()[n.path.len()] == b'.'
+        })
+    }
+
     pub(super) fn get(&self, scope: usize, name: &str) -> Option<&Bindings> {
         self.0.get(name)?.get(&scope)
     }

@@ -69,7 +69,7 @@
 (return_statement (call function: [(identifier) (attribute) (call)] @name) @return.call)
 (return_statement (identifier) @name @return.call)
 (return_statement (lambda) @name @return.call)
-(return_statement [(dictionary) (list)] @name @return.call)
+(return_statement [(dictionary) (list) (tuple) (expression_list)] @name @return.call)
 
 ; ---- imports and exports -----------------------------------------------------
 (import_statement) @import.statement

@@ -294,7 +294,7 @@ pub(super) fn value_source<'t>(parents: &Parents<'t>, ident: Node<'t>, src: &[u8
             if let Some(v) = annotated_value(parent, src) {
                 return Some(v);
             }
-            assigned_value(parents, ident).and_then(|v| expression_value(v, src, 0))
+            assigned_value(parents, ident).and_then(|v| v.value(src))
         }
         // `for f in [a, b]`, `for f in handlers`: each element.
         "for_statement" | "for_in_clause" if parent.field("left") == Some(ident) => {
@@ -332,7 +332,7 @@ pub(super) fn value_source<'t>(parents: &Parents<'t>, ident: Node<'t>, src: &[u8
         // `a, (b, c) = f, (g, h)`, `first, *rest = f, g, h`: element-wise; `for name, fn in
         // [("a", f), ("b", g)]`: the element at the name's place of each item.
         "pattern_list" | "tuple_pattern" | "list_pattern" => match assigned_value(parents, ident) {
-            Some(v) => expression_value(v, src, 0),
+            Some(assigned) => assigned.value(src),
             None => loop_element(parents, ident, parent, src),
         },
         // `if (h := lookup()):`
@@ -346,10 +346,33 @@ pub(super) fn value_source<'t>(parents: &Parents<'t>, ident: Node<'t>, src: &[u8
     }
 }
 
+/// What a name of an assignment's target is given.
+enum Assigned<'t> {
+    /// An expression: the right-hand side, or its element at the name's place.
+    Expression(Node<'t>),
+    /// The entry at an index of what an expression holds (`b` of `a, b = pair()`).
+    Entry(Node<'t>, usize),
+}
+
+impl Assigned<'_> {
+    fn value(self, src: &[u8]) -> Option<ValueSource> {
+        match self {
+            Assigned::Expression(v) => expression_value(v, src, 0),
+            // `a, b = pair()`, `x, y = POINTS`: the entry at the name's place of what is
+            // unpacked (`pair().[1]`), as `pair()[1]` is.
+            Assigned::Entry(v, index) => match v.kind_name() {
+                "identifier" | "attribute" | "call" => path_of(v, src).map(|(base, _)| ValueSource::Alias(format!("{base}.[{index}]"))),
+                _ => None,
+            },
+        }
+    }
+}
+
 /// The expression a name of an assignment's target is given: the right-hand side (past chained
 /// targets: `a = b = f`), or its element at the name's place in a (nested, starred) tuple
-/// target (`a, (b, c) = f, (g, h)`, `first, *rest, last = …`).
-fn assigned_value<'t>(parents: &Parents<'t>, ident: Node<'t>) -> Option<Node<'t>> {
+/// target (`a, (b, c) = f, (g, h)`, `first, *rest, last = …`); unpacked from what is not a
+/// literal (`a, b = pair()`), the entry at the name's place (not past a starred target).
+fn assigned_value<'t>(parents: &Parents<'t>, ident: Node<'t>) -> Option<Assigned<'t>> {
     // From the name up to the assignment: (index, elements, index of a starred element).
     let mut places: Vec<(usize, usize, Option<usize>)> = Vec::new();
     let mut cur = ident;
@@ -374,9 +397,10 @@ fn assigned_value<'t>(parents: &Parents<'t>, ident: Node<'t>) -> Option<Node<'t>
     while value.kind_name() == "assignment" {
         value = value.field("right")?;
     }
-    for &(index, len, star) in places.iter().rev() {
+    for (depth, &(index, len, star)) in places.iter().rev().enumerate() {
         if !matches!(value.kind_name(), "expression_list" | "tuple" | "list") {
-            return None;
+            // Only the last unpacking, and without a starred target before the name.
+            return (depth + 1 == places.len() && star.is_none_or(|s| index < s)).then_some(Assigned::Entry(value, index));
         }
         let elements: Vec<Node> = named_children(value).into_iter().filter(|n| n.kind_name() != "comment").collect();
         if elements.iter().any(|n| n.kind_name() == "list_splat") {
@@ -389,7 +413,7 @@ fn assigned_value<'t>(parents: &Parents<'t>, ident: Node<'t>) -> Option<Node<'t>
         };
         value = *elements.get(at)?;
     }
-    Some(value)
+    Some(Assigned::Expression(value))
 }
 
 /// A name of a loop's tuple target over a literal list of tuples (`for name, fn in [("a", f),
@@ -484,13 +508,19 @@ fn expression_value(value: Node, src: &[u8], depth: usize) -> Option<ValueSource
     }
 }
 
-/// The type `typing.cast` gives the value it returns in an assignment
-/// (`b = cast(Base, x)`, `cast("Base", x)`, `cast(List[Item], xs)`).
+/// The value `typing.cast` returns in an assignment: an instance of the type it names
+/// (`b = cast(Base, x)`, `cast("Base", x)`, `cast(List[Item], xs)`); the value cast itself when
+/// the type says less (`cls = cast(Type[T], Command)`, `cast(Any, f)`).
 pub(super) fn cast_type(assign: Node, src: &[u8]) -> Option<ValueSource> {
     let call = assign.field("right").filter(|r| r.kind_name() == "call")?;
     let args = named_children(call.field("arguments")?);
-    let [ty, _] = args.as_slice() else { return None };
-    annotation_source(*ty, src)
+    let [ty, value] = args.as_slice() else { return None };
+    let of_class = generic_parts(*ty, src).is_some_and(|(head, _)| matches!(head.as_str(), "Type" | "type"));
+    match annotation_source(*ty, src) {
+        Some(ValueSource::Annotation(a)) if !of_class && !says_nothing(&a) => Some(ValueSource::Annotation(a)),
+        Some(v @ (ValueSource::Each(_) | ValueSource::Mapping(_))) => Some(v),
+        _ => expression_value(*value, src, 0),
+    }
 }
 
 /// A function's return annotation (`-> User`).

@@ -344,8 +344,8 @@ impl<'t> File<'t, '_> {
                 returned.entry(owner).or_default().push(ValueSource::Def(facts.symbols[lambda as usize].qname.clone()));
                 continue;
             }
-            // `return {"open": on_open}`: a literal container.
-            if matches!(callee.kind_name(), "dictionary" | "list") {
+            // `return {"open": on_open}`, `return a, b`: a literal container.
+            if matches!(callee.kind_name(), "dictionary" | "list" | "tuple" | "expression_list") {
                 // Its names are read where it is returned: a nested function or a local is what it
                 // is bound to there (the resolver reads the rest at module level).
                 if let Some(ValueSource::Items(items)) = python::items(*callee, src, 0) {

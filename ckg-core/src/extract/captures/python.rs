@@ -50,6 +50,8 @@ grammar_ids!(
     argument_list = "argument_list",
     keyword_argument = "keyword_argument",
     list = "list",
+    tuple = "tuple",
+    expression_list = "expression_list",
     dictionary = "dictionary",
     pair = "pair",
     decorator = "decorator",
@@ -313,7 +315,7 @@ fn visit<'t>(k: &Kinds, f: &Fields, src: &[u8], n: Frame<'t>, path: &[Frame<'t>]
             45
         } else if kind == k.lambda {
             46
-        } else if kind == k.dictionary || kind == k.list {
+        } else if kind == k.dictionary || kind == k.list || kind == k.tuple || kind == k.expression_list {
             47
         } else {
             0

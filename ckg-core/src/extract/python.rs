@@ -337,7 +337,15 @@ pub(super) fn value_source<'t>(parents: &Parents<'t>, ident: Node<'t>, src: &[u8
         },
         // `if (h := lookup()):`
         "named_expression" if parent.field("name") == Some(ident) => expression_value(parent.field("value")?, src, 0),
-        "typed_parameter" | "typed_default_parameter" => annotation_source(parent.field("type")?, src),
+        // `x: Union[A, B]`, `x: A | B`: an instance of either. (Only a parameter: the declared
+        // type of an attribute or a return is one class, a union's first.)
+        "typed_parameter" | "typed_default_parameter" => {
+            let t = parent.field("type")?;
+            match union_members(t, src) {
+                Some(members) => ValueSource::one_of(members.into_iter().map(ValueSource::Annotation)),
+                None => annotation_source(t, src),
+            }
+        }
         // `def run(cb=default)`: the default is one of the values (the callers may pass another).
         "default_parameter" if parent.field("name") == Some(ident) => expression_value(parent.field("value")?, src, 0)
             .filter(|v| !matches!(v, ValueSource::Alias(p) if p == "None"))
@@ -682,6 +690,63 @@ fn without_none(t: Node) -> Option<Node> {
             _ => return Some(inner),
         };
     }
+}
+
+/// The classes a union of two or more of them names (`Union[A, B]`, `Optional[Union[A, B]]`,
+/// `A | B | None`, `"A | B"`), `None` left out; none when one of them is not a plain class
+/// (`Union[List[A], B]`, `Any`): such a union is read as it was, by its first member.
+fn union_members(t: Node, src: &[u8]) -> Option<Vec<String>> {
+    let mut parts: Vec<Node> = Vec::new();
+    let mut stack = vec![without_none(t)?];
+    while let Some(n) = stack.pop() {
+        if parts.len() > 16 {
+            return None;
+        }
+        let n = if n.kind_name() == "type" { n.named_child(0)? } else { n };
+        match n.kind_name() {
+            "binary_operator" if n.field("operator").is_some_and(|o| o.kind_name() == "|") => {
+                stack.extend([n.field("right")?, n.field("left")?]);
+            }
+            "union_type" => stack.extend(named_children(n).into_iter().rev()),
+            "generic_type" | "subscript" => {
+                let (head, args) = generic_parts(n, src)?;
+                match head.as_str() {
+                    "Union" => stack.extend(args.into_iter().rev()),
+                    "Optional" if args.len() == 1 => stack.push(args[0]),
+                    _ => parts.push(n),
+                }
+            }
+            "string" => {
+                let s = text(n, src);
+                let s = s.trim_matches(|c| c == '"' || c == '\'');
+                let names: Vec<&str> = s.split('|').map(str::trim).filter(|t| *t != "None").collect();
+                if names.len() < 2 || !names.iter().all(|n| !n.is_empty() && n.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '.'))
+                {
+                    return None;
+                }
+                return Some(names.into_iter().map(str::to_string).collect());
+            }
+            "none" => {}
+            _ => parts.push(n),
+        }
+    }
+    if parts.len() < 2 {
+        return None;
+    }
+    let mut members: Vec<String> = Vec::with_capacity(parts.len());
+    for part in parts {
+        let path = match part.kind_name() {
+            "identifier" | "attribute" => path_of(part, src)?.0,
+            _ => return None,
+        };
+        if says_nothing(&path) {
+            return None;
+        }
+        if !members.contains(&path) {
+            members.push(path);
+        }
+    }
+    (members.len() >= 2).then_some(members)
 }
 
 fn annotation_path(t: Node, src: &[u8]) -> Option<String> {

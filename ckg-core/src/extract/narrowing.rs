@@ -17,7 +17,7 @@ use tree_sitter::Node;
 
 use super::File;
 use super::captures::preorder::named_children;
-use super::scopes::{Binding, Local, Locals, lookup_bindings_mut};
+use super::scopes::{Binding, Local, Locals, lookup_bindings, lookup_bindings_mut};
 use super::syntax::{path_of, text};
 use crate::facts::{RefKind, ValueSource};
 use crate::field::{Field, Kind};
@@ -39,9 +39,12 @@ enum Subject {
 
 /// An attribute narrowed by a type test (`isinstance(self.type, Foo)`): where, and to what.
 pub(super) struct NarrowedPath {
+    /// The attribute as written (`self.type`).
     pub(super) path: String,
+    /// Where it is narrowed: from `start` up to (not including) `end`.
     pub(super) start: usize,
     pub(super) end: usize,
+    /// What it holds there (`type:Range`).
     pub(super) value: ValueSource,
 }
 
@@ -59,41 +62,80 @@ impl NarrowedPath {
 const MAX_TEST_DEPTH: usize = 16;
 
 impl<'t> File<'t, '_> {
-    /// Adds, for every type test on a local, the narrowed binding of that local where the test
-    /// is known to have passed.
+    /// Adds, for every type test, the narrowing of what it tests where the test is known to
+    /// have passed: a binding of a local, or a [`NarrowedPath`] of an attribute.
     pub(super) fn narrow_by_type_tests(&self, locals: &mut Locals) {
         let mut writes: Option<Vec<(String, usize)>> = None;
         for (test, &point) in self.type_tests() {
+            let tested = test.node.end_byte();
             for (start, end) in self.where_passed(test.node) {
-                let name = match &test.subject {
-                    Subject::Local(name) => name,
+                match &test.subject {
                     Subject::Path(path) => {
-                        // Up to the first write of the attribute there (`self.conn = None`).
+                        // Up to the first write of the attribute (`self.conn = None`) or of a
+                        // path it starts with, and the first binding of its first name
+                        // (`node = node.parent`), since the test; not at all when one comes
+                        // before the narrowed code.
                         let writes = writes.get_or_insert_with(|| self.attribute_writes());
-                        let end =
-                            writes.iter().filter(|(p, at)| p == path && start <= *at && *at < end).map(|(_, at)| *at).min().unwrap_or(end);
-                        locals.narrow_path(NarrowedPath { path: path.clone(), start, end, value: test.value.clone() });
-                        continue;
+                        let root = crate::dotted::root(path);
+                        let written = writes
+                            .iter()
+                            .filter(|(p, _)| path.starts_with(p.as_str()) && (p.len() == path.len() || path.as_bytes()[p.len()] == b'.'))
+                            .map(|(_, at)| *at);
+                        let rebound = lookup_bindings(root, point, &self.nesting, locals).into_iter().flatten().map(|b| b.effective);
+                        let cut = written.chain(rebound).filter(|at| tested <= *at && *at < end).min();
+                        match cut {
+                            Some(at) if at <= start => continue,
+                            cut => {
+                                let end = cut.unwrap_or(end);
+                                locals.narrow_path(NarrowedPath { path: path.clone(), start, end, value: test.value.clone() })
+                            }
+                        }
                     }
-                };
-                // The scope that binds the name where the narrowed code is.
-                let Some(bindings) = lookup_bindings_mut(name, point, &self.nesting, locals) else { continue };
-                let at = bindings.partition_point(|b| b.effective <= start);
-                let Some(before) = bindings[..at].iter().rev().find(|b| b.seen_at(start)) else { continue };
-                let site = before.site;
-                let local = Local::Var(Some(test.value.clone()));
-                bindings.insert(at, Binding { effective: start, site, local, branch: None, within: Some((start, end)) });
+                    Subject::Local(name) => {
+                        // The scope that binds the name where the narrowed code is.
+                        let Some(bindings) = lookup_bindings_mut(name, point, &self.nesting, locals) else { continue };
+                        // A binding on the way from the test to the narrowed code (`(x := f())`
+                        // later in the conjunction; not one in another branch, such as the body
+                        // of a negated test whose `else` is narrowed): the test says nothing.
+                        let on_the_way = |b: &Binding| {
+                            b.within.is_none()
+                                && tested <= b.effective
+                                && b.effective <= start
+                                && b.branch.is_none_or(|(s, e)| s <= tested && start < e)
+                        };
+                        if bindings.iter().any(on_the_way) {
+                            continue;
+                        }
+                        let at = bindings.partition_point(|b| b.effective <= start);
+                        let Some(before) = bindings[..at].iter().rev().find(|b| b.seen_at(start)) else { continue };
+                        let site = before.site;
+                        let local = Local::Var(Some(test.value.clone()));
+                        bindings.insert(at, Binding { effective: start, site, local, branch: None, within: Some((start, end)) });
+                    }
+                }
             }
         }
     }
 
-    /// The attributes the file writes (`self.conn = …`), and where.
+    /// The attributes the file writes (`self.conn = …`, `opts.parser = …`), and where the
+    /// write takes effect: after the statement (its right-hand side still reads the value before).
     fn attribute_writes(&self) -> Vec<(String, usize)> {
         let caps = &self.caps;
         caps.refs
             .iter()
-            .filter(|(kind, name, _)| *kind == RefKind::Write && matches!(name.kind_name(), "attribute" | "member_expression"))
-            .filter_map(|(_, name, _)| path_of(*name, self.src).map(|(p, _)| (p, name.start_byte())))
+            .filter(|(kind, name, _)| {
+                matches!(kind, RefKind::Write | RefKind::Patch) && matches!(name.kind_name(), "attribute" | "member_expression")
+            })
+            .filter_map(|(_, name, _)| {
+                let (path, _) = path_of(*name, self.src)?;
+                let statement = self.parents.of(*name).filter(|p| {
+                    matches!(
+                        p.kind_name(),
+                        "assignment" | "augmented_assignment" | "assignment_expression" | "augmented_assignment_expression"
+                    )
+                });
+                Some((path, statement.map_or(name.start_byte(), |s| s.end_byte())))
+            })
             .collect()
     }
 
@@ -143,12 +185,12 @@ impl<'t> File<'t, '_> {
                                 extents.push(extent(r));
                             }
                         }
-                        // `not isinstance(x, Foo) or x.run()`.
+                        // `not isinstance(x, Foo) or x.run()`; the whole of it false (a guard
+                        // that leaves, an `else`) means the test passed.
                         Some("or" | "||") if negated => {
                             if left && let Some(r) = right {
                                 extents.push(extent(r));
                             }
-                            break;
                         }
                         _ => break,
                     }
@@ -159,7 +201,10 @@ impl<'t> File<'t, '_> {
                         extents.extend(consequence.map(extent));
                     } else if let Some(alternative) = parent.field("alternative").filter(|a| a.kind_name() == "else_clause") {
                         extents.push(extent(alternative));
-                    } else if parent.kind_name() == "if_statement" && consequence.is_some_and(always_leaves) {
+                    } else if parent.kind_name() == "if_statement"
+                        && parent.field("alternative").is_none()
+                        && consequence.is_some_and(always_leaves)
+                    {
                         extents.extend(self.rest_of_block(parent));
                     }
                     break;
@@ -174,7 +219,7 @@ impl<'t> File<'t, '_> {
                     extents.extend(parent.field(if negated { "alternative" } else { "consequence" }).map(extent));
                     break;
                 }
-                "assert_statement" if !negated => {
+                "assert_statement" if !negated && parent.named_child(0).is_some_and(|c| c.id() == child.id()) => {
                     extents.extend(self.rest_of_block(parent));
                     break;
                 }
@@ -192,6 +237,7 @@ impl<'t> File<'t, '_> {
     }
 }
 
+/// The bytes a node spans.
 fn extent(node: Node) -> (usize, usize) {
     (node.start_byte(), node.end_byte())
 }
@@ -208,11 +254,11 @@ fn always_leaves(body: Node) -> bool {
     })
 }
 
-/// `isinstance(x, Foo)` / `isinstance(x, (Foo, Bar))` on a plain name.
+/// `isinstance(x, Foo)` / `isinstance(x, (Foo, Bar))` on a plain name or an attribute path.
 fn isinstance<'t>(call: Node<'t>, src: &[u8]) -> Option<Test<'t>> {
     let args = named_children(call.field("arguments")?);
     let [subject, classes] = args.as_slice() else { return None };
-    let subject = subject_of(*subject, src)?;
+    let subject = subject_of(*subject, src, true)?;
     let classes = *classes;
     let value = match classes.kind_name() {
         "tuple" | "parenthesized_expression" => {
@@ -224,7 +270,8 @@ fn isinstance<'t>(call: Node<'t>, src: &[u8]) -> Option<Test<'t>> {
     Some(Test { subject, node: call, value })
 }
 
-/// `x instanceof Foo` on a plain name (`name` is `x`, `binary` its parent).
+/// `x instanceof Foo` on a plain name or an attribute path (`name` is `x`, `binary` its
+/// parent).
 fn instanceof<'t>(binary: Node<'t>, name: Node<'t>, src: &[u8]) -> Option<Test<'t>> {
     if binary.kind_name() != "binary_expression"
         || binary.field("operator")?.kind_name() != "instanceof"
@@ -233,14 +280,19 @@ fn instanceof<'t>(binary: Node<'t>, name: Node<'t>, src: &[u8]) -> Option<Test<'
         return None;
     }
     let value = class_value(binary.field("right")?, src)?;
-    Some(Test { subject: subject_of(name, src)?, node: binary, value })
+    Some(Test { subject: subject_of(name, src, false)?, node: binary, value })
 }
 
-/// What a test is on: a plain name (the instance, `self` or `this`, is bound as such and never
-/// narrowed), or an attribute path of plain names (`self.type`; not `a[0].b` nor `f().b`).
-fn subject_of(node: Node, src: &[u8]) -> Option<Subject> {
+/// What a test is on: a plain name, not the instance (Python's `self` and `cls`, which are
+/// bound as such, and never narrowed; `this` is no identifier), or an attribute path of plain
+/// names (`self.type`; not `a[0].b` nor `f().b`).
+fn subject_of(node: Node, src: &[u8], is_py: bool) -> Option<Subject> {
     match node.kind_name() {
-        "identifier" => Some(Subject::Local(text(node, src).into_owned())),
+        "identifier" => {
+            let name = text(node, src);
+            let instance = is_py && matches!(&*name, "self" | "cls");
+            (!instance).then(|| Subject::Local(name.into_owned()))
+        }
         "attribute" | "member_expression" => {
             let (path, _) = path_of(node, src)?;
             let plain = path.split('.').all(|s| !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'$'));

@@ -693,13 +693,14 @@ fn without_none(t: Node) -> Option<Node> {
 }
 
 /// The classes a union of two or more of them names (`Union[A, B]`, `Optional[Union[A, B]]`,
-/// `A | B | None`, `"A | B"`), `None` left out; none when one of them is not a plain class
-/// (`Union[List[A], B]`, `Any`): such a union is read as it was, by its first member.
+/// `A | B | None`, `"A | B"`, `Union["A", "B"]`), `None` left out; none when one of them is not
+/// a plain class (`Union[List[A], B]`, `Any`): such a union is read as it was, by its first
+/// member.
 fn union_members(t: Node, src: &[u8]) -> Option<Vec<String>> {
-    let mut parts: Vec<Node> = Vec::new();
+    let mut members: Vec<String> = Vec::new();
     let mut stack = vec![without_none(t)?];
     while let Some(n) = stack.pop() {
-        if parts.len() > 16 {
+        if members.len() + stack.len() > 16 {
             return None;
         }
         let n = if n.kind_name() == "type" { n.named_child(0)? } else { n };
@@ -713,40 +714,33 @@ fn union_members(t: Node, src: &[u8]) -> Option<Vec<String>> {
                 match head.as_str() {
                     "Union" => stack.extend(args.into_iter().rev()),
                     "Optional" if args.len() == 1 => stack.push(args[0]),
-                    _ => parts.push(n),
+                    _ => return None,
                 }
             }
-            "string" => {
-                let s = text(n, src);
-                let s = s.trim_matches(|c| c == '"' || c == '\'');
-                let names: Vec<&str> = s.split('|').map(str::trim).filter(|t| *t != "None").collect();
-                if names.len() < 2 || !names.iter().all(|n| !n.is_empty() && n.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '.'))
-                {
-                    return None;
-                }
-                return Some(names.into_iter().map(str::to_string).collect());
-            }
+            "string" => members.extend(quoted_names(&text(n, src))?.into_iter().map(str::to_string)),
+            "identifier" | "attribute" => members.push(path_of(n, src)?.0),
             "none" => {}
-            _ => parts.push(n),
+            _ => return None,
         }
     }
-    if parts.len() < 2 {
+    if members.iter().any(|m| says_nothing(m)) {
         return None;
     }
-    let mut members: Vec<String> = Vec::with_capacity(parts.len());
-    for part in parts {
-        let path = match part.kind_name() {
-            "identifier" | "attribute" => path_of(part, src)?.0,
-            _ => return None,
-        };
-        if says_nothing(&path) {
-            return None;
-        }
-        if !members.contains(&path) {
-            members.push(path);
+    let mut distinct: Vec<String> = Vec::with_capacity(members.len());
+    for m in members {
+        if !distinct.contains(&m) {
+            distinct.push(m);
         }
     }
-    (members.len() >= 2).then_some(members)
+    (distinct.len() >= 2).then_some(distinct)
+}
+
+/// The classes a quoted annotation names (`"Foo"`, `"Foo | None"`, `"A | B"`), `None` left
+/// out; none when one of them is not a plain dotted name.
+fn quoted_names(quoted: &str) -> Option<Vec<&str>> {
+    let s = quoted.trim_matches(|c| c == '"' || c == '\'');
+    let names: Vec<&str> = s.split('|').map(str::trim).filter(|t| *t != "None").collect();
+    names.iter().all(|n| !n.is_empty() && n.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '.')).then_some(names)
 }
 
 fn annotation_path(t: Node, src: &[u8]) -> Option<String> {
@@ -767,10 +761,10 @@ fn annotation_path(t: Node, src: &[u8]) -> Option<String> {
         "string" => {
             // A forward reference: "Foo", "Foo | None".
             let s = text(inner, src);
-            let s = s.trim_matches(|c| c == '"' || c == '\'');
-            let mut named = s.split('|').map(str::trim).filter(|t| *t != "None");
-            let (Some(s), None) = (named.next(), named.next()) else { return None };
-            (!s.is_empty() && s.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '.')).then(|| s.to_string())
+            match quoted_names(&s)?.as_slice() {
+                [name] => Some(name.to_string()),
+                _ => None,
+            }
         }
         _ => None,
     }

@@ -300,6 +300,7 @@ impl File<'_, '_> {
                     if binding != LocalBinding::Var(None) {
                         let (line, col) = position(anchor);
                         let (path, text, args) = (n.path.clone(), String::new(), Vec::new());
+                        let computed = false;
                         facts.refs.push(RefFact { kind: RefKind::Read, src: src_sym, path, text, binding, line, col, computed, args });
                     }
                     (n.rest_of(&path), Some(LocalBinding::Var(Some(n.value.clone()))))

@@ -287,8 +287,9 @@ pub(super) type Bindings = Vec<Binding>;
 
 /// The bindings of each name per scope. Keyed by name first, so a lookup walking the
 /// enclosing scopes hashes the name once and borrows it (no key is allocated).
+/// (And the attributes the file's type tests narrow, with where: [`NarrowedPaths`].)
 #[derive(Default)]
-pub(super) struct Locals(Map<String, Map<usize, Bindings>>, pub(super) NarrowedPaths);
+pub(super) struct Locals(Map<String, Map<usize, Bindings>>, NarrowedPaths);
 
 /// The attributes narrowed by type tests, in the order of the tests.
 #[derive(Default)]
@@ -304,9 +305,19 @@ impl Locals {
     /// inside `if isinstance(self.type, Range)`). Not the attribute itself: a read of it stays a
     /// read of the attribute.
     pub(super) fn through_narrowed(&self, path: &str, pos: usize) -> Option<&NarrowedPath> {
-        self.1.0.iter().rev().find(|n| {
-            n.start <= pos && pos < n.end && path.len() > n.path.len() && path.starts_with(&n.path) && path.as_bytes()[n.path.len()] == b'.'
-        })
+        // The longest such attribute (`self.a.b` before `self.a`), else the latest test.
+        self.1
+            .0
+            .iter()
+            .rev()
+            .filter(|n| {
+                n.start <= pos
+                    && pos < n.end
+                    && path.len() > n.path.len()
+                    && path.starts_with(&n.path)
+                    && path.as_bytes()[n.path.len()] == b'.'
+            })
+            .max_by_key(|n| n.path.len())
     }
 
     pub(super) fn get(&self, scope: usize, name: &str) -> Option<&Bindings> {
@@ -642,6 +653,15 @@ fn through_local<'l>(value: ValueSource, lookup: &impl Fn(&str) -> Option<&'l Lo
             });
         }
     }
+    // The value read through `held`, written from `prefix` (what `held` is) on.
+    let from = |prefix: String, held: &ValueSource| match (rest, &value) {
+        (Some(rest), ValueSource::Call(_)) => ValueSource::Call(format!("{prefix}.{rest}")),
+        (Some(rest), ValueSource::Alias(_)) => ValueSource::Alias(format!("{prefix}.{rest}")),
+        (Some(rest), _) => ValueSource::New(format!("{prefix}.{rest}")),
+        // `b = a`: what `a` holds.
+        (None, ValueSource::Alias(_)) => held.clone(),
+        (None, _) => value.clone(),
+    };
     let prefix = match held {
         ValueSource::Annotation(t) => t.clone(),
         ValueSource::New(t) | ValueSource::Call(t) if !t.ends_with(')') => format!("{t}()"),
@@ -649,16 +669,20 @@ fn through_local<'l>(value: ValueSource, lookup: &impl Fn(&str) -> Option<&'l Lo
         // The instance of a method whose first parameter is not named `self` (`__self`):
         // written as `self`, which the resolver binds from the method the value is read in.
         ValueSource::SelfOf(_) => "self".to_string(),
+        // `y = x.get()` with `x: Union[A, B]`: what either gives (else the resolver, which
+        // sees no scopes, would read `x` at module level).
+        ValueSource::Each(alternatives)
+            if let ValueSource::Items(alternatives) = alternatives.as_ref()
+                && alternatives.iter().all(|(_, a)| matches!(a, ValueSource::Annotation(_))) =>
+        {
+            return ValueSource::one_of(alternatives.iter().filter_map(|(_, a)| match a {
+                ValueSource::Annotation(t) => Some(from(t.clone(), a)),
+                _ => None,
+            }));
+        }
         _ => return Some(value),
     };
-    Some(match (rest, &value) {
-        (Some(rest), ValueSource::Call(_)) => ValueSource::Call(format!("{prefix}.{rest}")),
-        (Some(rest), ValueSource::Alias(_)) => ValueSource::Alias(format!("{prefix}.{rest}")),
-        (Some(rest), _) => ValueSource::New(format!("{prefix}.{rest}")),
-        // `b = a`: what `a` holds.
-        (None, ValueSource::Alias(_)) => held.clone(),
-        (None, _) => value,
-    })
+    Some(from(prefix, held))
 }
 
 /// The bindings of a name that may reach a use at `pos` ([`reaching`]), in the nearest
@@ -690,7 +714,7 @@ pub(super) fn lookup_binding<'l>(
 }
 
 /// The bindings of a name in the nearest enclosing scope that binds it.
-fn lookup_bindings<'l>(name: &str, inner: Option<usize>, nesting: &Nesting, locals: &'l Locals) -> Option<&'l Bindings> {
+pub(super) fn lookup_bindings<'l>(name: &str, inner: Option<usize>, nesting: &Nesting, locals: &'l Locals) -> Option<&'l Bindings> {
     let scopes = locals.0.get(name)?;
     binding_scope(inner, nesting, |s| scopes.contains_key(&s)).and_then(|s| scopes.get(&s))
 }

@@ -536,7 +536,12 @@ pub(super) fn declared_type(node: Node, src: &[u8]) -> Option<ValueSource> {
     match node.kind_name() {
         // (A returned mapping's entries are not followed: its returned literal says more.)
         "function_definition" => {
-            node.field("return_type").and_then(|t| annotation_source(t, src)).filter(|v| !matches!(v, ValueSource::Mapping(_)))
+            let t = node.field("return_type")?;
+            // `-> Tuple[Reader, Writer]`: what each place holds (`r, w = f()`, `f()[0]`).
+            if let Some(items) = tuple_items(t, src) {
+                return Some(items);
+            }
+            annotation_source(t, src).filter(|v| !matches!(v, ValueSource::Mapping(_)))
         }
         // An attribute: `self.x: Foo = ...`, `self.x = Foo()`, `x: Foo` in a class body.
         "assignment" => {
@@ -551,6 +556,23 @@ pub(super) fn declared_type(node: Node, src: &[u8]) -> Option<ValueSource> {
         }
         _ => None,
     }
+}
+
+/// A tuple type of fixed places (`Tuple[A, B]`; not `tuple[A, ...]`) as the entries at its
+/// places, each an instance of its class. Not when a place is a union (`Tuple[A | B, str]`):
+/// an entry of the resolver's is one value, and the function's returned literal, if any, is
+/// read instead.
+fn tuple_items(t: Node, src: &[u8]) -> Option<ValueSource> {
+    let (head, args) = generic_parts(t, src)?;
+    if !matches!(head.as_str(), "Tuple" | "tuple") || args.iter().any(|a| text(*a, src).trim() == "...") {
+        return None;
+    }
+    if args.iter().any(|a| union_members(*a, src).is_some()) {
+        return None;
+    }
+    let items: Vec<(String, ValueSource)> =
+        args.iter().enumerate().filter_map(|(i, a)| Some((i.to_string(), annotation_source(*a, src)?))).collect();
+    (!items.is_empty()).then_some(ValueSource::Items(items))
 }
 
 /// What an annotated assignment (`x: Foo = …`) binds: what its annotation says, unless the

@@ -720,6 +720,8 @@ fn without_none(t: Node) -> Option<Node> {
 /// member.
 fn union_members(t: Node, src: &[u8]) -> Option<Vec<String>> {
     let mut members: Vec<String> = Vec::new();
+    // The names the node at hand gives, before they join `members` (each once).
+    let mut named: Vec<String> = Vec::new();
     let mut stack = vec![without_none(t)?];
     while let Some(n) = stack.pop() {
         if members.len() + stack.len() > 16 {
@@ -739,22 +741,21 @@ fn union_members(t: Node, src: &[u8]) -> Option<Vec<String>> {
                     _ => return None,
                 }
             }
-            "string" => members.extend(quoted_names(&text(n, src))?.into_iter().map(str::to_string)),
-            "identifier" | "attribute" => members.push(path_of(n, src)?.0),
+            "string" => named.extend(quoted_names(&text(n, src))?.into_iter().map(str::to_string)),
+            "identifier" | "attribute" => named.push(path_of(n, src)?.0),
             "none" => {}
             _ => return None,
         }
-    }
-    if members.iter().any(|m| says_nothing(m)) {
-        return None;
-    }
-    let mut distinct: Vec<String> = Vec::with_capacity(members.len());
-    for m in members {
-        if !distinct.contains(&m) {
-            distinct.push(m);
+        for name in named.drain(..) {
+            if says_nothing(&name) {
+                return None;
+            }
+            if !members.contains(&name) {
+                members.push(name);
+            }
         }
     }
-    (distinct.len() >= 2).then_some(distinct)
+    (members.len() >= 2).then_some(members)
 }
 
 /// The classes a quoted annotation names (`"Foo"`, `"Foo | None"`, `"A | B"`), `None` left

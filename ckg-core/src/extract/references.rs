@@ -298,7 +298,6 @@ impl File<'_, '_> {
                 Some(n) => {
                     let binding = bind(lang, &n.path, point.0, inner, src_sym, nesting, locals, facts);
                     if binding != LocalBinding::Var(None) {
-                        let (line, col) = position(anchor);
                         let (path, text, args) = (n.path.clone(), String::new(), Vec::new());
                         let computed = false;
                         facts.refs.push(RefFact { kind: RefKind::Read, src: src_sym, path, text, binding, line, col, computed, args });

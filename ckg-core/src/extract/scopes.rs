@@ -287,18 +287,14 @@ pub(super) type Bindings = Vec<Binding>;
 
 /// The bindings of each name per scope. Keyed by name first, so a lookup walking the
 /// enclosing scopes hashes the name once and borrows it (no key is allocated).
-/// (And the attributes the file's type tests narrow, with where: [`NarrowedPaths`].)
+/// (And the attributes the file's type tests narrow, with where, in the order of the tests.)
 #[derive(Default)]
-pub(super) struct Locals(Map<String, Map<usize, Bindings>>, NarrowedPaths);
-
-/// The attributes narrowed by type tests, in the order of the tests.
-#[derive(Default)]
-pub(super) struct NarrowedPaths(Vec<NarrowedPath>);
+pub(super) struct Locals(Map<String, Map<usize, Bindings>>, Vec<NarrowedPath>);
 
 impl Locals {
     /// A narrowing of attributes (`isinstance(self.type, Foo)`), from the type tests.
     pub(super) fn narrow_path(&mut self, narrowed: NarrowedPath) {
-        self.1.0.push(narrowed);
+        self.1.push(narrowed);
     }
 
     /// The narrowed attribute a path at `pos` goes through (`self.type` of `self.type.describe()`
@@ -307,7 +303,6 @@ impl Locals {
     pub(super) fn through_narrowed(&self, path: &str, pos: usize) -> Option<&NarrowedPath> {
         // The longest such attribute (`self.a.b` before `self.a`), else the latest test.
         self.1
-            .0
             .iter()
             .rev()
             .filter(|n| {

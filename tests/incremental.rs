@@ -887,6 +887,38 @@ fn a_heuristic_binding_by_unique_method_name_follows_other_files() {
     assert!(edges(&repo.export()).contains(&guess));
 }
 
+/// A method no class of the repository defines: an outside base's, or the subclasses' hooks.
+/// Each follows edits of the files that define the hierarchy, not of the caller's.
+#[test]
+fn methods_of_outside_bases_and_subclass_hooks_follow_other_files() {
+    let repo = Repo::new();
+    repo.write("base.py", "import threading\n\n\nclass Base(threading.Thread):\n    def go(self):\n        self.hook()\n");
+    repo.write("sub.py", "from base import Base\n\n\nclass Sub(Base):\n    def run(self):\n        self.start()\n");
+    repo.write("bus.ts", "import { EventEmitter } from 'events';\nexport class Bus extends EventEmitter {}\n");
+    repo.write("main.ts", "import { Bus } from './bus';\nexport function go(b: Bus) { b.emit('x'); }\n");
+    assert_incremental_equals_fresh(&repo, "the first index");
+    let e = edges(&repo.export());
+    assert!(e.contains(&"calls sub.Sub.run -> threading.Thread.start [inferred]".to_string()), "{e:#?}");
+    assert!(e.contains(&"calls base.Base.go -> threading.Thread.hook [inferred]".to_string()), "{e:#?}");
+    assert!(e.contains(&"calls main.ts#go -> events.EventEmitter.emit [inferred]".to_string()), "{e:#?}");
+    // A subclass defines the hook: base.py's call reaches it, not the outside base.
+    repo.write("hooks.py", "from base import Base\n\n\nclass Loud(Base):\n    def hook(self):\n        return 1\n");
+    assert_incremental_equals_fresh(&repo, "a subclass defining the hook");
+    let e = edges(&repo.export());
+    assert!(e.contains(&"calls base.Base.go -> hooks.Loud.hook [inferred]".to_string()), "{e:#?}");
+    assert!(!e.iter().any(|l| l.contains("threading.Thread.hook")), "{e:#?}");
+    // The base defines the method itself, or no longer extends a class from outside.
+    repo.write("base.py", "class Base:\n    def start(self):\n        return 0\n\n    def go(self):\n        self.hook()\n");
+    repo.write("bus.ts", "export class Bus {\n  emit(name: string) { return name; }\n}\n");
+    assert_incremental_equals_fresh(&repo, "bases of the repository");
+    let e = edges(&repo.export());
+    assert!(e.contains(&"calls sub.Sub.run -> base.Base.start [inferred]".to_string()), "{e:#?}");
+    assert!(e.contains(&"calls main.ts#go -> bus.ts#Bus.emit [inferred]".to_string()), "{e:#?}");
+    repo.remove("hooks.py");
+    assert_incremental_equals_fresh(&repo, "the hook's subclass gone");
+    assert!(edges(&repo.export()).contains(&"calls base.Base.go -> self.hook [unresolved]".to_string()));
+}
+
 /// Indexes the repository incrementally and checks the result against a fresh index of it.
 fn assert_incremental_equals_fresh(repo: &Repo, step: &str) {
     repo.index_json(&[]);

@@ -226,6 +226,75 @@ impl Resolver<'_> {
         closed.then_some(getattr)
     }
 
+    /// A method called on a class, an instance of it or its `super()` that no class of its
+    /// hierarchy in the repository defines, where the hierarchy derives from exactly one class
+    /// from outside it: that class's method (`this.emit()` in a class extending `EventEmitter`,
+    /// `self.assertEqual()` in a `unittest.TestCase`). Not when a subclass in the repository
+    /// defines the name (a hook the class leaves to its subclasses), nor when the hierarchy
+    /// defines `__getattr__`, nor when a base resolves to nothing known, nor for entries
+    /// (`self[0]`).
+    pub(super) fn called_from_outside(&self, class: i64, name: &str) -> Option<Target> {
+        if name.starts_with('[') || name.is_empty() {
+            return None;
+        }
+        let base = self.outside_base(class)?;
+        // An attribute the class makes itself (`__getattr__`), or a hook of its subclasses.
+        if self.class_member(class, "__getattr__", false).is_some() || !self.overrides(class, name, 0).is_empty() {
+            return None;
+        }
+        Some(Target::External(format!("{base}.{name}")))
+    }
+
+    /// The one class from outside the repository that a class's hierarchy extends, when every
+    /// other base in it resolves to a class of the repository; bases that give a class no
+    /// methods of their own (`object`, `Generic`, `Protocol`, `ABC`) do not count, and a TS
+    /// type made from another (`Readonly<Config>`: its members are `Config`'s) is not known.
+    fn outside_base(&self, class: i64) -> Option<String> {
+        const MEMBERLESS: [&str; 6] =
+            ["<builtin>.object", "typing.Generic", "typing.Protocol", "typing_extensions.Protocol", "abc.ABC", "abc.ABCMeta"];
+        const MADE_FROM_ANOTHER: [&str; 13] = [
+            "Partial",
+            "Required",
+            "Readonly",
+            "Pick",
+            "Omit",
+            "Record",
+            "NonNullable",
+            "ReturnType",
+            "Awaited",
+            "InstanceType",
+            "Parameters",
+            "Exclude",
+            "Extract",
+        ];
+        let mut found: Option<String> = None;
+        for &c in self.linearization(class).iter() {
+            let sym = self.sym(c)?;
+            let file = sym.file?;
+            let module = *self.module_sym.get(&file)?;
+            record("imports:", self.file_path(file));
+            for base in sym.bases().iter().filter(|b| !b.starts_with(crate::facts::IMPLEMENTED)) {
+                match self.path_target(file, module, base, &LocalBinding::Free, 1) {
+                    Some((Target::Sym(id), e)) if e != UNRESOLVED && self.sym(id).is_some_and(|s| s.kind.is_class_like()) => {}
+                    Some((Target::External(q), e)) if e != UNRESOLVED => {
+                        if q.strip_prefix("<builtin>.").is_some_and(|t| MADE_FROM_ANOTHER.contains(&t)) {
+                            return None;
+                        }
+                        if MEMBERLESS.contains(&q.as_str()) {
+                            continue;
+                        }
+                        if found.as_ref().is_some_and(|f| *f != q) {
+                            return None;
+                        }
+                        found = Some(q);
+                    }
+                    _ => return None,
+                }
+            }
+        }
+        found
+    }
+
     /// The methods named `name` that override, in a subclass of `class` in the repository,
     /// what a call on an instance of `class` runs (`method`): the receiver may be any
     /// subclass. Names that many methods share are not followed (a cost bound).

@@ -117,6 +117,21 @@ impl ProjectConfig {
         }
     }
 
+    /// Whether a tsconfig `paths` pattern of the file's project names the specifier as one of
+    /// the project's own modules: a pattern other than a bare `*`, with a target outside
+    /// `node_modules`. Such a specifier whose file is missing is no package.
+    pub(super) fn aliased(&self, from: &str, spec: &str) -> bool {
+        let Some(cfg) = self.tsconfig_for(from) else { return false };
+        cfg.paths.iter().any(|(pattern, targets)| {
+            let matches = match pattern.split_once('*') {
+                Some(("", "")) => false,
+                Some((pre, post)) => spec.starts_with(pre) && spec.ends_with(post) && spec.len() >= pre.len() + post.len(),
+                None => pattern == spec,
+            };
+            matches && targets.iter().any(|t| !t.contains("node_modules"))
+        })
+    }
+
     /// Candidate root-relative paths (to probe with extensions) for a bare specifier, in
     /// order: tsconfig `paths`, `baseUrl`, workspace packages.
     pub(super) fn candidates(&self, from: &str, spec: &str) -> Vec<String> {
@@ -281,5 +296,15 @@ mod tests {
         assert!(c.candidates("src/x.ts", "~/db/connect").contains(&"src/db/connect".to_string()));
         let a = c.candidates("src/x.ts", "@acme/a");
         assert!(a.contains(&"packages/a/src/index.js".to_string()), "{a:?}");
+    }
+
+    #[test]
+    fn aliases_are_the_projects_own_patterns() {
+        let paths = r#"{"compilerOptions": {"baseUrl": ".", "paths": {"@/*": ["src/*"], "*": ["types/*"], "vendor": ["node_modules/vendor/index"]}}}"#;
+        let c = ProjectConfig::new(&[("tsconfig.json".to_string(), paths.to_string())]);
+        assert!(c.aliased("src/x.ts", "@/util/gone"));
+        // Only the bare `*` matches a package; a pattern into node_modules names a package.
+        assert!(!c.aliased("src/x.ts", "react"));
+        assert!(!c.aliased("src/x.ts", "vendor"));
     }
 }

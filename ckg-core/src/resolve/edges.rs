@@ -356,7 +356,10 @@ impl<'a> Resolver<'a> {
                     reset_path_notes();
                 }
             }
-            let resolved = self.site_path_target(&mut paths, file, r);
+            let mut resolved = self.site_path_target(&mut paths, file, r);
+            if r.kind == RefKind::Call && resolved.as_ref().is_none_or(|(_, e)| *e == UNRESOLVED) {
+                resolved = self.undefined_method(file, r).or(resolved);
+            }
             let values = VALUES.with(|v| std::mem::take(&mut *v.borrow_mut()));
             self.container_edge(&mut out, r);
             // Reading a property runs its getter: a call edge at the site.
@@ -824,6 +827,45 @@ fn runs_target(kind: RefKind) -> bool {
 /// symbol, path, binding): a file names the same path from one scope many times (django:
 /// 356k edges, 114k distinct (file, target, kind)).
 type SitePaths<'r> = super::Map<(i64, &'r str, &'r LocalBinding), PathNotes>;
+
+impl Resolver<'_> {
+    /// A call site's method that no class of its receiver's hierarchy in the repository
+    /// defines. On `self` or an annotated name (an instance of the class or of a subclass): the
+    /// methods of that name in its subclasses, a hook the class leaves to them (the first
+    /// one, with the receiver's class noted for dispatch, which reaches the others). Else,
+    /// where the hierarchy extends one class from outside the repository, that class's method
+    /// ([`Resolver::called_from_outside`]): `self.start()` in a `threading.Thread`, on the
+    /// class itself, an instance of it or `super()`. The path notes of the site's own
+    /// resolution are kept.
+    fn undefined_method(&self, file: i64, r: &RefSite) -> Option<(Target, &'static str)> {
+        let (receiver, name) = r.path.rsplit_once('.')?;
+        if !name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'$') {
+            return None;
+        }
+        let notes = (VALUES.with(|v| v.take()), GETTERS.with(|g| g.take()), CONTAINER.with(|c| c.get()), DISPATCH.with(|d| d.get()));
+        let found = self.path_target(file, r.src, receiver, &r.binding, 0).filter(|(_, e)| *e != UNRESOLVED);
+        reset_path_notes();
+        VALUES.with(|v| *v.borrow_mut() = notes.0);
+        GETTERS.with(|g| *g.borrow_mut() = notes.1);
+        CONTAINER.with(|c| c.set(notes.2));
+        DISPATCH.with(|d| d.set(notes.3));
+        let (class, evidence) = match found? {
+            (Target::Instance(c), e) => {
+                if UPPER_BOUND.with(|b| b.get())
+                    && let Some(&hook) = self.overrides(c, name, 0).first()
+                {
+                    DISPATCH.with(|d| d.set(Some(c)));
+                    return Some((Target::Sym(hook), INFERRED));
+                }
+                (c, e)
+            }
+            (Target::Super(c), e) => (c, e),
+            (Target::Sym(c), e) if self.sym(c).is_some_and(|s| s.kind.is_class_like()) => (c, e),
+            _ => return None,
+        };
+        Some((self.called_from_outside(class, name)?, weaker(evidence, INFERRED)))
+    }
+}
 
 /// What [`Resolver::path_target`] answered for a site's path and what walking it noted.
 struct PathNotes {

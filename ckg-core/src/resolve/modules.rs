@@ -142,6 +142,11 @@ impl<'a> ModuleIndex<'a> {
                     return ModuleTarget::File(f);
                 }
             }
+            // `@/util/gone` under `"@/*": ["src/*"]`, with no such file: a missing module of
+            // the project, not a package.
+            if self.config.aliased(&file.path, spec) {
+                return ModuleTarget::Missing;
+            }
             return ModuleTarget::External(spec.to_string());
         }
         let dir = file.path.rsplit_once('/').map(|(d, _)| d).unwrap_or("");

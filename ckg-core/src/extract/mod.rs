@@ -40,7 +40,7 @@ use crate::resolve::{Map, Set};
 
 use tree_sitter::{Node, Parser, Tree};
 
-use crate::facts::{Diagnostic, DiagnosticKind, FileFacts, ParamUse, RefFact, RefKind, SymbolFact, SymbolKind, ValueSource};
+use crate::facts::{Diagnostic, DiagnosticKind, FileFacts, ImportKind, ParamUse, RefFact, RefKind, SymbolFact, SymbolKind, ValueSource};
 use crate::field::{Field, Kind};
 use crate::lang::{Capture, DefKind, Grammar, Lang, lexer};
 use captures::Captures;
@@ -372,11 +372,17 @@ impl File<'_, '_> {
     /// Imports and exports, read by the language modules.
     fn imports_and_exports(&self, facts: &mut FileFacts, probe: &mut Option<Probe>) {
         let (lang, src, caps) = (self.lang, self.src, &self.caps);
+        // Locals bound by `__importDefault(require("m"))`, whose `default` is the import.
+        let mut interop_defaults: Vec<String> = Vec::new();
         for ((role, node), point) in caps.imports.iter().zip(&self.points.imports) {
             let scope = self.sym_at(point.2);
             let first = facts.imports.len();
             if lang.is_script() {
                 typescript::imports(*role, *node, src, scope, &mut facts.imports);
+                if *role == Capture::ImportRequire {
+                    let defaults = facts.imports[first..].iter().filter(|i| i.kind == ImportKind::Default && i.scope == 0);
+                    interop_defaults.extend(defaults.filter_map(|i| i.local.clone()));
+                }
             } else {
                 python::imports(*node, src, scope, &mut facts.imports);
             }
@@ -391,6 +397,9 @@ impl File<'_, '_> {
                     Probe::set(probe, f);
                 }
             }
+        }
+        if !interop_defaults.is_empty() {
+            typescript::through_interop_defaults(&interop_defaults, &mut facts.refs);
         }
         for node in &caps.exports {
             let first = facts.imports.len();

@@ -156,6 +156,12 @@ fn written_path<'t>(node: Node<'t>, src: &[u8], any_entry: bool) -> Option<(Stri
                 cur = cur.named_child(0)?;
                 continue;
             }
+            // `(0, tpl_1.default)(…)` (compiled CommonJS calls an import so, without a `this`):
+            // the last operand.
+            "sequence_expression" => {
+                cur = cur.named_child(cur.named_child_count().checked_sub(1)?)?;
+                continue;
+            }
             _ => return None,
         };
         let segment = segment?;

@@ -5,7 +5,7 @@ use tree_sitter::Node;
 
 use super::captures::preorder::named_children;
 use super::syntax::{Parents, path_of, path_of_any_entry, position, text};
-use crate::facts::{ExportFact, FileFacts, ImportFact, ImportKind, ValueSource};
+use crate::facts::{ExportFact, FileFacts, ImportFact, ImportKind, LocalBinding, RefFact, ValueSource};
 use crate::field::{Field, Kind};
 use crate::lang::Capture;
 
@@ -75,15 +75,22 @@ pub(super) fn imports(role: Capture, node: Node, src: &[u8], scope: u32, out: &m
                 return;
             };
             let kind = if role == Capture::ImportDynamic { ImportKind::Dynamic } else { ImportKind::Namespace };
-            // Walk up through `await` / parentheses to the declarator, if any.
+            // Walk up through `await` / parentheses / an interop helper to the declarator, if any.
             let mut up = node.parent();
+            let mut default_helper = false;
             while let Some(p) = up {
                 if matches!(p.kind_name(), "await_expression" | "parenthesized_expression") {
                     up = p.parent();
+                } else if let Some((helper, default)) = interop_call_of(p, src) {
+                    default_helper = default;
+                    up = helper.parent();
                 } else {
                     break;
                 }
             }
+            // `const tpl_1 = __importDefault(require("m"))`: `import tpl_1 from "m"`, read as
+            // `tpl_1.default` ([`through_interop_defaults`]).
+            let kind = if default_helper { ImportKind::Default } else { kind };
             match up.filter(|p| p.kind_name() == "variable_declarator") {
                 Some(decl) => match decl.field("name") {
                     Some(n) if n.kind_name() == "identifier" => push(kind, &spec, None, Some(text(n, src).into_owned()), false, n),
@@ -179,8 +186,8 @@ pub(super) fn exports(node: Node, src: &[u8], facts: &mut FileFacts) {
     if has_token(node, "=") {
         // TS `export = X`: what `module.exports = X` exports.
         if let Some(&value) = children.first() {
-            module_exports_value(value, src, &mut |name, target| {
-                facts.exports.push(ExportFact { name, target, specifier: None, line, col });
+            module_exports_value(value, src, &mut |name, target, specifier| {
+                facts.exports.push(ExportFact { name, target, specifier, line, col });
             });
         }
         return;
@@ -231,7 +238,9 @@ fn commonjs_exports(assign: Node, src: &[u8], facts: &mut FileFacts, line: u32, 
         return;
     }
     let ident = |n: Node| (n.kind_name() == "identifier").then(|| text(n, src).into_owned());
-    let mut push = |name: String, target: Option<String>| facts.exports.push(ExportFact { name, target, specifier: None, line, col });
+    let mut push = |name: String, target: Option<String>, specifier: Option<String>| {
+        facts.exports.push(ExportFact { name, target, specifier, line, col })
+    };
     if lhs == "module.exports" {
         // `module.exports = exports = X`: what the last assignment assigns.
         let mut right = right;
@@ -244,52 +253,59 @@ fn commonjs_exports(assign: Node, src: &[u8], facts: &mut FileFacts, line: u32, 
     } else if let Some(name) = lhs.strip_prefix("module.exports.").or_else(|| lhs.strip_prefix("exports."))
         && !name.contains('.')
     {
-        push(name.to_string(), ident(right));
+        push(name.to_string(), ident(right), None);
     }
 }
 
 /// What `module.exports = value` (or TS `export = value`) exports, given to `push` as
-/// (exported name, target): `module.exports` for the value as a whole (a name, a function —
-/// the module's `default` —, an instance written as the call that makes it, a class), or each
-/// member of an object literal.
-fn module_exports_value(right: Node, src: &[u8], push: &mut impl FnMut(String, Option<String>)) {
+/// (exported name, target, specifier): `module.exports` for the value as a whole (a name, a
+/// function — the module's `default` —, an instance written as the call that makes it, a
+/// class), or each member of an object literal; a spread module in it
+/// (`{ ...require('./schema') }`) re-exports that module's every name, as `export *` does.
+fn module_exports_value(right: Node, src: &[u8], push: &mut impl FnMut(String, Option<String>, Option<String>)) {
     let ident = |n: Node| (n.kind_name() == "identifier").then(|| text(n, src).into_owned());
+    let required = |v: Node| {
+        (v.kind_name() == "call_expression" && v.field("function").is_some_and(|f| text(f, src) == "require"))
+            .then(|| v.field("arguments").and_then(|a| a.named_child(0)).and_then(|s| string_value(s, src)))
+            .flatten()
+    };
     match right.kind_name() {
-        "identifier" => push("module.exports".into(), ident(right)),
+        "identifier" => push("module.exports".into(), ident(right), None),
         // `module.exports = function () {}`: the module's `default` definition.
-        "function_expression" | "arrow_function" => push("module.exports".into(), Some("default".into())),
+        "function_expression" | "arrow_function" => push("module.exports".into(), Some("default".into()), None),
         // `module.exports = new Service()`: an instance, written as the call that makes it.
         "new_expression" => {
             if let Some((ctor, _)) = right.field("constructor").and_then(|c| path_of(c, src)) {
-                push("module.exports".into(), Some(format!("{ctor}()")));
+                push("module.exports".into(), Some(format!("{ctor}()")), None);
             }
         }
         // `module.exports = class Store {}`: the class `Store` (`default` without a name).
         "class" => {
             let name = right.field("name").map_or_else(|| "default".to_string(), |n| text(n, src).into_owned());
-            push("module.exports".into(), Some(name));
+            push("module.exports".into(), Some(name), None);
         }
         "object" => {
             for p in named_children(right) {
                 match p.kind_name() {
                     "shorthand_property_identifier" => {
                         let n = text(p, src).into_owned();
-                        push(n.clone(), Some(n));
+                        push(n.clone(), Some(n), None);
+                    }
+                    "spread_element" => {
+                        if let Some(spec) = p.named_child(0).and_then(required) {
+                            push("*".into(), None, Some(spec));
+                        }
                     }
                     "pair" => {
                         let (Some(k), Some(v)) = (p.field("key"), p.field("value")) else { continue };
                         // A name, a member (`strings.slugify`), or a required module.
                         let target = match v.kind_name() {
                             "member_expression" => path_of(v, src).map(|(p, _)| p),
-                            "call_expression" if v.field("function").is_some_and(|f| text(f, src) == "require") => v
-                                .field("arguments")
-                                .and_then(|a| a.named_child(0))
-                                .and_then(|s| string_value(s, src))
-                                .map(|spec| require_name(&spec)),
+                            "call_expression" => required(v).map(|spec| require_name(&spec)),
                             _ => ident(v),
                         };
                         if let Some(target) = target {
-                            push(text(k, src).into_owned(), Some(target));
+                            push(text(k, src).into_owned(), Some(target), None);
                         }
                     }
                     _ => {}
@@ -337,6 +353,53 @@ pub(super) fn is_parameter<'t>(p: &Parents<'t>, node: Node<'t>) -> bool {
     false
 }
 
+/// The helpers compiled CommonJS wraps a `require` in to read an ES module's `default`
+/// (TypeScript's `__importDefault`, Babel's `_interopRequireDefault`: an object whose `default`
+/// is the module's default, `tpl_1.default`) or its namespace (`__importStar`,
+/// `_interopRequireWildcard`), each with whether it is of the first kind.
+const INTEROP_HELPERS: [(&str, bool); 4] =
+    [("__importDefault", true), ("_interopRequireDefault", true), ("__importStar", false), ("_interopRequireWildcard", false)];
+
+/// The interop helper call (`__importDefault(require("m"))`) whose only argument list is
+/// `arguments`, if it is one, and whether it reads the module's default.
+fn interop_call_of<'t>(arguments: Node<'t>, src: &[u8]) -> Option<(Node<'t>, bool)> {
+    if arguments.kind_name() != "arguments" || arguments.named_child_count() != 1 {
+        return None;
+    }
+    let call = arguments.parent().filter(|c| c.kind_name() == "call_expression")?;
+    let function = call.field("function")?;
+    let name = match function.kind_name() {
+        "identifier" => text(function, src),
+        // `tslib_1.__importDefault(…)`.
+        "member_expression" => text(function.field("property")?, src),
+        _ => return None,
+    };
+    INTEROP_HELPERS.iter().find(|(helper, _)| *helper == name).map(|&(_, default)| (call, default))
+}
+
+/// `tpl_1.default` where `tpl_1 = __importDefault(require("m"))` (compiled from
+/// `import tpl from "m"`) is that default import itself: a path through it at module scope
+/// is rewritten as the source wrote it (`tpl_1.default.error` → `tpl_1.error`, `(0,
+/// tpl_1.default)(…)` → `tpl_1()`), `tpl_1` being a default import.
+pub(super) fn through_interop_defaults(locals: &[String], refs: &mut [RefFact]) {
+    for r in refs.iter_mut().filter(|r| r.binding == LocalBinding::Free) {
+        let Some((root, rest)) = r.path.split_once('.') else { continue };
+        if !locals.iter().any(|l| l == root) {
+            continue;
+        }
+        let (segment, after) = rest.split_once('.').map_or((rest, None), |(s, a)| (s, Some(a)));
+        let called = match segment {
+            "default" => "",
+            "default()" => "()",
+            _ => continue,
+        };
+        r.path = match after {
+            Some(after) => format!("{root}{called}.{after}"),
+            None => format!("{root}{called}"),
+        };
+    }
+}
+
 /// True when a binding's declarator takes its value from `require(…)` or `await import(…)` (an
 /// import, not a value).
 pub(super) fn bound_by_require<'t>(p: &Parents<'t>, node: Node<'t>, src: &[u8]) -> bool {
@@ -349,6 +412,12 @@ pub(super) fn bound_by_require<'t>(p: &Parents<'t>, node: Node<'t>, src: &[u8]) 
             while let Some(v) = value.filter(|v| matches!(v.kind_name(), "member_expression" | "await_expression")) {
                 awaited |= v.kind_name() == "await_expression";
                 value = v.field("object").or_else(|| v.named_child(0));
+            }
+            // `__importDefault(require("m"))`: the `require`.
+            if let Some(arguments) = value.and_then(|v| v.field("arguments"))
+                && interop_call_of(arguments, src).is_some()
+            {
+                value = arguments.named_child(0);
             }
             // `require('./m')`, or an awaited dynamic `import('./m')` (not awaited, a promise).
             return value.is_some_and(|v| {

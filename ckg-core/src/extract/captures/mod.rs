@@ -75,6 +75,16 @@ impl Captures<'_> {
             .filter(|(k, _, _)| !matches!(k, RefKind::Type | RefKind::Read | RefKind::With | RefKind::Key | RefKind::Iter | RefKind::Await))
             .map(|(_, n, _)| n.id())
             .collect();
+        // `(0, tpl_1.default)(…)`: the call names the last operand of the sequence it calls.
+        let sequence_callees: Vec<usize> = self
+            .refs
+            .iter()
+            .filter(|(k, n, _)| *k == RefKind::Call && n.kind_name() == "parenthesized_expression")
+            .filter_map(|(_, n, _)| n.named_child(0).filter(|s| s.kind_name() == "sequence_expression"))
+            .filter_map(|s| s.named_child(s.named_child_count().checked_sub(1)?))
+            .map(|n| n.id())
+            .collect();
+        self.claimed.extend(sequence_callees);
         let binding_sites: Set<usize> = self.local_defs.iter().chain(&self.globals).map(|n| n.id()).collect();
         let claimed = &self.claimed;
         self.refs.retain(|(kind, name, _)| {

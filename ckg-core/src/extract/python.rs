@@ -531,6 +531,14 @@ pub(super) fn cast_type(assign: Node, src: &[u8]) -> Option<ValueSource> {
     }
 }
 
+/// The function a `functools.partial` in an assignment wraps (`h = partial(f, x)`: `f`), as far
+/// as it is a name, a member or a call result: what calling the result calls.
+pub(super) fn partial_function(assign: Node, src: &[u8]) -> Option<ValueSource> {
+    let call = assign.field("right").filter(|r| r.kind_name() == "call")?;
+    let first = named_children(call.field("arguments")?).into_iter().next().filter(|a| a.kind_name() != "keyword_argument")?;
+    expression_value(first, src, 0)
+}
+
 /// A function's return annotation (`-> User`).
 pub(super) fn declared_type(node: Node, src: &[u8]) -> Option<ValueSource> {
     match node.kind_name() {

@@ -13,7 +13,13 @@ use super::probe::{PositionFact, Probe};
 use super::syntax::{Parents, position, text};
 use super::values::{ValueBinding, value_source};
 use super::{File, MAX_SCOPE_WALK, python, typescript};
-use crate::facts::{FileFacts, LocalBinding, SymbolKind, ValueSource};
+use crate::facts::{FileFacts, ImportFact, LocalBinding, SymbolKind, ValueSource};
+
+/// `typing.cast` (and `typing_extensions`').
+const TYPING_CAST: &[(&str, &str)] = &[("typing", "cast"), ("typing_extensions", "cast")];
+
+/// `functools.partial`.
+const FUNCTOOLS_PARTIAL: &[(&str, &str)] = &[("functools", "partial")];
 use crate::field::{Field, Kind};
 use crate::lang::Lang;
 
@@ -774,7 +780,8 @@ impl<'t> File<'t, '_> {
         let mut module_declared: crate::resolve::Set<String> = crate::resolve::Set::default();
         let mut value_named: crate::resolve::Set<(u32, String)> = crate::resolve::Set::default();
         // The names `typing.cast` goes by in the file, read from its imports when first asked.
-        let mut typing_casts: Option<Vec<String>> = None;
+        // The file's imports, read once when a call may be `typing.cast` or `functools.partial`.
+        let mut imports: Option<Vec<ImportFact>> = None;
         // Whether each `def` with parameters is a `@staticmethod` (one parent lookup per `def`).
         let mut static_def: Map<u32, bool> = Map::default();
         for (node, point) in caps.local_defs.iter().zip(&self.points.local_defs) {
@@ -838,7 +845,10 @@ impl<'t> File<'t, '_> {
             if let Some(container) = container.filter(|_| !augmented_value) {
                 let value = match def {
                     Some(sym) => Some(ValueSource::Def(facts.symbols[sym as usize].qname.clone())),
-                    None if is_py => with_lambda_entries(value_source(&self.parents, lang, *node, src), parent, src, def_by_node, facts),
+                    None if is_py => {
+                        let value = with_lambda_entries(value_source(&self.parents, lang, *node, src), parent, src, def_by_node, facts);
+                        self.known_call_value(value, parent, &mut imports)
+                    }
                     None => value_source(&self.parents, lang, *node, src),
                 };
                 if container == 0 && !reassigned {
@@ -913,13 +923,8 @@ impl<'t> File<'t, '_> {
                     Local::Param { func, index, splat, value, member: None }
                 }
                 (None, _) => {
-                    let value = match value_source(&self.parents, lang, *node, src) {
-                        // `b = cast(Base, x)`: an instance of `Base`, as far as the checker goes.
-                        Some(ValueSource::Call(callee)) if is_py && self.is_typing_cast(&callee, &mut typing_casts) => {
-                            parent.and_then(|p| python::cast_type(p, src))
-                        }
-                        v => v,
-                    };
+                    let value = value_source(&self.parents, lang, *node, src);
+                    let value = if is_py { self.known_call_value(value, parent, &mut imports) } else { value };
                     Local::Var(
                         value.and_then(|v| through_local(v, &|root| lookup_local(root, node.start_byte(), Some(scope), nesting, &locals))),
                     )
@@ -948,28 +953,51 @@ impl<'t> File<'t, '_> {
         (locals, value_bindings)
     }
 
-    /// Whether `callee` names `typing.cast` here (`cast` from `from typing import cast`,
-    /// `t.cast` after `import typing as t`); `names` keeps what the file's imports call it.
-    fn is_typing_cast(&self, callee: &str, names: &mut Option<Vec<String>>) -> bool {
-        if !(callee == "cast" || callee.ends_with(".cast")) {
+    /// A Python assignment's value as the function it calls says: `b = cast(Base, x)` an
+    /// instance of `Base`, as far as the checker goes; `h = partial(f, x)` the function `f`
+    /// (calling `h` calls `f`); any other value as it is.
+    fn known_call_value(
+        &self,
+        value: Option<ValueSource>,
+        assign: Option<Node>,
+        imports: &mut Option<Vec<ImportFact>>,
+    ) -> Option<ValueSource> {
+        match value {
+            Some(ValueSource::Call(callee)) if self.names_import(&callee, TYPING_CAST, imports) => {
+                assign.and_then(|p| python::cast_type(p, self.src))
+            }
+            Some(ValueSource::Call(callee)) if self.names_import(&callee, FUNCTOOLS_PARTIAL, imports) => {
+                assign.and_then(|p| python::partial_function(p, self.src))
+            }
+            v => v,
+        }
+    }
+
+    /// Whether `callee` names one of `wanted` (module, name) here: `cast` after `from typing
+    /// import cast`, `t.cast` after `import typing as t`; `imports` keeps the file's imports
+    /// once read.
+    fn names_import(&self, callee: &str, wanted: &[(&str, &str)], imports: &mut Option<Vec<ImportFact>>) -> bool {
+        let last = callee.rsplit('.').next().unwrap_or(callee);
+        if !wanted.iter().any(|(_, name)| *name == last) {
             return false;
         }
-        let names = names.get_or_insert_with(|| {
+        let imports = imports.get_or_insert_with(|| {
             let mut imports = Vec::new();
             for (_, node) in &self.caps.imports {
                 python::imports(*node, self.src, 0, &mut imports);
             }
             imports
-                .into_iter()
-                .filter(|i| matches!(i.specifier.as_str(), "typing" | "typing_extensions"))
-                .filter_map(|i| match (i.imported.as_deref(), i.local) {
-                    (Some("cast"), local) => Some(local.unwrap_or_else(|| "cast".to_string())),
-                    (None, Some(module)) => Some(format!("{module}.cast")),
-                    _ => None,
-                })
-                .collect()
         });
-        names.iter().any(|n| n == callee)
+        imports.iter().any(|i| {
+            wanted.iter().any(|&(module, name)| {
+                i.specifier == module
+                    && match (i.imported.as_deref(), i.local.as_deref()) {
+                        (Some(imported), local) => imported == name && local.unwrap_or(name) == callee,
+                        (None, Some(m)) => callee.strip_prefix(m).and_then(|r| r.strip_prefix('.')) == Some(name),
+                        (None, None) => false,
+                    }
+            })
+        })
     }
 
     /// A nested definition binds its name for the whole scope it is in.

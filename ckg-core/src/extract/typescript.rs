@@ -90,7 +90,8 @@ pub(super) fn imports(role: Capture, node: Node, src: &[u8], scope: u32, out: &m
             }
             // `const tpl_1 = __importDefault(require("m"))`: `import tpl_1 from "m"`, read as
             // `tpl_1.default` ([`through_interop_defaults`]).
-            let kind = if default_helper { ImportKind::Default } else { kind };
+            // (At module level only, where its paths are rewritten.)
+            let kind = if default_helper && scope == 0 { ImportKind::Default } else { kind };
             match up.filter(|p| p.kind_name() == "variable_declarator") {
                 Some(decl) => match decl.field("name") {
                     Some(n) if n.kind_name() == "identifier" => push(kind, &spec, None, Some(text(n, src).into_owned()), false, n),

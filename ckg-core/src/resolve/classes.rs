@@ -229,17 +229,16 @@ impl Resolver<'_> {
     /// A method called on a class, an instance of it or its `super()` that no class of its
     /// hierarchy in the repository defines, where the hierarchy derives from exactly one class
     /// from outside it: that class's method (`this.emit()` in a class extending `EventEmitter`,
-    /// `self.assertEqual()` in a `unittest.TestCase`). Not when a subclass in the repository
-    /// defines the name (a hook the class leaves to its subclasses), nor when the hierarchy
-    /// defines `__getattr__`, nor when a base resolves to nothing known, nor for entries
-    /// (`self[0]`).
+    /// `self.assertEqual()` in a `unittest.TestCase`). Not when the hierarchy defines
+    /// `__getattr__`, nor when a base resolves to nothing known, nor for a private name
+    /// (`self.__x`, mangled) or an entry (`self[0]`). (Whether a subclass's hook runs instead is
+    /// for the caller to say: only a receiver that may be a subclass's instance runs one.)
     pub(super) fn called_from_outside(&self, class: i64, name: &str) -> Option<Target> {
-        if name.starts_with('[') || name.is_empty() {
+        if name.starts_with('[') || name.is_empty() || (name.starts_with("__") && !name.ends_with("__")) {
             return None;
         }
         let base = self.outside_base(class)?;
-        // An attribute the class makes itself (`__getattr__`), or a hook of its subclasses.
-        if self.class_member(class, "__getattr__", false).is_some() || !self.overrides(class, name, 0).is_empty() {
+        if self.class_member(class, "__getattr__", false).is_some() {
             return None;
         }
         Some(Target::External(format!("{base}.{name}")))
@@ -250,8 +249,7 @@ impl Resolver<'_> {
     /// methods of their own (`object`, `Generic`, `Protocol`, `ABC`) do not count, and a TS
     /// type made from another (`Readonly<Config>`: its members are `Config`'s) is not known.
     fn outside_base(&self, class: i64) -> Option<String> {
-        const MEMBERLESS: [&str; 6] =
-            ["<builtin>.object", "typing.Generic", "typing.Protocol", "typing_extensions.Protocol", "abc.ABC", "abc.ABCMeta"];
+        const MEMBERLESS: [&str; 5] = ["<builtin>.object", "typing.Generic", "typing.Protocol", "typing_extensions.Protocol", "abc.ABC"];
         const MADE_FROM_ANOTHER: [&str; 13] = [
             "Partial",
             "Required",
@@ -268,8 +266,14 @@ impl Resolver<'_> {
             "Extract",
         ];
         let mut found: Option<String> = None;
+        // A class's members come from the classes it extends, not from the interfaces it
+        // implements (which the linearization holds too).
+        let own_kind = self.sym(class)?.kind;
         for &c in self.linearization(class).iter() {
             let sym = self.sym(c)?;
+            if own_kind == SymbolKind::Class && sym.kind == SymbolKind::Interface {
+                continue;
+            }
             let file = sym.file?;
             let module = *self.module_sym.get(&file)?;
             record("imports:", self.file_path(file));
@@ -277,7 +281,14 @@ impl Resolver<'_> {
                 match self.path_target(file, module, base, &LocalBinding::Free, 1) {
                     Some((Target::Sym(id), e)) if e != UNRESOLVED && self.sym(id).is_some_and(|s| s.kind.is_class_like()) => {}
                     Some((Target::External(q), e)) if e != UNRESOLVED => {
-                        if q.strip_prefix("<builtin>.").is_some_and(|t| MADE_FROM_ANOTHER.contains(&t)) {
+                        // `extends Mixins(Vue)`, `class U(db.Model)` with `db = SQLAlchemy()`: what
+                        // a call makes is not known.
+                        if q.contains('(') || q.strip_prefix("<builtin>.").is_some_and(|t| MADE_FROM_ANOTHER.contains(&t)) {
+                            return None;
+                        }
+                        // A type alias's outside base is a type of the language (`Map<K, V>`);
+                        // a package's (`PropsWithChildren<Own>`) may be made from its arguments.
+                        if sym.kind == SymbolKind::Type && !q.starts_with("<builtin>.") {
                             return None;
                         }
                         if MEMBERLESS.contains(&q.as_str()) {
@@ -299,14 +310,19 @@ impl Resolver<'_> {
     /// what a call on an instance of `class` runs (`method`): the receiver may be any
     /// subclass. Names that many methods share are not followed (a cost bound).
     pub(super) fn overrides(&self, class: i64, name: &str, method: i64) -> Vec<i64> {
+        self.bounded_overrides(class, name, method).unwrap_or_default()
+    }
+
+    /// [`Resolver::overrides`], or `None` when the name has too many methods to follow.
+    pub(super) fn bounded_overrides(&self, class: i64, name: &str, method: i64) -> Option<Vec<i64>> {
         const MAX_CANDIDATES: usize = 64;
         record("name:", name);
         // A class derives only from classes of its own language family; the bound counts the
         // name's methods in both.
         let script = self.sym(class).and_then(|s| s.file).is_none_or(|f| self.file_lang(f).is_script());
-        let Some(candidates) = self.methods.get(&(script, name)) else { return Vec::new() };
+        let Some(candidates) = self.methods.get(&(script, name)) else { return Some(Vec::new()) };
         if candidates.len() + self.methods.get(&(!script, name)).map_or(0, Vec::len) > MAX_CANDIDATES {
-            return Vec::new();
+            return None;
         }
         let mut out = Vec::new();
         for &m in candidates {
@@ -323,6 +339,6 @@ impl Resolver<'_> {
             }
         }
         out.sort_unstable();
-        out
+        Some(out)
     }
 }

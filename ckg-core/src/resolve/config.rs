@@ -119,8 +119,16 @@ impl ProjectConfig {
 
     /// Whether a tsconfig `paths` pattern of the file's project names the specifier as one of
     /// the project's own modules: a pattern other than a bare `*`, with a target outside
-    /// `node_modules`. Such a specifier whose file is missing is no package.
+    /// `node_modules`, and a specifier no package could be named (`@/util`, `~/lib`, `#db`).
+    /// Such a specifier whose file is missing is no package.
     pub(super) fn aliased(&self, from: &str, spec: &str) -> bool {
+        // A name a package could have (`@acme/icons` under `"@acme/*": ["packages/*"]`) may be
+        // installed: TypeScript looks in `node_modules` when no `paths` target exists.
+        let package_like = spec.bytes().next().is_some_and(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
+            || (spec.starts_with('@') && !spec.starts_with("@/"));
+        if package_like {
+            return false;
+        }
         let Some(cfg) = self.tsconfig_for(from) else { return false };
         cfg.paths.iter().any(|(pattern, targets)| {
             let matches = match pattern.split_once('*') {
@@ -306,5 +314,10 @@ mod tests {
         // Only the bare `*` matches a package; a pattern into node_modules names a package.
         assert!(!c.aliased("src/x.ts", "react"));
         assert!(!c.aliased("src/x.ts", "vendor"));
+        // A scoped name may be an installed package.
+        let scoped = r#"{"compilerOptions": {"baseUrl": ".", "paths": {"@acme/*": ["packages/*"], "~/*": ["src/*"]}}}"#;
+        let c = ProjectConfig::new(&[("tsconfig.json".to_string(), scoped.to_string())]);
+        assert!(!c.aliased("src/x.ts", "@acme/icons"));
+        assert!(c.aliased("src/x.ts", "~/gone"));
     }
 }

@@ -836,7 +836,7 @@ impl Resolver<'_> {
     /// where the hierarchy extends one class from outside the repository, that class's method
     /// ([`Resolver::called_from_outside`]): `self.start()` in a `threading.Thread`, on the
     /// class itself, an instance of it or `super()`. The path notes of the site's own
-    /// resolution are kept.
+    /// resolution are kept (but for the upper bound, which no later step of the site reads).
     fn undefined_method(&self, file: i64, r: &RefSite) -> Option<(Target, &'static str)> {
         let (receiver, name) = r.path.rsplit_once('.')?;
         if !name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'$') {
@@ -850,15 +850,17 @@ impl Resolver<'_> {
         CONTAINER.with(|c| c.set(notes.2));
         DISPATCH.with(|d| d.set(notes.3));
         let (class, evidence) = match found? {
-            (Target::Instance(c), e) => {
-                if UPPER_BOUND.with(|b| b.get())
-                    && let Some(&hook) = self.overrides(c, name, 0).first()
-                {
+            // The receiver may be an instance of a subclass: a subclass's hook runs, or the
+            // outside base's method when no subclass defines the name; with too many methods of
+            // the name to tell, neither is claimed.
+            (Target::Instance(c), e) if UPPER_BOUND.with(|b| b.get()) => match self.bounded_overrides(c, name, 0)?.first() {
+                Some(&hook) => {
                     DISPATCH.with(|d| d.set(Some(c)));
                     return Some((Target::Sym(hook), INFERRED));
                 }
-                (c, e)
-            }
+                None => (c, e),
+            },
+            (Target::Instance(c), e) => (c, e),
             (Target::Super(c), e) => (c, e),
             (Target::Sym(c), e) if self.sym(c).is_some_and(|s| s.kind.is_class_like()) => (c, e),
             _ => return None,

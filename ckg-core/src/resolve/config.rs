@@ -131,12 +131,7 @@ impl ProjectConfig {
         }
         let Some(cfg) = self.tsconfig_for(from) else { return false };
         cfg.paths.iter().any(|(pattern, targets)| {
-            let matches = match pattern.split_once('*') {
-                Some(("", "")) => false,
-                Some((pre, post)) => spec.starts_with(pre) && spec.ends_with(post) && spec.len() >= pre.len() + post.len(),
-                None => pattern == spec,
-            };
-            matches && targets.iter().any(|t| !t.contains("node_modules"))
+            pattern != "*" && star_match(pattern, spec).is_some() && targets.iter().any(|t| !t.contains("node_modules"))
         })
     }
 
@@ -146,14 +141,7 @@ impl ProjectConfig {
         let mut out = Vec::new();
         if let Some(cfg) = self.tsconfig_for(from) {
             for (pattern, targets) in &cfg.paths {
-                let captured = match pattern.split_once('*') {
-                    Some((pre, post)) if spec.starts_with(pre) && spec.ends_with(post) && spec.len() >= pre.len() + post.len() => {
-                        Some(&spec[pre.len()..spec.len() - post.len()])
-                    }
-                    None if pattern == spec => Some(""),
-                    _ => None,
-                };
-                if let Some(star) = captured {
+                if let Some(star) = star_match(pattern, spec) {
                     for t in targets {
                         out.push(t.replace('*', star));
                     }
@@ -179,14 +167,7 @@ impl ProjectConfig {
         if let Some(pkg) = self.packages.get(&name) {
             let key = sub.map(|s| format!("./{s}")).unwrap_or_else(|| ".".to_string());
             for (k, targets) in &pkg.exports {
-                if *k == key {
-                    out.extend(targets.iter().cloned());
-                } else if let Some((pre, post)) = k.split_once('*')
-                    && key.starts_with(pre)
-                    && key.ends_with(post)
-                    && key.len() >= pre.len() + post.len()
-                {
-                    let star = &key[pre.len()..key.len() - post.len()];
+                if let Some(star) = star_match(k, &key) {
                     out.extend(targets.iter().map(|t| t.replace('*', star)));
                 }
             }
@@ -216,6 +197,18 @@ impl ProjectConfig {
             out.extend(more);
         }
         out
+    }
+}
+
+/// What the `*` of a `paths` or `exports` pattern matches in `spec` (`""` for a pattern without
+/// one that is `spec` itself), if the pattern matches.
+fn star_match<'s>(pattern: &str, spec: &'s str) -> Option<&'s str> {
+    match pattern.split_once('*') {
+        Some((pre, post)) if spec.starts_with(pre) && spec.ends_with(post) && spec.len() >= pre.len() + post.len() => {
+            Some(&spec[pre.len()..spec.len() - post.len()])
+        }
+        None if pattern == spec => Some(""),
+        _ => None,
     }
 }
 

@@ -7,7 +7,9 @@ use std::collections::HashSet;
 
 use super::classes::is_getter;
 use super::modules::ModuleTarget;
-use super::{CONTAINER, DISPATCH, EXACT, GETTERS, HEURISTIC, INFERRED, Resolver, Target, UNRESOLVED, UPPER_BOUND, VALUES, weaker};
+use super::{
+    CONTAINER, DISPATCH, EXACT, GETTERS, HEURISTIC, INFERRED, MISSED, Missed, Resolver, Target, UNRESOLVED, UPPER_BOUND, VALUES, weaker,
+};
 use crate::facts::{ANY_ENTRY, ImportKind, LocalBinding, ParamUse, RefKind, SymbolKind, ValueSource};
 use crate::store::SymbolRow;
 use crate::store::{Dst, EdgeRow, RefSite};
@@ -358,7 +360,7 @@ impl<'a> Resolver<'a> {
             }
             let mut resolved = self.site_path_target(&mut paths, file, r);
             if r.kind == RefKind::Call && resolved.as_ref().is_none_or(|(_, e)| *e == UNRESOLVED) {
-                resolved = self.undefined_method(file, r).or(resolved);
+                resolved = self.undefined_method(r).or(resolved);
             }
             let values = VALUES.with(|v| std::mem::take(&mut *v.borrow_mut()));
             self.container_edge(&mut out, r);
@@ -835,35 +837,32 @@ impl Resolver<'_> {
     /// one, with the receiver's class noted for dispatch, which reaches the others). Else,
     /// where the hierarchy extends one class from outside the repository, that class's method
     /// ([`Resolver::called_from_outside`]): `self.start()` in a `threading.Thread`, on the
-    /// class itself, an instance of it or `super()`. The path notes of the site's own
-    /// resolution are kept (but for the upper bound, which no later step of the site reads).
-    fn undefined_method(&self, file: i64, r: &RefSite) -> Option<(Target, &'static str)> {
-        let (receiver, name) = r.path.rsplit_once('.')?;
+    /// class itself, an instance of it or `super()`. Read from where the site's own path
+    /// stopped ([`MISSED`]), with no second resolution of its receiver.
+    fn undefined_method(&self, r: &RefSite) -> Option<(Target, &'static str)> {
+        // Where the site's own path stopped: its last segment, on a class or an instance.
+        let (receiver, evidence) = MISSED.with(|m| m.get())?;
+        let (_, name) = r.path.rsplit_once('.')?;
         if !name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'$') {
             return None;
         }
-        let notes = (VALUES.with(|v| v.take()), GETTERS.with(|g| g.take()), CONTAINER.with(|c| c.get()), DISPATCH.with(|d| d.get()));
-        let found = self.path_target(file, r.src, receiver, &r.binding, 0).filter(|(_, e)| *e != UNRESOLVED);
-        reset_path_notes();
-        VALUES.with(|v| *v.borrow_mut() = notes.0);
-        GETTERS.with(|g| *g.borrow_mut() = notes.1);
-        CONTAINER.with(|c| c.set(notes.2));
-        DISPATCH.with(|d| d.set(notes.3));
-        let (class, evidence) = match found? {
+        let class = match receiver {
             // The receiver may be an instance of a subclass: a subclass's hook runs, or the
             // outside base's method when no subclass defines the name; with too many methods of
             // the name to tell, neither is claimed.
-            (Target::Instance(c), e) if UPPER_BOUND.with(|b| b.get()) => match self.bounded_overrides(c, name, 0)?.first() {
-                Some(&hook) => {
+            // (The first by qname: ids follow the order the parse stored the files in.)
+            Missed::Instance(c) if UPPER_BOUND.with(|b| b.get()) => match self
+                .bounded_overrides(c, name, 0)?
+                .into_iter()
+                .min_by(|a, b| self.sym(*a).map(|s| &s.qname).cmp(&self.sym(*b).map(|s| &s.qname)))
+            {
+                Some(hook) => {
                     DISPATCH.with(|d| d.set(Some(c)));
                     return Some((Target::Sym(hook), INFERRED));
                 }
-                None => (c, e),
+                None => c,
             },
-            (Target::Instance(c), e) => (c, e),
-            (Target::Super(c), e) => (c, e),
-            (Target::Sym(c), e) if self.sym(c).is_some_and(|s| s.kind.is_class_like()) => (c, e),
-            _ => return None,
+            Missed::Instance(c) | Missed::Super(c) | Missed::Class(c) => c,
         };
         Some((self.called_from_outside(class, name)?, weaker(evidence, INFERRED)))
     }
@@ -877,6 +876,7 @@ struct PathNotes {
     container: Option<(i64, &'static str, usize)>,
     dispatch: Option<i64>,
     upper_bound: bool,
+    missed: Option<(Missed, &'static str)>,
 }
 
 impl Resolver<'_> {
@@ -905,6 +905,7 @@ impl Resolver<'_> {
             CONTAINER.with(|c| c.set(kept.container));
             DISPATCH.with(|d| d.set(kept.dispatch));
             UPPER_BOUND.with(|b| b.set(kept.upper_bound));
+            MISSED.with(|m| m.set(kept.missed));
             return kept.resolved.clone();
         }
         let resolved = self.path_target(file, r.src, path, &r.binding, 0);
@@ -915,6 +916,7 @@ impl Resolver<'_> {
             container: CONTAINER.with(|c| c.get()),
             dispatch: DISPATCH.with(|d| d.get()),
             upper_bound: UPPER_BOUND.with(|b| b.get()),
+            missed: MISSED.with(|m| m.get()),
         };
         paths.insert(key, notes);
         resolved
@@ -928,6 +930,7 @@ fn reset_path_notes() {
     VALUES.with(|v| v.borrow_mut().clear());
     CONTAINER.with(|c| c.set(None));
     DISPATCH.with(|d| d.set(None));
+    MISSED.with(|m| m.set(None));
 }
 
 /// The edge kind for a reference site and what it resolved to.

@@ -77,6 +77,10 @@ thread_local! {
     /// The first class, enum or namespace the path of the current reference goes into, with
     /// its evidence and the index of its segment (`Settings` in `Settings.DEBUG`).
     static CONTAINER: std::cell::Cell<Option<(i64, &'static str, usize)>> = const { std::cell::Cell::new(None) };
+    /// Where the path of the current reference stopped at its last segment: the receiver
+    /// whose member of that name no class defines, with the evidence up to it (`Instance(C)`
+    /// for `self.start`).
+    static MISSED: std::cell::Cell<Option<(Missed, &'static str)>> = const { std::cell::Cell::new(None) };
     /// Import and re-export sites followed while answering one position (see [`Resolver::answer`]).
     static HOPS: RefCell<Vec<Hop>> = const { RefCell::new(Vec::new()) };
     /// Set while [`Resolver::answer`] runs (indexing records no hops).
@@ -189,6 +193,15 @@ impl<V> Kept<V> {
         REUSED.with(|r| r.borrow_mut().push(self.keys.clone()));
         &self.value
     }
+}
+
+/// The receiver a path stopped at ([`MISSED`]): an instance of a class, `super()` of a class,
+/// or the class itself.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Missed {
+    Instance(i64),
+    Super(i64),
+    Class(i64),
 }
 
 /// What a name or path denotes during resolution.

@@ -5,7 +5,8 @@
 
 use super::classes::is_getter;
 use super::{
-    CONTAINER, DISPATCH, EXACT, GETTERS, INFERRED, NESTING, NESTING_PEAK, Resolver, Target, UNRESOLVED, UPPER_BOUND, VALUES, weaker,
+    CONTAINER, DISPATCH, EXACT, GETTERS, INFERRED, MISSED, Missed, NESTING, NESTING_PEAK, Resolver, Target, UNRESOLVED, UPPER_BOUND,
+    VALUES, weaker,
 };
 use crate::facts::{ANY_ENTRY, LocalBinding, MAPPING_LOOKUPS, Step, SymbolKind, ValueSource, split_segment};
 
@@ -142,7 +143,8 @@ impl Resolver<'_> {
         segments: impl Iterator<Item = &'p str>,
         depth: usize,
     ) -> Option<(Target, &'static str)> {
-        for (i, seg) in segments.enumerate() {
+        let mut segments = segments.enumerate().peekable();
+        while let Some((i, seg)) = segments.next() {
             if target == Target::Opaque {
                 return Some((Target::Opaque, UNRESOLVED));
             }
@@ -163,6 +165,15 @@ impl Resolver<'_> {
                 // `obj.anything` on a class with `__getattr__`: what that method returns; reading
                 // it runs the method, like a property's getter.
                 None => {
+                    if depth == 0 && segments.peek().is_none() {
+                        let missed = match target {
+                            Target::Instance(c) => Some(Missed::Instance(c)),
+                            Target::Super(c) => Some(Missed::Super(c)),
+                            Target::Sym(c) if self.sym(c).is_some_and(|s| s.kind.is_class_like()) => Some(Missed::Class(c)),
+                            _ => None,
+                        };
+                        MISSED.with(|m| m.set(missed.map(|m| (m, evidence))));
+                    }
                     let Target::Instance(class) = target else { return None };
                     let getattr = self.getattr_fallback(class)?;
                     if depth == 0 {

@@ -15,13 +15,14 @@ use super::values::{ValueBinding, value_source};
 use super::{File, MAX_SCOPE_WALK, python, typescript};
 use crate::facts::{FileFacts, ImportFact, LocalBinding, SymbolKind, ValueSource};
 
+use crate::field::{Field, Kind};
+use crate::lang::Lang;
+
 /// `typing.cast` (and `typing_extensions`').
 const TYPING_CAST: &[(&str, &str)] = &[("typing", "cast"), ("typing_extensions", "cast")];
 
 /// `functools.partial`.
 const FUNCTOOLS_PARTIAL: &[(&str, &str)] = &[("functools", "partial")];
-use crate::field::{Field, Kind};
-use crate::lang::Lang;
 
 /// A point: (position, unused, its innermost interval).
 type Point = (usize, usize, Option<usize>);
@@ -779,7 +780,6 @@ impl<'t> File<'t, '_> {
         let mut value_bindings: Vec<ValueBinding> = Vec::new();
         let mut module_declared: crate::resolve::Set<String> = crate::resolve::Set::default();
         let mut value_named: crate::resolve::Set<(u32, String)> = crate::resolve::Set::default();
-        // The names `typing.cast` goes by in the file, read from its imports when first asked.
         // The file's imports, read once when a call may be `typing.cast` or `functools.partial`.
         let mut imports: Option<Vec<ImportFact>> = None;
         // Whether each `def` with parameters is a `@staticmethod` (one parent lookup per `def`).

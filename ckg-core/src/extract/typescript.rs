@@ -212,6 +212,14 @@ pub(super) fn require_name(spec: &str) -> String {
     format!("require({})", spec.replace('.', ":"))
 }
 
+/// The module a `require('m')` call names (`None` for any other node).
+fn required_spec(call: Node, src: &[u8]) -> Option<String> {
+    if call.kind_name() != "call_expression" || call.field("function").is_none_or(|f| text(f, src) != "require") {
+        return None;
+    }
+    call.field("arguments").and_then(|a| a.named_child(0)).and_then(|s| string_value(s, src))
+}
+
 /// The path of a use whose object is `require('./m')` (`require('./m').a.b`), rooted at the
 /// name that `require` binds ([`require_name`]); `None` for other paths.
 pub(super) fn through_require(path: &str, callee: Node, src: &[u8]) -> Option<String> {
@@ -220,8 +228,7 @@ pub(super) fn through_require(path: &str, callee: Node, src: &[u8]) -> Option<St
     for _ in 0..16 {
         match cur.kind_name() {
             "member_expression" => cur = cur.field("object")?,
-            "call_expression" if cur.field("function").is_some_and(|f| text(f, src) == "require") => {
-                let spec = cur.field("arguments").and_then(|a| a.named_child(0)).and_then(|s| string_value(s, src))?;
+            "call_expression" if let Some(spec) = required_spec(cur, src) => {
                 return Some(format!("{}.{rest}", require_name(&spec)));
             }
             _ => return None,
@@ -265,11 +272,6 @@ fn commonjs_exports(assign: Node, src: &[u8], facts: &mut FileFacts, line: u32, 
 /// (`{ ...require('./schema') }`) re-exports that module's every name, as `export *` does.
 fn module_exports_value(right: Node, src: &[u8], push: &mut impl FnMut(String, Option<String>, Option<String>)) {
     let ident = |n: Node| (n.kind_name() == "identifier").then(|| text(n, src).into_owned());
-    let required = |v: Node| {
-        (v.kind_name() == "call_expression" && v.field("function").is_some_and(|f| text(f, src) == "require"))
-            .then(|| v.field("arguments").and_then(|a| a.named_child(0)).and_then(|s| string_value(s, src)))
-            .flatten()
-    };
     match right.kind_name() {
         "identifier" => push("module.exports".into(), ident(right), None),
         // `module.exports = function () {}`: the module's `default` definition.
@@ -293,7 +295,7 @@ fn module_exports_value(right: Node, src: &[u8], push: &mut impl FnMut(String, O
                         push(n.clone(), Some(n), None);
                     }
                     "spread_element" => {
-                        if let Some(spec) = p.named_child(0).and_then(required) {
+                        if let Some(spec) = p.named_child(0).and_then(|v| required_spec(v, src)) {
                             push("*".into(), None, Some(spec));
                         }
                     }
@@ -302,7 +304,7 @@ fn module_exports_value(right: Node, src: &[u8], push: &mut impl FnMut(String, O
                         // A name, a member (`strings.slugify`), or a required module.
                         let target = match v.kind_name() {
                             "member_expression" => path_of(v, src).map(|(p, _)| p),
-                            "call_expression" => required(v).map(|spec| require_name(&spec)),
+                            "call_expression" => required_spec(v, src).map(|spec| require_name(&spec)),
                             _ => ident(v),
                         };
                         if let Some(target) = target {

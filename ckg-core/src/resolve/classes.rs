@@ -73,23 +73,42 @@ impl Resolver<'_> {
     }
 
     fn resolved_bases(&self, class: &SymbolRow, depth: usize, implemented: bool) -> Vec<i64> {
-        let (Some(file), true) = (class.file, depth < 16) else { return Vec::new() };
-        let Some(&module) = self.module_sym.get(&file) else { return Vec::new() };
+        self.base_targets(class, depth, implemented).filter_map(|t| self.repository_class(&t)).collect()
+    }
+
+    /// What each base of a class (and what it implements, when `implemented`) denotes,
+    /// resolved in the class's own file.
+    fn base_targets<'s>(
+        &'s self,
+        class: &'s SymbolRow,
+        depth: usize,
+        implemented: bool,
+    ) -> impl Iterator<Item = Option<(Target, &'static str)>> + 's {
+        let file_module = class.file.filter(|_| depth < 16).and_then(|f| Some((f, *self.module_sym.get(&f)?)));
         // The bases are names of the class's file: what its imports bind them to (another
         // file's, when a subclass is looked at from its base's file).
-        record("imports:", self.file_path(file));
-        class
-            .bases()
+        if let Some((file, _)) = file_module {
+            record("imports:", self.file_path(file));
+        }
+        let bases = if file_module.is_some() { class.bases() } else { &[] };
+        bases
             .iter()
-            .filter_map(|b| match b.strip_prefix(crate::facts::IMPLEMENTED) {
+            .filter_map(move |b| match b.strip_prefix(crate::facts::IMPLEMENTED) {
                 Some(path) => implemented.then_some(path),
                 None => Some(b.as_str()),
             })
-            .filter_map(|b| match self.path_target(file, module, b, &LocalBinding::Free, depth + 1) {
-                Some((Target::Sym(id), e)) if e != UNRESOLVED && self.sym(id).is_some_and(|s| s.kind.is_class_like()) => Some(id),
-                _ => None,
+            .map(move |b| {
+                let (file, module) = file_module?;
+                self.path_target(file, module, b, &LocalBinding::Free, depth + 1)
             })
-            .collect()
+    }
+
+    /// The class of the repository a base denotes, if it does.
+    fn repository_class(&self, base: &Option<(Target, &'static str)>) -> Option<i64> {
+        match base {
+            Some((Target::Sym(id), e)) if *e != UNRESOLVED && self.sym(*id).is_some_and(|s| s.kind.is_class_like()) => Some(*id),
+            _ => None,
+        }
     }
 
     /// [`Resolver::mro`] of a class asked for on its own (not while computing a base's), computed
@@ -231,10 +250,10 @@ impl Resolver<'_> {
     /// from outside it: that class's method (`this.emit()` in a class extending `EventEmitter`,
     /// `self.assertEqual()` in a `unittest.TestCase`). Not when the hierarchy defines
     /// `__getattr__`, nor when a base resolves to nothing known, nor for a private name
-    /// (`self.__x`, mangled) or an entry (`self[0]`). (Whether a subclass's hook runs instead is
+    /// (`self.__x`, mangled). (Whether a subclass's hook runs instead is
     /// for the caller to say: only a receiver that may be a subclass's instance runs one.)
     pub(super) fn called_from_outside(&self, class: i64, name: &str) -> Option<Target> {
-        if name.starts_with('[') || name.is_empty() || (name.starts_with("__") && !name.ends_with("__")) {
+        if name.starts_with("__") && !name.ends_with("__") {
             return None;
         }
         let base = self.outside_base(class)?;
@@ -274,12 +293,11 @@ impl Resolver<'_> {
             if own_kind == SymbolKind::Class && sym.kind == SymbolKind::Interface {
                 continue;
             }
-            let file = sym.file?;
-            let module = *self.module_sym.get(&file)?;
-            record("imports:", self.file_path(file));
-            for base in sym.bases().iter().filter(|b| !b.starts_with(crate::facts::IMPLEMENTED)) {
-                match self.path_target(file, module, base, &LocalBinding::Free, 1) {
-                    Some((Target::Sym(id), e)) if e != UNRESOLVED && self.sym(id).is_some_and(|s| s.kind.is_class_like()) => {}
+            // A class of no indexed file: its bases cannot be read.
+            let _module = sym.file.and_then(|f| self.module_sym.get(&f))?;
+            for base in self.base_targets(sym, 0, false) {
+                match base {
+                    ref b if self.repository_class(b).is_some() => {}
                     Some((Target::External(q), e)) if e != UNRESOLVED => {
                         // `extends Mixins(Vue)`, `class U(db.Model)` with `db = SQLAlchemy()`: what
                         // a call makes is not known.

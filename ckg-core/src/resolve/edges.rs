@@ -843,7 +843,8 @@ impl Resolver<'_> {
         // Where the site's own path stopped: its last segment, on a class or an instance.
         let (receiver, evidence) = MISSED.with(|m| m.get())?;
         let (_, name) = r.path.rsplit_once('.')?;
-        if !name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'$') {
+        // A name, not an entry (`self[0]`).
+        if name.is_empty() || !name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'$') {
             return None;
         }
         let class = match receiver {
@@ -895,7 +896,8 @@ impl Resolver<'_> {
             VALUES.with(|v| v.borrow().is_empty())
                 && GETTERS.with(|g| g.borrow().is_empty())
                 && CONTAINER.with(|c| c.get().is_none())
-                && DISPATCH.with(|d| d.get().is_none()),
+                && DISPATCH.with(|d| d.get().is_none())
+                && MISSED.with(|m| m.get().is_none()),
             "the path notes of the previous site are cleared before a site's path is resolved"
         );
         let key = (r.src, path, &r.binding);

@@ -73,18 +73,15 @@ impl Captures<'_> {
             .refs
             .iter()
             .filter(|(k, _, _)| !matches!(k, RefKind::Type | RefKind::Read | RefKind::With | RefKind::Key | RefKind::Iter | RefKind::Await))
-            .map(|(_, n, _)| n.id())
+            .flat_map(|(k, n, _)| {
+                // `(0, tpl_1.default)(…)`: the call names the last operand of the sequence too.
+                let operand = (*k == RefKind::Call && n.kind_name() == "parenthesized_expression")
+                    .then(|| n.named_child(0).filter(|s| s.kind_name() == "sequence_expression"))
+                    .flatten()
+                    .and_then(|s| s.named_child(s.named_child_count().checked_sub(1)?));
+                std::iter::once(n.id()).chain(operand.map(|o| o.id()))
+            })
             .collect();
-        // `(0, tpl_1.default)(…)`: the call names the last operand of the sequence it calls.
-        let sequence_callees: Vec<usize> = self
-            .refs
-            .iter()
-            .filter(|(k, n, _)| *k == RefKind::Call && n.kind_name() == "parenthesized_expression")
-            .filter_map(|(_, n, _)| n.named_child(0).filter(|s| s.kind_name() == "sequence_expression"))
-            .filter_map(|s| s.named_child(s.named_child_count().checked_sub(1)?))
-            .map(|n| n.id())
-            .collect();
-        self.claimed.extend(sequence_callees);
         let binding_sites: Set<usize> = self.local_defs.iter().chain(&self.globals).map(|n| n.id()).collect();
         let claimed = &self.claimed;
         self.refs.retain(|(kind, name, _)| {

@@ -429,6 +429,17 @@ impl ValueSource {
         }
     }
 
+    /// Calls `f` on each written path of the value (`Foo` of `new:Foo`, the paths of its items
+    /// and elements); qnames (`def:`, `self:`) are not paths.
+    pub fn paths_mut(&mut self, f: &mut impl FnMut(&mut String)) {
+        match self {
+            ValueSource::Call(p) | ValueSource::New(p) | ValueSource::Alias(p) | ValueSource::Annotation(p) => f(p),
+            ValueSource::Def(_) | ValueSource::SelfOf(_) => {}
+            ValueSource::Items(items) => items.iter_mut().for_each(|(_, v)| v.paths_mut(f)),
+            ValueSource::Each(inner) | ValueSource::Mapping(inner) => inner.paths_mut(f),
+        }
+    }
+
     /// A compact text form stored in the database: `call:a.b`, `new:Foo`, `alias:x`, `type:T`.
     pub fn encode(&self) -> String {
         let mut out = String::new();

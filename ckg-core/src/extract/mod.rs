@@ -40,7 +40,7 @@ use crate::resolve::{Map, Set};
 
 use tree_sitter::{Node, Parser, Tree};
 
-use crate::facts::{Diagnostic, DiagnosticKind, FileFacts, ImportKind, ParamUse, RefFact, RefKind, SymbolFact, SymbolKind, ValueSource};
+use crate::facts::{Diagnostic, DiagnosticKind, FileFacts, ParamUse, RefFact, RefKind, SymbolFact, SymbolKind, ValueSource};
 use crate::field::{Field, Kind};
 use crate::lang::{Capture, DefKind, Grammar, Lang, lexer};
 use captures::Captures;
@@ -362,15 +362,19 @@ fn build<'t>(
     file.prototype_inheritance(module, &qindex, facts);
     // Obvious return types (applied at the end, once every reference is attached).
     let returned = file.returned_values(&locals, facts);
-    file.imports_and_exports(facts, probe);
+    let interop_defaults = file.imports_and_exports(facts, probe);
     file.decorators(facts);
     file.finish(param_uses, attr_types, returned, facts);
+    if !interop_defaults.is_empty() {
+        typescript::through_interop_defaults(&interop_defaults, facts);
+    }
     seen_parents
 }
 
 impl File<'_, '_> {
-    /// Imports and exports, read by the language modules.
-    fn imports_and_exports(&self, facts: &mut FileFacts, probe: &mut Option<Probe>) {
+    /// Imports and exports, read by the language modules; gives the locals bound by
+    /// `__importDefault(require("m"))`, whose `default` is the import.
+    fn imports_and_exports(&self, facts: &mut FileFacts, probe: &mut Option<Probe>) -> Vec<String> {
         let (lang, src, caps) = (self.lang, self.src, &self.caps);
         // Locals bound by `__importDefault(require("m"))`, whose `default` is the import.
         let mut interop_defaults: Vec<String> = Vec::new();
@@ -378,11 +382,7 @@ impl File<'_, '_> {
             let scope = self.sym_at(point.2);
             let first = facts.imports.len();
             if lang.is_script() {
-                typescript::imports(*role, *node, src, scope, &mut facts.imports);
-                if *role == Capture::ImportRequire {
-                    let defaults = facts.imports[first..].iter().filter(|i| i.kind == ImportKind::Default && i.scope == 0);
-                    interop_defaults.extend(defaults.filter_map(|i| i.local.clone()));
-                }
+                interop_defaults.extend(typescript::imports(*role, *node, src, scope, &mut facts.imports));
             } else {
                 python::imports(*node, src, scope, &mut facts.imports);
             }
@@ -398,9 +398,6 @@ impl File<'_, '_> {
                 }
             }
         }
-        if !interop_defaults.is_empty() {
-            typescript::through_interop_defaults(&interop_defaults, &mut facts.refs);
-        }
         for node in &caps.exports {
             let first = facts.imports.len();
             if lang.is_script() {
@@ -415,6 +412,7 @@ impl File<'_, '_> {
                 }
             }
         }
+        interop_defaults
     }
 
     /// TS/JS prototype wiring at module level (`util.inherits(C, B)`, `C.prototype =

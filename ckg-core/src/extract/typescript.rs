@@ -5,7 +5,7 @@ use tree_sitter::Node;
 
 use super::captures::preorder::named_children;
 use super::syntax::{Parents, path_of, path_of_any_entry, position, text};
-use crate::facts::{ExportFact, FileFacts, ImportFact, ImportKind, LocalBinding, RefFact, ValueSource};
+use crate::facts::{ExportFact, FileFacts, ImportFact, ImportKind, LocalBinding, ValueSource};
 use crate::field::{Field, Kind};
 use crate::lang::Capture;
 
@@ -21,7 +21,10 @@ fn has_token(node: Node, token: &str) -> bool {
     super::captures::preorder::children(node).iter().any(|c| !c.named && c.node.kind_name() == token)
 }
 
-pub(super) fn imports(role: Capture, node: Node, src: &[u8], scope: u32, out: &mut Vec<ImportFact>) {
+/// Reads an import statement or a `require` / `import()` call into `out`; gives the local
+/// bound by an interop default (`const tpl_1 = __importDefault(require("m"))`), whose paths
+/// through `default` are rewritten ([`through_interop_defaults`]).
+pub(super) fn imports(role: Capture, node: Node, src: &[u8], scope: u32, out: &mut Vec<ImportFact>) -> Option<String> {
     // Each binding sits where its name is written (`a` in `import { a as b }`), so `def` on an
     // imported name finds it; statement-wide facts sit at the statement.
     let mut push = |kind, specifier: &str, imported: Option<String>, local: Option<String>, type_only: bool, at: Node| {
@@ -42,13 +45,13 @@ pub(super) fn imports(role: Capture, node: Node, src: &[u8], scope: u32, out: &m
                         }
                     }
                 }
-                return;
+                return None;
             };
             let type_only = has_token(node, "type");
             let clause = named_children(node).into_iter().find(|c| c.kind_name() == "import_clause");
             let Some(clause) = clause else {
                 push(ImportKind::SideEffect, &spec, None, None, type_only, node);
-                return;
+                return None;
             };
             for c in named_children(clause) {
                 match c.kind_name() {
@@ -71,19 +74,17 @@ pub(super) fn imports(role: Capture, node: Node, src: &[u8], scope: u32, out: &m
             }
         }
         Capture::ImportRequire | Capture::ImportDynamic => {
-            let Some(spec) = node.field("arguments").and_then(|a| a.named_child(0)).and_then(|s| string_value(s, src)) else {
-                return;
-            };
+            let spec = node.field("arguments").and_then(|a| a.named_child(0)).and_then(|s| string_value(s, src))?;
             let kind = if role == Capture::ImportDynamic { ImportKind::Dynamic } else { ImportKind::Namespace };
             // Walk up through `await` / parentheses / an interop helper to the declarator, if any.
-            let mut up = node.parent();
+            let (mut inner, mut up) = (node, node.parent());
             let mut default_helper = false;
             while let Some(p) = up {
                 if matches!(p.kind_name(), "await_expression" | "parenthesized_expression") {
-                    up = p.parent();
+                    (inner, up) = (p, p.parent());
                 } else if let Some((helper, default)) = interop_call_of(p, src) {
                     default_helper = default;
-                    up = helper.parent();
+                    (inner, up) = (helper, helper.parent());
                 } else {
                     break;
                 }
@@ -92,9 +93,22 @@ pub(super) fn imports(role: Capture, node: Node, src: &[u8], scope: u32, out: &m
             // `tpl_1.default` ([`through_interop_defaults`]).
             // (At module level only, where its paths are rewritten.)
             let kind = if default_helper && scope == 0 { ImportKind::Default } else { kind };
+            if role == Capture::ImportRequire
+                && let Some((member, local)) = up.and_then(|m| required_member(m, inner, src))
+            {
+                // `const Svc = require('./m').Svc` is `import { Svc } from './m'`;
+                // `const x = require('m').default` is `import x from 'm'`.
+                let kind = if member == "default" { ImportKind::Default } else { ImportKind::Named };
+                push(kind, &spec, Some(member), Some(text(local, src).into_owned()), false, local);
+                return None;
+            }
             match up.filter(|p| p.kind_name() == "variable_declarator") {
                 Some(decl) => match decl.field("name") {
-                    Some(n) if n.kind_name() == "identifier" => push(kind, &spec, None, Some(text(n, src).into_owned()), false, n),
+                    Some(n) if n.kind_name() == "identifier" => {
+                        let local = text(n, src).into_owned();
+                        push(kind, &spec, None, Some(local.clone()), false, n);
+                        return (kind == ImportKind::Default).then_some(local);
+                    }
                     Some(n) if n.kind_name() == "object_pattern" => {
                         for p in named_children(n) {
                             match p.kind_name() {
@@ -132,6 +146,7 @@ pub(super) fn imports(role: Capture, node: Node, src: &[u8], scope: u32, out: &m
         }
         _ => {}
     }
+    None
 }
 
 /// `export … from`, `export { a as b }`, `export default x`, `export * from`, TS `export = x`,
@@ -210,6 +225,18 @@ pub(super) fn exports(node: Node, src: &[u8], facts: &mut FileFacts) {
 /// written `:`, since a path's segments are split at dots).
 pub(super) fn require_name(spec: &str) -> String {
     format!("require({})", spec.replace('.', ":"))
+}
+
+/// `Svc` and the name bound, of a declarator `const S = require('./m').Svc` whose value is one
+/// member of `required` (the `require` call, or what wraps it: parentheses, an interop helper).
+fn required_member<'t>(member: Node<'t>, required: Node<'t>, src: &[u8]) -> Option<(String, Node<'t>)> {
+    if member.kind_name() != "member_expression" || member.field("object")?.id() != required.id() {
+        return None;
+    }
+    let property = member.field("property").filter(|p| p.kind_name() == "property_identifier")?;
+    let declarator = member.parent().filter(|d| d.kind_name() == "variable_declarator")?;
+    let local = declarator.field("name").filter(|n| n.kind_name() == "identifier")?;
+    (declarator.field("value")?.id() == member.id()).then(|| (text(property, src).into_owned(), local))
 }
 
 /// The module a `require('m')` call names (`None` for any other node).
@@ -383,24 +410,58 @@ fn interop_call_of<'t>(arguments: Node<'t>, src: &[u8]) -> Option<(Node<'t>, boo
 /// `tpl_1.default` where `tpl_1 = __importDefault(require("m"))` (compiled from
 /// `import tpl from "m"`) is that default import itself: a path through it at module scope
 /// is rewritten as the source wrote it (`tpl_1.default.error` → `tpl_1.error`, `(0,
-/// tpl_1.default)(…)` → `tpl_1()`), `tpl_1` being a default import.
-pub(super) fn through_interop_defaults(locals: &[String], refs: &mut [RefFact]) {
-    for r in refs.iter_mut().filter(|r| r.binding == LocalBinding::Free) {
-        let Some((root, rest)) = r.path.split_once('.') else { continue };
-        if !locals.iter().any(|l| l == root) {
-            continue;
+/// tpl_1.default)(…)` → `tpl_1()`), `tpl_1` being a default import. So are the paths of the
+/// values names take (`const u = new url_utils_1.default()` is `new url_utils_1()`), of the
+/// values calls pass, and of the definitions' types and bases.
+pub(super) fn through_interop_defaults(locals: &[String], facts: &mut FileFacts) {
+    let rewrite = |path: &mut String| {
+        if let Some(p) = interop_path(locals, path) {
+            *path = p;
         }
-        let (segment, after) = rest.split_once('.').map_or((rest, None), |(s, a)| (s, Some(a)));
-        let called = match segment {
-            "default" => "",
-            "default()" => "()",
-            _ => continue,
-        };
-        r.path = match after {
-            Some(after) => format!("{root}{called}.{after}"),
-            None => format!("{root}{called}"),
-        };
+    };
+    for r in facts.refs.iter_mut() {
+        match &mut r.binding {
+            LocalBinding::Free => rewrite(&mut r.path),
+            LocalBinding::Var(Some(v)) => v.paths_mut(&mut |p| rewrite(p)),
+            _ => {}
+        }
+        for (_, v) in &mut r.args {
+            v.paths_mut(&mut |p| rewrite(p));
+        }
     }
+    for s in facts.symbols.iter_mut() {
+        if let Some(ty) = &mut s.ty {
+            ty.paths_mut(&mut |p| rewrite(p));
+        }
+        for base in &mut s.bases {
+            let (implemented, path) = match base.strip_prefix(crate::facts::IMPLEMENTED) {
+                Some(path) => (crate::facts::IMPLEMENTED, path),
+                None => ("", base.as_str()),
+            };
+            if let Some(p) = interop_path(locals, path) {
+                *base = format!("{implemented}{p}");
+            }
+        }
+    }
+}
+
+/// `path` written through an interop default (`tpl_1.default.error`) as the source wrote it
+/// (`tpl_1.error`); `None` for a path through none of `locals`.
+fn interop_path(locals: &[String], path: &str) -> Option<String> {
+    let (root, rest) = path.split_once('.')?;
+    if !locals.iter().any(|l| l == root) {
+        return None;
+    }
+    let (segment, after) = rest.split_once('.').map_or((rest, None), |(s, a)| (s, Some(a)));
+    let called = match segment {
+        "default" => "",
+        "default()" => "()",
+        _ => return None,
+    };
+    Some(match after {
+        Some(after) => format!("{root}{called}.{after}"),
+        None => format!("{root}{called}"),
+    })
 }
 
 /// True when a binding's declarator takes its value from `require(…)` or `await import(…)` (an
@@ -411,9 +472,10 @@ pub(super) fn bound_by_require<'t>(p: &Parents<'t>, node: Node<'t>, src: &[u8]) 
         let Some(n) = cur else { return false };
         if n.kind_name() == "variable_declarator" {
             let mut value = n.field("value");
-            let mut awaited = false;
+            let (mut awaited, mut members) = (false, 0);
             while let Some(v) = value.filter(|v| matches!(v.kind_name(), "member_expression" | "await_expression")) {
                 awaited |= v.kind_name() == "await_expression";
+                members += usize::from(v.kind_name() == "member_expression");
                 value = v.field("object").or_else(|| v.named_child(0));
             }
             // `__importDefault(require("m"))`: the `require`.
@@ -422,10 +484,14 @@ pub(super) fn bound_by_require<'t>(p: &Parents<'t>, node: Node<'t>, src: &[u8]) 
             {
                 value = arguments.named_child(0);
             }
-            // `require('./m')`, or an awaited dynamic `import('./m')` (not awaited, a promise).
+            // `require('./m')` or one member of it (`require('./m').Svc`, a named import), or an
+            // awaited dynamic `import('./m')` (not awaited, a promise). A deeper member
+            // (`require('./m').a.b`) is a value: a path through the module that `require` binds
+            // there ([`through_require`]).
             return value.is_some_and(|v| {
                 v.kind_name() == "call_expression"
-                    && v.field("function").is_some_and(|f| (awaited && f.kind_name() == "import") || text(f, src) == "require")
+                    && v.field("function")
+                        .is_some_and(|f| (awaited && f.kind_name() == "import") || (members <= 1 && text(f, src) == "require"))
             });
         }
         if matches!(n.kind_name(), "lexical_declaration" | "variable_declaration" | "statement_block" | "program") {
@@ -486,14 +552,16 @@ fn expression_value_at(mut v: Node, src: &[u8], depth: usize) -> Option<ValueSou
     ) {
         v = v.named_child(0)?;
     }
+    // `require('./m').Svc`: a member of the module that `require` binds there.
+    let path = |n: Node| path_of(n, src).map(|(p, _)| through_require(&p, n, src).unwrap_or(p));
     match v.kind_name() {
-        "new_expression" => path_of(v.field("constructor")?, src).map(|(p, _)| ValueSource::New(p)),
+        "new_expression" => path(v.field("constructor")?).map(ValueSource::New),
         "call_expression" => {
             let f = v.field("function")?;
             if f.kind_name() == "import" {
                 return None;
             }
-            let (p, _) = path_of(f, src)?;
+            let p = path(f)?;
             // `Object.create(proto)`: an object whose members are looked up on `proto` (it may
             // gain its own, so what goes through it is inferred).
             if p == "Object.create" {
@@ -502,7 +570,7 @@ fn expression_value_at(mut v: Node, src: &[u8], depth: usize) -> Option<ValueSou
             }
             Some(ValueSource::Call(p))
         }
-        "identifier" | "member_expression" => path_of(v, src).map(|(p, _)| ValueSource::Alias(p)),
+        "identifier" | "member_expression" => path(v).map(ValueSource::Alias),
         // `const first = items[0]`, `const h = this.handlers[name]`: an entry.
         "subscript_expression" => path_of_any_entry(v, src).map(|(p, _)| ValueSource::Alias(p)),
         "shorthand_property_identifier" => Some(ValueSource::Alias(text(v, src).into_owned())),

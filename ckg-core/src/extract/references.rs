@@ -165,9 +165,10 @@ impl File<'_, '_> {
             if kind == RefKind::Call && lang.is_script() && path == "require" {
                 continue; // CommonJS `require('x')` is an import
             }
-            // `require('./m').a()`: a member of the module that `require` binds there.
+            // `require('./m').a()`, `require('debug')('x')`: a member of the module that
+            // `require` binds there, or the module called.
             if lang.is_script()
-                && path.starts_with("require().")
+                && path.starts_with("require()")
                 && let Some(p) = typescript::through_require(&path, name_node, src)
             {
                 path = p;

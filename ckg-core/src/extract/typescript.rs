@@ -136,9 +136,10 @@ pub(super) fn imports(role: Capture, node: Node, src: &[u8], scope: u32, out: &m
                     _ => push(ImportKind::SideEffect, &spec, None, None, false, node),
                 },
                 None if role == Capture::ImportDynamic => push(ImportKind::Dynamic, &spec, None, None, false, node),
-                // `require('./m').a()`, `{ users: require('./users') }`: the module, under the name
-                // uses of the expression are written with ([`require_name`]).
-                None if up.is_some_and(|p| matches!(p.kind_name(), "member_expression" | "pair")) => {
+                // `require('./m').a()`, `require('debug')('x')`, `{ users: require('./users') }`:
+                // the module, under the name uses of the expression are written with
+                // ([`require_name`]).
+                None if up.is_some_and(|p| matches!(p.kind_name(), "member_expression" | "pair" | "call_expression")) => {
                     push(ImportKind::Namespace, &spec, None, Some(require_name(&spec)), false, node)
                 }
                 None => push(ImportKind::SideEffect, &spec, None, None, false, node),
@@ -247,17 +248,19 @@ fn required_spec(call: Node, src: &[u8]) -> Option<String> {
     call.field("arguments").and_then(|a| a.named_child(0)).and_then(|s| string_value(s, src))
 }
 
-/// The path of a use whose object is `require('./m')` (`require('./m').a.b`), rooted at the
-/// name that `require` binds ([`require_name`]); `None` for other paths.
+/// The path of a use whose object is `require('./m')` (`require('./m').a.b`, the call
+/// `require('debug')('x')`), rooted at the name that `require` binds ([`require_name`]);
+/// `None` for other paths.
 pub(super) fn through_require(path: &str, callee: Node, src: &[u8]) -> Option<String> {
-    let rest = path.strip_prefix("require().")?;
+    let rest = path.strip_prefix("require()").filter(|r| r.is_empty() || r.starts_with(['.', '(']))?;
     let mut cur = callee;
     for _ in 0..16 {
         match cur.kind_name() {
             "member_expression" => cur = cur.field("object")?,
-            "call_expression" if let Some(spec) = required_spec(cur, src) => {
-                return Some(format!("{}.{rest}", require_name(&spec)));
-            }
+            "call_expression" => match required_spec(cur, src) {
+                Some(spec) => return Some(format!("{}{rest}", require_name(&spec))),
+                None => cur = cur.field("function")?,
+            },
             _ => return None,
         }
     }

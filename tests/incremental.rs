@@ -919,6 +919,34 @@ fn methods_of_outside_bases_and_subclass_hooks_follow_other_files() {
     assert!(edges(&repo.export()).contains(&"calls base.Base.go -> self.hook [unresolved]".to_string()));
 }
 
+/// JavaScript: members of required modules, modules called where required, and JSDoc
+/// parameter types (`{import('./store').Store}` a type-only import) follow the files they
+/// name through edits, each step equal to a fresh index.
+#[test]
+fn required_members_and_jsdoc_types_follow_other_files() {
+    let repo = Repo::new();
+    repo.write("store.js", "class Store {\n  get(k) { return k; }\n}\nmodule.exports = { Store };\n");
+    repo.write(
+        "app.js",
+        "const Store = require('./store').Store;\nconst log = require('./log')('app');\n\n/** @param {import('./store').Store} s */\nfunction read(s) { return s.get('k'); }\nfunction make() { return new Store(); }\nmodule.exports = { read, make, log };\n",
+    );
+    assert_incremental_equals_fresh(&repo, "the first index");
+    let e = edges(&repo.export());
+    assert!(e.contains(&"calls app.js#read -> store.js#Store.get [inferred]".to_string()), "{e:#?}");
+    assert!(e.contains(&"instantiates app.js#make -> store.js#Store [exact]".to_string()), "{e:#?}");
+    // The module called where it is required appears, then the class moves to another file.
+    repo.write("log.js", "module.exports = function makeLog(name) { return name; };\n");
+    assert_incremental_equals_fresh(&repo, "the required module added");
+    assert!(edges(&repo.export()).contains(&"calls app.js -> log.js#default [exact]".to_string()));
+    repo.write("base.js", "class Store {\n  get(k) { return 0; }\n}\nmodule.exports = { Store };\n");
+    repo.write("store.js", "module.exports = require('./base');\n");
+    assert_incremental_equals_fresh(&repo, "the class moved behind a re-export");
+    let e = edges(&repo.export());
+    assert!(e.contains(&"calls app.js#read -> base.js#Store.get [inferred]".to_string()), "{e:#?}");
+    repo.remove("base.js");
+    assert_incremental_equals_fresh(&repo, "the class's file removed");
+}
+
 /// Indexes the repository incrementally and checks the result against a fresh index of it.
 fn assert_incremental_equals_fresh(repo: &Repo, step: &str) {
     repo.index_json(&[]);

@@ -27,6 +27,7 @@
 
 mod captures;
 mod definitions;
+mod jsdoc;
 mod narrowing;
 mod probe;
 mod python;
@@ -40,7 +41,9 @@ use crate::resolve::{Map, Set};
 
 use tree_sitter::{Node, Parser, Tree};
 
-use crate::facts::{Diagnostic, DiagnosticKind, FileFacts, ParamUse, RefFact, RefKind, SymbolFact, SymbolKind, ValueSource};
+use crate::facts::{
+    Diagnostic, DiagnosticKind, FileFacts, ImportFact, ImportKind, ParamUse, RefFact, RefKind, SymbolFact, SymbolKind, ValueSource,
+};
 use crate::field::{Field, Kind};
 use crate::lang::{Capture, DefKind, Grammar, Lang, lexer};
 use captures::Captures;
@@ -269,6 +272,9 @@ struct File<'t, 's> {
     def_by_node: Map<usize, u32>,
     /// The kinds of the definitions' symbols, as named (before value symbols are added).
     kinds: Vec<SymbolKind>,
+    /// JavaScript: the modules JSDoc types name (`{import('./db').Store}`), with where the
+    /// first such type is used: type-only imports, added with the file's imports.
+    jsdoc_imports: std::cell::RefCell<Vec<(String, (u32, u32))>>,
 }
 
 impl<'t, 's> File<'t, 's> {
@@ -299,6 +305,7 @@ impl<'t, 's> File<'t, 's> {
             parents,
             def_by_node,
             kinds,
+            jsdoc_imports: Default::default(),
         }
     }
 
@@ -411,6 +418,11 @@ impl File<'_, '_> {
                     Probe::set(probe, f);
                 }
             }
+        }
+        for (spec, (line, col)) in self.jsdoc_imports.take() {
+            let local = Some(typescript::require_name(&spec));
+            let (kind, imported, scope, type_only, alternative) = (ImportKind::Namespace, None, 0, true, false);
+            facts.imports.push(ImportFact { kind, specifier: spec, imported, local, scope, type_only, alternative, line, col });
         }
         interop_defaults
     }

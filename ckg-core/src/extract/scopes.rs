@@ -890,7 +890,12 @@ impl<'t> File<'t, '_> {
                 (Some(sym), _) => Local::Def(sym),
                 (None, None) if script_param.is_some() => {
                     let (func, index, splat) = script_param.expect("checked");
-                    Local::Param { func, index, splat, value: value_source(&self.parents, lang, *node, src), member: None }
+                    let value = match lang {
+                        // `/** @param {Store} store */`: the declared type, as in TypeScript.
+                        Lang::JavaScript => self.jsdoc_param(*node).or_else(|| value_source(&self.parents, lang, *node, src)),
+                        _ => value_source(&self.parents, lang, *node, src),
+                    };
+                    Local::Param { func, index, splat, value, member: None }
                 }
                 (None, None) if destructured.is_some() => {
                     let (func, index, member) = destructured.expect("checked");
@@ -951,6 +956,19 @@ impl<'t> File<'t, '_> {
             }
         }
         (locals, value_bindings)
+    }
+
+    /// A JavaScript parameter's value as its function's JSDoc declares it (`@param {Store}
+    /// store`); the module an `import('./db')` type names is noted as a type-only import.
+    fn jsdoc_param(&self, ident: Node<'t>) -> Option<ValueSource> {
+        let (value, spec) = super::jsdoc::param_value(&self.parents, ident, self.src)?;
+        if let Some(spec) = spec {
+            let mut noted = self.jsdoc_imports.borrow_mut();
+            if !noted.iter().any(|(s, _)| *s == spec) {
+                noted.push((spec, position(ident)));
+            }
+        }
+        Some(value)
     }
 
     /// A Python assignment's value as the function it calls says: `b = cast(Base, x)` an

@@ -136,10 +136,13 @@ pub(super) fn imports(role: Capture, node: Node, src: &[u8], scope: u32, out: &m
                     _ => push(ImportKind::SideEffect, &spec, None, None, false, node),
                 },
                 None if role == Capture::ImportDynamic => push(ImportKind::Dynamic, &spec, None, None, false, node),
-                // `require('./m').a()`, `require('debug')('x')`, `{ users: require('./users') }`:
-                // the module, under the name uses of the expression are written with
-                // ([`require_name`]).
-                None if up.is_some_and(|p| matches!(p.kind_name(), "member_expression" | "pair" | "call_expression")) => {
+                // `require('./m').a()`, `require('debug')('x')`, `{ users: require('./users') }`,
+                // `module.exports = require('./lib')`: the module, under the name uses of the
+                // expression are written with ([`require_name`]).
+                None if up.is_some_and(|p| {
+                    matches!(p.kind_name(), "member_expression" | "pair" | "call_expression" | "assignment_expression")
+                }) =>
+                {
                     push(ImportKind::Namespace, &spec, None, Some(require_name(&spec)), false, node)
                 }
                 None => push(ImportKind::SideEffect, &spec, None, None, false, node),
@@ -306,6 +309,12 @@ fn module_exports_value(right: Node, src: &[u8], push: &mut impl FnMut(String, O
         "identifier" => push("module.exports".into(), ident(right), None),
         // `module.exports = function () {}`: the module's `default` definition.
         "function_expression" | "arrow_function" => push("module.exports".into(), Some("default".into()), None),
+        // `module.exports = require('./lib/express')`: the required module's value, and each
+        // of its names, as `export *` re-exports them.
+        "call_expression" if let Some(spec) = required_spec(right, src) => {
+            push("module.exports".into(), Some(require_name(&spec)), None);
+            push("*".into(), None, Some(spec));
+        }
         // `module.exports = new Service()`: an instance, written as the call that makes it.
         "new_expression" => {
             if let Some((ctor, _)) = right.field("constructor").and_then(|c| path_of(c, src)) {

@@ -523,3 +523,29 @@ fn parse_only_parses_and_with_extract_extracts_every_file_storing_nothing() {
     assert!(symbols >= 6, "{symbols}");
     assert!(extracted.starts_with(&format!("parsed and extracted 3 files, {bytes} bytes, {symbols} symbols in ")), "{extracted}");
 }
+
+#[test]
+fn calls_on_elements_whose_class_lacks_the_member_keep_their_site() {
+    // Regression: a call through a loop variable or a callback's element, whose class has no
+    // such member (or whose member's type is unknown), left its site with no edge at all.
+    let repo = Repo::new();
+    repo.write(
+        "r.ts",
+        "class M {\n  private _id: any;\n  get id() { return this._id; }\n  run() { return 1; }\n}\nexport class R {\n  store: M[] = [];\n  a() { return this.store.find((item) => item.nothing()); }\n  b() { for (const item of this.store) { item.id.equals(3); item.run(); } }\n}\n",
+    );
+    repo.write(
+        "p.py",
+        "class A:\n    def go(self):\n        return 1\n\n\ndef run():\n    for x in [A(), A()]:\n        x.go()\n        x.missing()\n",
+    );
+    repo.ok(&["index", ".", "--quiet"]);
+    let e = edges(&repo.export());
+    for expected in [
+        "calls r.ts#R.a -> item.nothing [unresolved]",
+        "calls r.ts#R.b -> item.id.equals [unresolved]",
+        "calls r.ts#R.b -> r.ts#M.run [inferred]",
+        "calls p.run -> p.A.go [inferred]",
+        "calls p.run -> x.missing [unresolved]",
+    ] {
+        assert!(e.contains(&expected.to_string()), "{expected}: {e:#?}");
+    }
+}

@@ -18,6 +18,10 @@ pub(super) struct Named {
     pub(super) sym_of_def: Vec<u32>,
     pub(super) sym_of_interval: Map<usize, u32>,
     pub(super) name_nodes: Set<usize>,
+    /// JavaScript: the file's `@typedef`s.
+    pub(super) typedefs: super::jsdoc::Typedefs,
+    /// JavaScript: the functions typed by their JSDoc's `@returns`.
+    pub(super) jsdoc_returns: Set<u32>,
 }
 
 /// Adds the module's symbol and one symbol per definition (redefinitions share the first);
@@ -35,6 +39,8 @@ pub(super) fn name_definitions<'t>(
 ) -> (Named, Map<String, u32>) {
     let is_py = lang == Lang::Python;
     let iv = &nesting.intervals;
+    let typedefs = if lang == Lang::JavaScript { super::jsdoc::Typedefs::of(src) } else { Default::default() };
+    let mut jsdoc_returns = Set::default();
     facts.symbols.push(module_symbol(lang, module, facts));
     let sep = if lang.is_script() { '#' } else { '.' };
     let mut sym_of_def: Vec<u32> = vec![0; caps.defs.len()];
@@ -160,7 +166,25 @@ pub(super) fn name_definitions<'t>(
                     end_line: node.end_position().row as u32 + 1,
                     exported,
                     bases: if lang.is_script() { typescript::alias_bases(node, src) } else { Vec::new() },
-                    ty: declared_type(lang, node, src),
+                    ty: match lang {
+                        // JSDoc's `@returns {T}` / `@type {T}`, as TypeScript's annotations.
+                        Lang::JavaScript => {
+                            let function = matches!(kind, SymbolKind::Function | SymbolKind::Method);
+                            match super::jsdoc::declared(parents, node, function, src, &typedefs) {
+                                Some((ty, spec)) => {
+                                    if let Some(spec) = spec {
+                                        super::jsdoc::note_import(&mut facts.imports, &spec, (line, col));
+                                    }
+                                    if function {
+                                        jsdoc_returns.insert(facts.symbols.len() as u32);
+                                    }
+                                    Some(ty)
+                                }
+                                None => declared_type(lang, node, src),
+                            }
+                        }
+                        _ => declared_type(lang, node, src),
+                    },
                     decorators: Vec::new(),
                     param_uses: Vec::new(),
                     param_types: if lang.is_script() { typescript::param_types(node, src) } else { Vec::new() },
@@ -175,5 +199,5 @@ pub(super) fn name_definitions<'t>(
             Probe::set(probe, PositionFact::Definition(facts.symbols[idx as usize].qname.clone()));
         }
     }
-    (Named { sym_of_def, sym_of_interval, name_nodes }, qindex)
+    (Named { sym_of_def, sym_of_interval, name_nodes, typedefs, jsdoc_returns }, qindex)
 }

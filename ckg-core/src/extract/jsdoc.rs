@@ -9,7 +9,7 @@ use tree_sitter::Node;
 use super::captures::preorder::named_children;
 use super::syntax::{Parents, text};
 use super::typescript;
-use crate::facts::ValueSource;
+use crate::facts::{ImportFact, ImportKind, ValueSource};
 use crate::field::{Field, Kind};
 
 /// Names of JSDoc types that hold no class worth following: primitives, `Object`, `any`.
@@ -37,17 +37,84 @@ const UNTYPED: &[&str] = &[
     "this",
 ];
 
+/// A file's `@typedef {T} Name` aliases: `Name` written in a type is `T`
+/// (`@typedef {import('cookies').ICookies} Cookies`). Read from the source text, where the
+/// file has any.
+#[derive(Default)]
+pub(super) struct Typedefs(Vec<(String, String)>);
+
+impl Typedefs {
+    pub(super) fn of(src: &[u8]) -> Typedefs {
+        const TAG: &[u8] = b"@typedef";
+        let mut out = Vec::new();
+        let mut at = 0;
+        while let Some(i) = src[at..].windows(TAG.len()).position(|w| w == TAG) {
+            at += i + TAG.len();
+            let Ok(rest) =
+                std::str::from_utf8(&src[at..(at + 512).min(src.len())]).or_else(|e| std::str::from_utf8(&src[at..at + e.valid_up_to()]))
+            else {
+                continue;
+            };
+            let Some(body) = rest.trim_start().strip_prefix('{') else { continue };
+            let Some(close) = matching_brace(body) else { continue };
+            let name: String =
+                body[close + 1..].trim_start().chars().take_while(|c| c.is_alphanumeric() || matches!(c, '_' | '$')).collect();
+            if !name.is_empty() && !out.iter().any(|(n, _)| *n == name) {
+                out.push((name, body[..close].trim().to_string()));
+            }
+        }
+        Typedefs(out)
+    }
+
+    fn get(&self, name: &str) -> Option<&str> {
+        self.0.iter().find(|(n, _)| n == name).map(|(_, t)| t.as_str())
+    }
+}
+
 /// The value a parameter's JSDoc type gives, with the module an `import('m')` type names (its
 /// specifier); `None` when `ident` is no parameter of a documented function, or its type is
 /// none to follow (a primitive, `Object`, a union of two classes, a record literal).
-pub(super) fn param_value<'t>(p: &Parents<'t>, ident: Node<'t>, src: &[u8]) -> Option<(ValueSource, Option<String>)> {
+pub(super) fn param_value<'t>(p: &Parents<'t>, ident: Node<'t>, src: &[u8], typedefs: &Typedefs) -> Option<(ValueSource, Option<String>)> {
     let param = p.of(ident).filter(|n| matches!(n.kind_name(), "required_parameter" | "optional_parameter"))?;
     if param.field("pattern").is_none_or(|n| n.id() != ident.id()) || param.field("type").is_some() {
         return None;
     }
     let function = p.of(p.of(param).filter(|n| n.kind_name() == "formal_parameters")?)?;
     let doc = doc_of(p, function, src)?;
-    type_value(param_type(&doc, &text(ident, src))?)
+    type_value(param_type(&doc, &text(ident, src))?, typedefs)
+}
+
+/// The type a definition's JSDoc declares: a function's or a method's `@returns {T}` (a
+/// `Promise<T>` is still a `T` to its awaiting callers, as in TypeScript), a variable's or a
+/// property's `@type {T}` (`/** @type {?Texture} */ this.map = null`); with the module an
+/// `import('m')` type names.
+pub(super) fn declared<'t>(
+    p: &Parents<'t>,
+    def: Node<'t>,
+    function: bool,
+    src: &[u8],
+    typedefs: &Typedefs,
+) -> Option<(ValueSource, Option<String>)> {
+    let doc = doc_of(p, def, src)?;
+    let tags: &[&str] = if function { &["returns", "return"] } else { &["type"] };
+    let ty = tag_type(&doc, tags)?;
+    let ty = ty.trim();
+    let ty = match ty.strip_prefix("Promise<").and_then(|t| t.strip_suffix('>')) {
+        Some(inner) if function => inner,
+        _ => ty,
+    };
+    type_value(ty, typedefs)
+}
+
+/// Notes the type-only import of a module a JSDoc type names (`import('./db')`), under the name
+/// its members are read through, once per module.
+pub(super) fn note_import(imports: &mut Vec<ImportFact>, spec: &str, (line, col): (u32, u32)) {
+    let local = typescript::require_name(spec);
+    if imports.iter().any(|i| i.type_only && i.local.as_ref() == Some(&local)) {
+        return;
+    }
+    let (kind, specifier, imported, local, scope) = (ImportKind::Namespace, spec.to_string(), None, Some(local), 0);
+    imports.push(ImportFact { kind, specifier, imported, local, scope, type_only: true, alternative: false, line, col });
 }
 
 /// The `/** … */` comment written just before the function: before its declaration, or before
@@ -81,26 +148,36 @@ fn doc_of<'t>(p: &Parents<'t>, function: Node<'t>, src: &[u8]) -> Option<String>
 /// The type `@param {T} name` gives `name` (also `[name]`, `[name=default]`, `@arg`,
 /// `@argument`).
 fn param_type<'d>(doc: &'d str, name: &str) -> Option<&'d str> {
-    let mut rest = doc;
-    while let Some(at) = rest.find('@') {
-        rest = &rest[at + 1..];
-        let tag_end = rest.find(|c: char| !c.is_ascii_alphabetic()).unwrap_or(rest.len());
-        if !matches!(&rest[..tag_end], "param" | "arg" | "argument") {
-            continue;
-        }
-        let after = rest[tag_end..].trim_start();
-        let Some(body) = after.strip_prefix('{') else { continue };
-        let Some(close) = matching_brace(body) else { continue };
-        let ty = &body[..close];
-        let named = body[close + 1..].trim_start();
+    tags(doc, &["param", "arg", "argument"]).find_map(|(ty, named)| {
         let word_end = named.find(|c: char| c.is_whitespace()).unwrap_or(named.len());
         let word = &named[..word_end];
         let word = word.strip_prefix('[').map_or(word, |w| w.split(['=', ']']).next().unwrap_or(w));
-        if word == name {
-            return Some(ty);
+        (word == name).then_some(ty)
+    })
+}
+
+/// The type of the first of `names`' tags (`@returns {T}`).
+fn tag_type<'d>(doc: &'d str, names: &[&str]) -> Option<&'d str> {
+    tags(doc, names).next().map(|(ty, _)| ty)
+}
+
+/// The `{type}` and the text after it of each tag of `names` in a doc, in order.
+fn tags<'d>(doc: &'d str, names: &[&str]) -> impl Iterator<Item = (&'d str, &'d str)> {
+    let mut rest = doc;
+    std::iter::from_fn(move || {
+        while let Some(at) = rest.find('@') {
+            rest = &rest[at + 1..];
+            let tag_end = rest.find(|c: char| !c.is_ascii_alphabetic()).unwrap_or(rest.len());
+            if !names.contains(&&rest[..tag_end]) {
+                continue;
+            }
+            let Some(body) = rest[tag_end..].trim_start().strip_prefix('{') else { continue };
+            let Some(close) = matching_brace(body) else { continue };
+            rest = &body[close + 1..];
+            return Some((&body[..close], rest.trim_start()));
         }
-    }
-    None
+        None
+    })
 }
 
 /// The index of the `}` that closes a type whose `{` came just before `body`.
@@ -117,14 +194,17 @@ fn matching_brace(body: &str) -> Option<usize> {
     None
 }
 
-/// The value a JSDoc type gives (see [`param_value`]).
-fn type_value(ty: &str) -> Option<(ValueSource, Option<String>)> {
+/// The value a JSDoc type gives (see [`param_value`]); a typedef's name is its type.
+fn type_value(ty: &str, typedefs: &Typedefs) -> Option<(ValueSource, Option<String>)> {
     let ty = ty.trim().trim_start_matches(['?', '!']).trim_end_matches('=').trim();
     // `Store|null`: the one class of the union.
     let members: Vec<&str> =
         split_top(ty, '|').into_iter().map(str::trim).filter(|m| !matches!(*m, "null" | "undefined" | "void")).collect();
     let [ty] = members.as_slice() else { return None };
     let ty = ty.strip_prefix('(').and_then(|t| t.strip_suffix(')')).map_or(*ty, str::trim);
+    if let Some(aliased) = typedefs.get(ty).filter(|a| *a != ty) {
+        return type_value(aliased, &Typedefs::default());
+    }
     if let Some(element) = ty.strip_suffix("[]") {
         let (path, spec) = type_path(element)?;
         return Some((ValueSource::Each(Box::new(ValueSource::Annotation(path))), spec));
@@ -206,11 +286,16 @@ mod tests {
         assert_eq!(param_type(doc, "items"), Some("Item[]"));
         assert_eq!(param_type(doc, "cache"), Some("?Cache="));
         assert_eq!(param_type(doc, "other"), None);
+        assert_eq!(tag_type("/** Sums.\n * @returns {Promise<Store>} the store */", &["returns", "return"]), Some("Promise<Store>"));
+        assert_eq!(tag_type("/** @type {?Texture} */", &["type"]), Some("?Texture"));
+        assert_eq!(tag_type("/** @typedef {Object} Options */", &["type"]), None);
     }
 
     #[test]
     fn types_give_values_or_nothing() {
         let annotation = |p: &str| ValueSource::Annotation(p.to_string());
+        let empty = Typedefs::default();
+        let type_value = |t: &str| type_value(t, &empty);
         assert_eq!(type_value("Store"), Some((annotation("Store"), None)));
         assert_eq!(type_value("?db.Store="), Some((annotation("db.Store"), None)));
         assert_eq!(type_value("Store|null"), Some((annotation("Store"), None)));
@@ -225,5 +310,16 @@ mod tests {
         for none in ["string", "Object", "*", "A|B", "{a: Store}", "function(Store): void", "'a'|'b'", "typeof Store"] {
             assert_eq!(type_value(none), None, "{none}");
         }
+    }
+
+    #[test]
+    fn a_typedef_names_its_type() {
+        let src =
+            b"/**\n * @typedef {import('cookies').ICookies} Cookies\n * @typedef {object} Member\n */\n/** @typedef {Store[]} Stores */";
+        let typedefs = Typedefs::of(src);
+        let cookies = format!("{}.ICookies", typescript::require_name("cookies"));
+        assert_eq!(type_value("?Cookies", &typedefs), Some((ValueSource::Annotation(cookies), Some("cookies".to_string()))));
+        assert_eq!(type_value("Member", &typedefs), None);
+        assert_eq!(type_value("Stores", &typedefs), Some((ValueSource::Each(Box::new(ValueSource::Annotation("Store".into()))), None)));
     }
 }

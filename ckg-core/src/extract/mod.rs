@@ -41,9 +41,7 @@ use crate::resolve::{Map, Set};
 
 use tree_sitter::{Node, Parser, Tree};
 
-use crate::facts::{
-    Diagnostic, DiagnosticKind, FileFacts, ImportFact, ImportKind, ParamUse, RefFact, RefKind, SymbolFact, SymbolKind, ValueSource,
-};
+use crate::facts::{Diagnostic, DiagnosticKind, FileFacts, ParamUse, RefFact, RefKind, SymbolFact, SymbolKind, ValueSource};
 use crate::field::{Field, Kind};
 use crate::lang::{Capture, DefKind, Grammar, Lang, lexer};
 use captures::Captures;
@@ -275,6 +273,11 @@ struct File<'t, 's> {
     /// JavaScript: the modules JSDoc types name (`{import('./db').Store}`), with where the
     /// first such type is used: type-only imports, added with the file's imports.
     jsdoc_imports: std::cell::RefCell<Vec<(String, (u32, u32))>>,
+    /// JavaScript: the file's `@typedef`s.
+    typedefs: jsdoc::Typedefs,
+    /// JavaScript: the functions whose type is their JSDoc's `@returns`, which an obvious
+    /// return in their code replaces (`File::finish`).
+    jsdoc_returns: Set<u32>,
 }
 
 impl<'t, 's> File<'t, 's> {
@@ -289,7 +292,7 @@ impl<'t, 's> File<'t, 's> {
         parents: syntax::Parents<'t>,
         facts: &FileFacts,
     ) -> Self {
-        let Named { sym_of_def, sym_of_interval, name_nodes } = named;
+        let Named { sym_of_def, sym_of_interval, name_nodes, typedefs, jsdoc_returns } = named;
         let kinds: Vec<SymbolKind> = facts.symbols.iter().map(|s| s.kind).collect();
         let def_by_node: Map<usize, u32> = caps.defs.iter().enumerate().map(|(d, (_, node, _))| (node.id(), sym_of_def[d])).collect();
         File {
@@ -306,6 +309,8 @@ impl<'t, 's> File<'t, 's> {
             def_by_node,
             kinds,
             jsdoc_imports: Default::default(),
+            typedefs,
+            jsdoc_returns,
         }
     }
 
@@ -419,10 +424,8 @@ impl File<'_, '_> {
                 }
             }
         }
-        for (spec, (line, col)) in self.jsdoc_imports.take() {
-            let local = Some(typescript::require_name(&spec));
-            let (kind, imported, scope, type_only, alternative) = (ImportKind::Namespace, None, 0, true, false);
-            facts.imports.push(ImportFact { kind, specifier: spec, imported, local, scope, type_only, alternative, line, col });
+        for (spec, at) in self.jsdoc_imports.take() {
+            jsdoc::note_import(&mut facts.imports, &spec, at);
         }
         interop_defaults
     }
@@ -554,7 +557,8 @@ impl File<'_, '_> {
         }
         for (sym, mut values) in returned {
             let s = &mut facts.symbols[sym as usize];
-            if s.ty.is_none() && values.len() == 1 && matches!(s.kind, SymbolKind::Function | SymbolKind::Method | SymbolKind::Lambda) {
+            let unwritten = s.ty.is_none() || self.jsdoc_returns.contains(&sym);
+            if unwritten && values.len() == 1 && matches!(s.kind, SymbolKind::Function | SymbolKind::Method | SymbolKind::Lambda) {
                 s.ty = values.pop();
             }
         }

@@ -961,7 +961,7 @@ impl<'t> File<'t, '_> {
     /// A JavaScript parameter's value as its function's JSDoc declares it (`@param {Store}
     /// store`); the module an `import('./db')` type names is noted as a type-only import.
     fn jsdoc_param(&self, ident: Node<'t>) -> Option<ValueSource> {
-        let (value, spec) = super::jsdoc::param_value(&self.parents, ident, self.src)?;
+        let (value, spec) = super::jsdoc::param_value(&self.parents, ident, self.src, &self.typedefs)?;
         if let Some(spec) = spec {
             let mut noted = self.jsdoc_imports.borrow_mut();
             if !noted.iter().any(|(s, _)| *s == spec) {

@@ -208,15 +208,19 @@ impl<'a> Resolver<'a> {
                     let rest = crate::dotted::segments(&r.path).skip(1);
                     UPPER_BOUND.with(|b| b.set(true));
                     DISPATCH.with(|d| d.set(None));
-                    // (Calling an element itself, `c(s)` with `c: Check`, calls no class.)
-                    if let Some((t, e)) =
-                        self.walk(element.clone(), INFERRED, rest, 0).filter(|(t, e)| *e != UNRESOLVED && !matches!(t, Target::Instance(_)))
-                    {
-                        self.push_call_edges(&mut out, r, &t, e);
+                    // (Calling an element itself, `c(s)` with `c: Check`, calls no class.) A
+                    // member the element's class does not have (`item.id.equals()` through a
+                    // getter of unknown type) is resolved below as at any other site.
+                    match self.walk(element.clone(), INFERRED, rest, 0) {
+                        Some((Target::Instance(_), e)) if e != UNRESOLVED => continue,
+                        Some((t, e)) if e != UNRESOLVED => {
+                            self.push_call_edges(&mut out, r, &t, e);
+                            continue;
+                        }
+                        _ => {}
                     }
-                    continue;
-                }
-                if let (Target::Items(f, s, items), _) = self.value_target(file, r.src, inner, 1) {
+                } else if let (Target::Items(f, s, items), _) = self.value_target(file, r.src, inner, 1) {
+                    let before = out.len();
                     for (_, value) in &items {
                         let (t, e) = self.value_target(f, s, value, 1);
                         if e == UNRESOLVED {
@@ -228,7 +232,10 @@ impl<'a> Resolver<'a> {
                             self.push_edge(&mut out, r, r.kind, r.src, &t, evidence);
                         }
                     }
-                    continue;
+                    // No element has the member: resolved below as at any other site.
+                    if out.len() > before {
+                        continue;
+                    }
                 }
             }
             // A name bound by either branch of `try: import … / except ImportError: …`:

@@ -6,7 +6,6 @@
 
 use tree_sitter::Node;
 
-use super::captures::preorder::named_children;
 use super::syntax::{Parents, text};
 use super::typescript;
 use crate::facts::{ImportFact, ImportKind, ValueSource};
@@ -81,7 +80,7 @@ pub(super) fn param_value<'t>(p: &Parents<'t>, ident: Node<'t>, src: &[u8], type
     }
     let function = p.of(p.of(param).filter(|n| n.kind_name() == "formal_parameters")?)?;
     let doc = doc_of(p, function, src)?;
-    type_value(param_type(&doc, &text(ident, src))?, typedefs)
+    type_value(param_type(doc, &text(ident, src))?, typedefs)
 }
 
 /// The type a definition's JSDoc declares: a function's or a method's `@returns {T}` (a
@@ -97,7 +96,7 @@ pub(super) fn declared<'t>(
 ) -> Option<(ValueSource, Option<String>)> {
     let doc = doc_of(p, def, src)?;
     let tags: &[&str] = if function { &["returns", "return"] } else { &["type"] };
-    let ty = tag_type(&doc, tags)?;
+    let ty = tag_type(doc, tags)?;
     let ty = ty.trim();
     let ty = match ty.strip_prefix("Promise<").and_then(|t| t.strip_suffix('>')) {
         Some(inner) if function => inner,
@@ -119,7 +118,7 @@ pub(super) fn note_import(imports: &mut Vec<ImportFact>, spec: &str, (line, col)
 
 /// The `/** … */` comment written just before the function: before its declaration, or before
 /// the declaration, assignment, property or export it is the value of.
-fn doc_of<'t>(p: &Parents<'t>, function: Node<'t>, src: &[u8]) -> Option<String> {
+fn doc_of<'s, 't>(p: &Parents<'t>, function: Node<'t>, src: &'s [u8]) -> Option<&'s str> {
     let mut node = function;
     for _ in 0..4 {
         let parent = p.of(node)?;
@@ -135,15 +134,24 @@ fn doc_of<'t>(p: &Parents<'t>, function: Node<'t>, src: &[u8]) -> Option<String>
             _ => break,
         }
     }
-    let parent = p.of(node)?;
-    let siblings: Vec<Node> = named_children(parent).into_iter().collect();
-    let at = siblings.iter().position(|s| s.id() == node.id())?;
-    let comment = *siblings.get(at.checked_sub(1)?)?;
-    let doc = text(comment, src);
-    // Only blank space between the comment and what it documents.
-    let between = src.get(comment.end_byte()..node.start_byte())?;
-    (comment.kind_name() == "comment" && doc.starts_with("/**") && between.iter().all(u8::is_ascii_whitespace)).then(|| doc.into_owned())
+    // The comment ends where the documented code starts, but for blank space; read from the
+    // source, since listing the siblings of a top-level function is listing the whole file.
+    let before = src.get(..node.start_byte())?;
+    let end = before.iter().rposition(|b| !b.is_ascii_whitespace())? + 1;
+    let before = &before[..end];
+    if !before.ends_with(b"*/") {
+        return None;
+    }
+    // The nearest opening, looked for within a bound (a `*/` that closes no comment, in a
+    // regular expression, must not send every definition's look back through the file).
+    let from = (end - 2).saturating_sub(MAX_DOC);
+    let start = from + before[from..end - 2].windows(2).rposition(|w| w == b"/*")?;
+    let doc = std::str::from_utf8(&before[start..]).ok()?;
+    doc.starts_with("/**").then_some(doc)
 }
+
+/// The longest JSDoc comment read, in bytes.
+const MAX_DOC: usize = 16 * 1024;
 
 /// The type `@param {T} name` gives `name` (also `[name]`, `[name=default]`, `@arg`,
 /// `@argument`).

@@ -10,6 +10,7 @@ use super::syntax::{Parents, text};
 use super::typescript;
 use crate::facts::{ImportFact, ImportKind, ValueSource};
 use crate::field::{Field, Kind};
+use crate::resolve::Map;
 
 /// Names of JSDoc types that hold no class worth following: primitives, `Object`, `any`.
 const UNTYPED: &[&str] = &[
@@ -40,12 +41,12 @@ const UNTYPED: &[&str] = &[
 /// (`@typedef {import('cookies').ICookies} Cookies`). Read from the source text, where the
 /// file has any.
 #[derive(Default)]
-pub(super) struct Typedefs(Vec<(String, String)>);
+pub(super) struct Typedefs(Map<String, String>);
 
 impl Typedefs {
     pub(super) fn of(src: &[u8]) -> Typedefs {
         const TAG: &[u8] = b"@typedef";
-        let mut out = Vec::new();
+        let mut out = Map::default();
         let mut at = 0;
         while let Some(i) = src[at..].windows(TAG.len()).position(|w| w == TAG) {
             at += i + TAG.len();
@@ -58,15 +59,15 @@ impl Typedefs {
             let Some(close) = matching_brace(body) else { continue };
             let name: String =
                 body[close + 1..].trim_start().chars().take_while(|c| c.is_alphanumeric() || matches!(c, '_' | '$')).collect();
-            if !name.is_empty() && !out.iter().any(|(n, _)| *n == name) {
-                out.push((name, body[..close].trim().to_string()));
+            if !name.is_empty() {
+                out.entry(name).or_insert_with(|| body[..close].trim().to_string());
             }
         }
         Typedefs(out)
     }
 
     fn get(&self, name: &str) -> Option<&str> {
-        self.0.iter().find(|(n, _)| n == name).map(|(_, t)| t.as_str())
+        self.0.get(name).map(String::as_str)
     }
 }
 
@@ -84,8 +85,9 @@ pub(super) fn param_value<'t>(p: &Parents<'t>, ident: Node<'t>, src: &[u8], type
 }
 
 /// The type a definition's JSDoc declares: a function's or a method's `@returns {T}` (a
-/// `Promise<T>` is still a `T` to its awaiting callers, as in TypeScript), a variable's or a
-/// property's `@type {T}` (`/** @type {?Texture} */ this.map = null`); with the module an
+/// `Promise<T>` is still a `T` to its awaiting callers, as in TypeScript), a property's or a
+/// definition variable's `@type {T}` (`/** @type {?Texture} */ this.map = null`; a plain
+/// `let s = null` is no definition, and its `@type` is not read); with the module an
 /// `import('m')` type names.
 pub(super) fn declared<'t>(
     p: &Parents<'t>,
@@ -134,20 +136,27 @@ fn doc_of<'s, 't>(p: &Parents<'t>, function: Node<'t>, src: &'s [u8]) -> Option<
             _ => break,
         }
     }
-    // The comment ends where the documented code starts, but for blank space; read from the
-    // source, since listing the siblings of a top-level function is listing the whole file.
-    let before = src.get(..node.start_byte())?;
+    doc_before(src, node.start_byte())
+}
+
+/// The `/** … */` comment that ends at `at` but for blank space: read from the source, since
+/// listing the siblings of a top-level function is listing the whole file.
+fn doc_before(src: &[u8], at: usize) -> Option<&str> {
+    let before = src.get(..at)?;
     let end = before.iter().rposition(|b| !b.is_ascii_whitespace())? + 1;
     let before = &before[..end];
     if !before.ends_with(b"*/") {
         return None;
     }
-    // The nearest opening, looked for within a bound (a `*/` that closes no comment, in a
-    // regular expression, must not send every definition's look back through the file).
+    // The last `/**` after the comment before it, looked for within a bound (a `*/` that
+    // closes no comment, in a regular expression, must not send every definition's look back
+    // through the file); a `/*` inside the doc (`'src/*'`) or in code before it (`'/*'`) is
+    // not its start.
     let from = (end - 2).saturating_sub(MAX_DOC);
-    let start = from + before[from..end - 2].windows(2).rposition(|w| w == b"/*")?;
-    let doc = std::str::from_utf8(&before[start..]).ok()?;
-    doc.starts_with("/**").then_some(doc)
+    let window = &before[from..end - 2];
+    let after_previous = window.windows(2).rposition(|w| w == b"*/").map_or(0, |i| i + 2);
+    let start = from + after_previous + window[after_previous..].windows(3).rposition(|w| w == b"/**")?;
+    std::str::from_utf8(&before[start..]).ok()
 }
 
 /// The longest JSDoc comment read, in bytes.
@@ -318,6 +327,25 @@ mod tests {
         for none in ["string", "Object", "*", "A|B", "{a: Store}", "function(Store): void", "'a'|'b'", "typeof Store"] {
             assert_eq!(type_value(none), None, "{none}");
         }
+    }
+
+    #[test]
+    fn the_doc_is_the_comment_just_before() {
+        let doc = |src: &str| {
+            let at = src.find("function").expect("a function");
+            doc_before(src.as_bytes(), at).map(str::to_string)
+        };
+        assert_eq!(doc("/** @param {A} a */\n  function f(a) {}").as_deref(), Some("/** @param {A} a */"));
+        // A `/*` inside the doc is not its start.
+        assert_eq!(
+            doc("x();\n/** Reads 'src/*'.\n * @param {A} a */\nfunction f(a) {}").as_deref(),
+            Some("/** Reads 'src/*'.\n * @param {A} a */")
+        );
+        assert_eq!(doc("/** @param {A} a */\ng();\nfunction f(a) {}"), None);
+        assert_eq!(doc("/** @param {A} a */ g(); /* b */\nfunction f(a) {}"), None);
+        assert_eq!(doc("/** @param {A} a */\nconst re = /a*/\nfunction f(a) {}"), None);
+        assert_eq!(doc("/* @param {A} a */\nfunction f(a) {}"), None);
+        assert_eq!(doc("const ALL = '/*';\n/** @param {A} a */\nfunction f(a) {}").as_deref(), Some("/** @param {A} a */"));
     }
 
     #[test]

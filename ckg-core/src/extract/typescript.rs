@@ -420,8 +420,8 @@ fn interop_call_of<'t>(arguments: Node<'t>, src: &[u8]) -> Option<(Node<'t>, boo
 }
 
 /// `tpl_1.default` where `tpl_1 = __importDefault(require("m"))` (compiled from
-/// `import tpl from "m"`) is that default import itself: a path through it at module scope
-/// is rewritten as the source wrote it (`tpl_1.default.error` → `tpl_1.error`, `(0,
+/// `import tpl from "m"`) is that default import itself: a path through it is rewritten as
+/// the source wrote it (`tpl_1.default.error` → `tpl_1.error`, `(0,
 /// tpl_1.default)(…)` → `tpl_1()`), `tpl_1` being a default import. So are the paths of the
 /// values names take (`const u = new url_utils_1.default()` is `new url_utils_1()`), of the
 /// values calls pass, and of the definitions' types and bases.

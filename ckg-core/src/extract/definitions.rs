@@ -176,7 +176,7 @@ pub(super) fn name_definitions<'t>(
                                         super::jsdoc::note_import(&mut facts.imports, &spec, (line, col));
                                     }
                                     if function {
-                                        jsdoc_returns.insert(facts.symbols.len() as u32); // the index it is pushed at
+                                        jsdoc_returns.insert(idx);
                                     }
                                     Some(ty)
                                 }

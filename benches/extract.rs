@@ -3,8 +3,8 @@
 //! JavaScript from the annotated grammar tests. Syntax-error inputs are measured separately.
 //! Each with tree-sitter as it comes (the grammars' own parse tables, its own lexer step),
 //! with ckg's lexer step (`Extractor::with_ascii_step`, what every parse of ckg's uses), and
-//! with that step and the expanded tables a full index parses with
-//! (`Extractor::with_expanded_tables`).
+//! with that step and the expanded tables (`Extractor::with_expanded_tables`), and with both
+//! and the reduction in place (`Extractor::with_reduce_in_place`): as a full index parses.
 //!
 //! `cargo bench --bench extract`
 
@@ -60,12 +60,13 @@ fn bench(c: &mut Criterion) {
         group.throughput(Throughput::Bytes(bytes as u64));
         group.sample_size(20);
         let setups = [
-            ("", ExpandedTables::default(), false),
-            ("_ascii_step", ExpandedTables::default(), true),
-            ("_expanded_tables", ExpandedTables::ALL, true),
+            ("", ExpandedTables::default(), false, false),
+            ("_ascii_step", ExpandedTables::default(), true, false),
+            ("_expanded_tables", ExpandedTables::ALL, true, false),
+            ("_reduce_in_place", ExpandedTables::ALL, true, true),
         ];
-        for (tables, expanded, ascii_step) in setups {
-            let mut ex = Extractor::with_expanded_tables(expanded).with_ascii_step(ascii_step);
+        for (tables, expanded, ascii_step, in_place) in setups {
+            let mut ex = Extractor::with_expanded_tables(expanded).with_ascii_step(ascii_step).with_reduce_in_place(in_place);
             group.bench_function(format!("parse{tables}"), |b| {
                 b.iter(|| {
                     for f in &files {

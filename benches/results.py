@@ -189,7 +189,7 @@ def measure_ckg(path, runs):
             rss.append(m)
             warm.append(timed([CKG, "index", path, "--db", db, "--quiet"])[0])
             parse.append(timed([CKG, "parse-only", path])[0])
-            parse_expanded.append(timed([CKG, "parse-only", "--expanded-tables", "--ascii-step", path])[0])
+            parse_expanded.append(timed([CKG, "parse-only", "--expanded-tables", "--ascii-step", "--reduce-in-place", path])[0])
         summary = json.loads(sh([CKG, "index", path, "--db", db, "--json"]).stdout)
         size = os.path.getsize(db)
         # Call sites (calls and instantiations, one per file:line:col) by their best evidence tier.

@@ -74,6 +74,10 @@ enum Command {
         /// tree-sitter's lexer as it comes).
         #[arg(long)]
         ascii_step: bool,
+        /// Reduce in place where the parse stack allows it, as `ckg index` does (the default
+        /// is tree-sitter's reduction by copying).
+        #[arg(long)]
+        reduce_in_place: bool,
     },
 }
 
@@ -169,10 +173,10 @@ pub fn run() -> Result<ExitCode> {
         Command::Plan(args) => crate::agent::plan(args),
         Command::Mcp(args) => crate::mcp::run(args),
         Command::Status { db, json } => status(db, json),
-        Command::ParseOnly { root, jobs, extract, expanded_tables, ascii_step } => {
+        Command::ParseOnly { root, jobs, extract, expanded_tables, ascii_step, reduce_in_place } => {
             let t = std::time::Instant::now();
-            let (files, bytes, symbols) =
-                ckg_core::index::parse_only(&root, &DiscoverConfig::default(), jobs, extract, expanded_tables, ascii_step)?;
+            let tuning = ckg_core::index::ParseTuning { expanded_tables, ascii_step, reduce_in_place };
+            let (files, bytes, symbols) = ckg_core::index::parse_only(&root, &DiscoverConfig::default(), jobs, extract, tuning)?;
             let secs = t.elapsed().as_secs_f64();
             if extract {
                 println!("parsed and extracted {files} files, {bytes} bytes, {symbols} symbols in {secs:.3}s");

@@ -4,6 +4,7 @@
 
 mod expanded;
 pub(crate) mod lexer;
+pub(crate) mod reduce;
 
 use std::sync::OnceLock;
 

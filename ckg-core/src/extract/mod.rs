@@ -43,7 +43,7 @@ use tree_sitter::{Node, Parser, Tree};
 
 use crate::facts::{Diagnostic, DiagnosticKind, FileFacts, ParamUse, RefFact, RefKind, SymbolFact, SymbolKind, ValueSource};
 use crate::field::{Field, Kind};
-use crate::lang::{Capture, DefKind, Grammar, Lang, lexer};
+use crate::lang::{Capture, DefKind, Grammar, Lang, lexer, reduce};
 use captures::Captures;
 use captures::preorder::named_children;
 use definitions::Named;
@@ -67,6 +67,8 @@ pub struct Extractor {
     expanded: ExpandedTables,
     /// Whether its parsers lex with the short path for ASCII ([`lexer::with_ascii_step`]).
     ascii_step: bool,
+    /// Whether its parsers reduce in place where the stack allows it ([`reduce::in_place`]).
+    reduce_in_place: bool,
 }
 
 /// Which grammars an [`Extractor`] parses with their expanded tables (by [`Grammar::slot`]).
@@ -106,7 +108,7 @@ impl Extractor {
     /// trees, faster, once the tables are made (a few milliseconds per grammar, once per
     /// process): for runs that parse many files of a grammar.
     pub fn with_expanded_tables(expanded: ExpandedTables) -> Extractor {
-        Extractor { parsers: Map::default(), room: captures::Room::default(), expanded, ascii_step: true }
+        Extractor { parsers: Map::default(), room: captures::Room::default(), expanded, ascii_step: true, reduce_in_place: true }
     }
 
     /// The extractor, its parsers lexing with the short path for ASCII when `on` (the same
@@ -116,13 +118,21 @@ impl Extractor {
         Extractor { ascii_step: on, ..self }
     }
 
+    /// The extractor, its parsers reducing in place where the stack allows it when `on` (the
+    /// same trees, faster; the default) or always by copying, as tree-sitter does (the
+    /// `parse-only` baseline). Before it parses.
+    pub fn with_reduce_in_place(self, on: bool) -> Extractor {
+        Extractor { reduce_in_place: on, ..self }
+    }
+
     /// Parses only: what `ckg parse-only` times, the baseline that benchmarks compare full
     /// indexing with (made by an extractor with neither tuning for tree-sitter as it comes).
     pub fn parse(&mut self, lang: Lang, src: &[u8]) -> Option<Tree> {
         let grammar = lang.grammar();
-        let (expanded, ascii_step) = (self.expanded.has(grammar), self.ascii_step);
+        let (expanded, ascii_step, reduce_in_place) = (self.expanded.has(grammar), self.ascii_step, self.reduce_in_place);
         let parser = self.parsers.entry(grammar).or_insert_with(|| {
-            let mut p = if ascii_step { lexer::with_ascii_step(Parser::new()) } else { Parser::new() };
+            let p = if ascii_step { lexer::with_ascii_step(Parser::new()) } else { Parser::new() };
+            let mut p = if reduce_in_place { reduce::in_place(p) } else { p };
             // The grammar alone: parsing needs no compiled query.
             let language = if expanded { grammar.expanded_language() } else { grammar.language() };
             p.set_language(&language).expect("grammar ABI matches tree-sitter");

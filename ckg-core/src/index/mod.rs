@@ -25,8 +25,8 @@ mod pool;
 use file::{Outcome, process};
 pub use kept::Session;
 use kept::{Cached, Preloading, SnapshotRows, valid_cache};
-pub use pool::parse_only;
 use pool::{FileQueue, parse_jobs};
+pub use pool::{ParseTuning, parse_only};
 
 /// Files modified this close to the previous scan are re-hashed even when their size and
 /// mtime match (coarse filesystem timestamps; git's "racy clean" problem).

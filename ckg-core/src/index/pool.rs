@@ -68,28 +68,44 @@ impl<'q, 'f> FileQueue<'q, 'f> {
     }
 }
 
+/// How [`parse_only`] parses: tree-sitter as it comes (the default), or with any of the
+/// tunings a full index parses with ([`ParseTuning::INDEX`]: all of them).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ParseTuning {
+    /// The grammars' expanded tables ([`Extractor::with_expanded_tables`]).
+    pub expanded_tables: bool,
+    /// ckg's lexer step for ASCII ([`Extractor::with_ascii_step`]).
+    pub ascii_step: bool,
+    /// Reductions in place ([`Extractor::with_reduce_in_place`]).
+    pub reduce_in_place: bool,
+}
+
+impl ParseTuning {
+    /// As a full index parses.
+    pub const INDEX: ParseTuning = ParseTuning { expanded_tables: true, ascii_step: true, reduce_in_place: true };
+}
+
 /// Parses every file under a root without extracting or storing anything: the baseline
 /// that full indexing is compared with, tree-sitter's parse with the grammars as they come;
-/// with `expanded`, with their expanded tables, as a full index parses. With `extract`, also
-/// extracts each file's facts and drops them: the share of extraction in a full index.
+/// with `tuning`, as a full index parses. With `extract`, also extracts each file's facts and
+/// drops them: the share of extraction in a full index.
 /// Returns (files, bytes parsed, symbols extracted).
 pub fn parse_only(
     root: &std::path::Path,
     config: &DiscoverConfig,
     jobs: usize,
     extract: bool,
-    expanded: bool,
-    ascii_step: bool,
+    tuning: ParseTuning,
 ) -> Result<(usize, u64, u64)> {
     let discovery = discover::discover(root, config)?;
     let pool = parse_pool(parse_jobs(jobs), discovery.files.len())?;
     let files: Vec<&SourceFile> = discovery.files.iter().collect();
     let (bytes, symbols) = (AtomicU64::new(0), AtomicU64::new(0));
-    let expanded = if expanded { ExpandedTables::ALL } else { ExpandedTables::default() };
+    let expanded = if tuning.expanded_tables { ExpandedTables::ALL } else { ExpandedTables::default() };
     file_by_file(
         &pool,
         &files,
-        || Extractor::with_expanded_tables(expanded).with_ascii_step(ascii_step),
+        || Extractor::with_expanded_tables(expanded).with_ascii_step(tuning.ascii_step).with_reduce_in_place(tuning.reduce_in_place),
         |ex, f| {
             let Ok(src) = std::fs::read(&f.abs) else { return };
             let _ = xxhash_rust::xxh3::xxh3_64(&src);

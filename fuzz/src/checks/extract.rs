@@ -57,6 +57,8 @@ pub fn check(lang: Lang, src: &[u8]) -> FileFacts {
     assert!(facts == expanded, "the expanded tables give other facts for this {lang:?} input");
     let stock = Extractor::new().with_ascii_step(false).extract(lang, module, src);
     assert!(facts == stock, "the ASCII lexer step gives other facts for this {lang:?} input");
+    let copying = Extractor::new().with_reduce_in_place(false).extract(lang, module, src);
+    assert!(facts == copying, "the reduction in place gives other facts for this {lang:?} input");
     facts
 }
 

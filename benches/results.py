@@ -6,7 +6,8 @@
 
 For each corpus (pinned real ones from corpora/fetch.sh, and generated ones from ckg-gen):
 ckg full index (cold, --rebuild), warm re-index (nothing changed), the parse-only baseline
-(tree-sitter as it comes; and as the index parses: expanded tables, ckg's ASCII lexer step),
+(tree-sitter as it comes; and as the index parses: expanded tables, ckg's ASCII lexer step,
+reductions in place),
 peak RSS, database size (each measured on a copy in /dev/shm where the machine has one, as are
 the peers' copies); the peers on the same corpus in the same run (universal-ctags,
 scip-typescript / scip-python, codanna when installed), with ratios ckg/peer; and a scaling

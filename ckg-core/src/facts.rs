@@ -275,6 +275,12 @@ pub enum RefKind {
 }
 
 impl RefKind {
+    /// A site that runs protocol methods of the value it names, not the value itself: `with`
+    /// (`__enter__`, `__exit__`), `for` (`__iter__`, `__next__`), their `async` forms, `await`.
+    pub fn runs_protocol(self) -> bool {
+        matches!(self, RefKind::With | RefKind::Iter | RefKind::AsyncWith | RefKind::AsyncIter | RefKind::Await)
+    }
+
     pub const ALL: [RefKind; 19] = [
         RefKind::Call,
         RefKind::New,

@@ -570,6 +570,10 @@ pub(super) fn bind(
                 }
                 // A local of unknown value: so are its elements.
                 None if held.is_some() => LocalBinding::Var(None),
+                // `ps = cmd.params` then `for p in ps`: the elements of what the local holds.
+                Some(v @ (ValueSource::Alias(_) | ValueSource::Call(_))) if !values => {
+                    LocalBinding::Var(Some(ValueSource::Each(Box::new(v.clone()))))
+                }
                 _ => LocalBinding::Var(local.value().cloned()),
             }
         }
@@ -615,10 +619,21 @@ fn join<'l>(reaching: impl Iterator<Item = &'l Binding>, facts: &FileFacts) -> O
 /// several values (`h = h or default`) is rewritten on its own. Other values are returned as
 /// they are.
 fn through_local<'l>(value: ValueSource, lookup: &impl Fn(&str) -> Option<&'l Local>) -> Option<ValueSource> {
-    if let ValueSource::Each(inner) = &value
-        && let ValueSource::Items(items) = inner.as_ref()
-    {
-        return ValueSource::one_of(items.iter().filter_map(|(_, v)| through_local(v.clone(), lookup)));
+    if let ValueSource::Each(inner) = &value {
+        match inner.as_ref() {
+            ValueSource::Items(items) => return ValueSource::one_of(items.iter().filter_map(|(_, v)| through_local(v.clone(), lookup))),
+            // `for p in cmd.params` with a parameter `cmd: Command`: the elements of
+            // `Command.params`. (A loop over a bare local, `for x in xs`, is read from the
+            // local's own value where the name is bound; one over a local of unknown value
+            // stays as written.)
+            ValueSource::Alias(p) | ValueSource::Call(p) if p.contains('.') => {
+                return match through_local(inner.as_ref().clone(), lookup) {
+                    Some(v @ (ValueSource::Alias(_) | ValueSource::Call(_))) => Some(ValueSource::Each(Box::new(v))),
+                    _ => Some(value),
+                };
+            }
+            _ => return Some(value),
+        }
     }
     let (ValueSource::Call(path) | ValueSource::Alias(path) | ValueSource::New(path)) = &value else { return Some(value) };
     let (root, rest) = match crate::dotted::split_once(path) {

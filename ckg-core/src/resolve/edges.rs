@@ -212,6 +212,13 @@ impl<'a> Resolver<'a> {
                     // member the element's class does not have (`item.id.equals()` through a
                     // getter of unknown type) is resolved below as at any other site.
                     match self.walk(element.clone(), INFERRED, rest, 0) {
+                        // `with x:` / `for y in x:` over an element: its class's protocol.
+                        Some((t, e)) if e != UNRESOLVED && r.kind.runs_protocol() => {
+                            if let Some(class) = self.instance_class(Some((t, e))) {
+                                self.push_protocol_edges(&mut out, r, class);
+                            }
+                            continue;
+                        }
                         Some((Target::Instance(_), e)) if e != UNRESOLVED => continue,
                         Some((t, e)) if e != UNRESOLVED => {
                             self.push_call_edges(&mut out, r, &t, e);
@@ -221,13 +228,23 @@ impl<'a> Resolver<'a> {
                     }
                 } else if let (Target::Items(f, s, items), _) = self.value_target(file, r.src, inner, 1) {
                     let before = out.len();
+                    let mut classes = HashSet::new();
                     for (_, value) in &items {
                         let (t, e) = self.value_target(f, s, value, 1);
                         if e == UNRESOLVED {
                             continue;
                         }
                         let rest = crate::dotted::segments(&r.path).skip(1);
-                        if let Some((t, e)) = self.walk(t, e, rest, 1).filter(|(_, e)| *e != UNRESOLVED) {
+                        let Some((t, e)) = self.walk(t, e, rest, 1).filter(|(_, e)| *e != UNRESOLVED) else { continue };
+                        if r.kind.runs_protocol() {
+                            // `with ctx:` where `ctx` is one of several values: the protocol of
+                            // each one's class (once each).
+                            if let Some(class) = self.instance_class(Some((t, e)))
+                                && classes.insert(class)
+                            {
+                                self.push_protocol_edges(&mut out, r, class);
+                            }
+                        } else {
                             let evidence = if e == EXACT { INFERRED } else { e };
                             self.push_edge(&mut out, r, r.kind, r.src, &t, evidence);
                         }
@@ -260,42 +277,12 @@ impl<'a> Resolver<'a> {
                 }
             }
             reset_path_notes();
-            if matches!(r.kind, RefKind::With | RefKind::Iter | RefKind::AsyncWith | RefKind::AsyncIter | RefKind::Await) {
+            if r.kind.runs_protocol() {
                 // `with ctx:` runs `ctx.__enter__()` and `ctx.__exit__(...)`; `for x in xs:`
                 // runs `xs.__iter__()`, then `__next__` of the iterator that returns.
                 let resolved = self.path_target(file, r.src, &r.path, &r.binding, 0);
-                let class = match resolved {
-                    Some((Target::Instance(c), e)) if e != UNRESOLVED => Some(c),
-                    Some((Target::Sym(id), e)) if e != UNRESOLVED && self.sym(id).is_some_and(|s| s.kind.is_value()) => {
-                        match self.deref(id, e, 1) {
-                            (Target::Instance(c), e) if e != UNRESOLVED => Some(c),
-                            _ => None,
-                        }
-                    }
-                    _ => None,
-                };
-                let Some(class) = class else { continue };
-                let (first, second, of_returned) = match r.kind {
-                    RefKind::With => ("__enter__", Some("__exit__"), false),
-                    RefKind::AsyncWith => ("__aenter__", Some("__aexit__"), false),
-                    RefKind::Iter => ("__iter__", Some("__next__"), true),
-                    RefKind::AsyncIter => ("__aiter__", Some("__anext__"), true),
-                    _ => ("__await__", None, false),
-                };
-                let first = self.class_member(class, first, false).map(|(m, _)| m);
-                // The second is the same class's (`__exit__`), or that of the iterator the first
-                // returns (`__next__`).
-                let owner = if of_returned {
-                    match first.and_then(|m| self.sym(m)).and_then(|s| self.type_of(s, 1)) {
-                        Some(Target::Instance(it)) => Some(it),
-                        _ => None,
-                    }
-                } else {
-                    Some(class)
-                };
-                let second = second.zip(owner).and_then(|(name, owner)| self.class_member(owner, name, false)).map(|(m, _)| m);
-                for m in first.into_iter().chain(second) {
-                    out.push(site_edge(r, "calls", r.src, Dst::Symbol(m), INFERRED, 0));
+                if let Some(class) = self.instance_class(resolved) {
+                    self.push_protocol_edges(&mut out, r, class);
                 }
                 continue;
             }
@@ -648,6 +635,48 @@ impl<'a> Resolver<'a> {
 
     /// The edges of a site to its target ([`Resolver::push_edge`]) and, for a call on an
     /// instance whose class is an upper bound, to the overrides of its subclasses.
+    /// The class of the instance a resolved path gives: an instance, or a value holding one.
+    fn instance_class(&self, resolved: Option<(Target, &'static str)>) -> Option<i64> {
+        match resolved {
+            Some((Target::Instance(c), e)) if e != UNRESOLVED => Some(c),
+            Some((Target::Sym(id), e)) if e != UNRESOLVED && self.sym(id).is_some_and(|s| s.kind.is_value()) => {
+                match self.deref(id, e, 1) {
+                    (Target::Instance(c), e) if e != UNRESOLVED => Some(c),
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
+    }
+
+    /// The methods a `with` / `for` / `await` site (`r`) runs on an instance of `class`:
+    /// `__enter__` and `__exit__`; `__iter__`, then `__next__` of the iterator that returns;
+    /// their `async` forms; `__await__`.
+    fn push_protocol_edges(&self, out: &mut Vec<EdgeRow>, r: &RefSite, class: i64) {
+        let (first, second, of_returned) = match r.kind {
+            RefKind::With => ("__enter__", Some("__exit__"), false),
+            RefKind::AsyncWith => ("__aenter__", Some("__aexit__"), false),
+            RefKind::Iter => ("__iter__", Some("__next__"), true),
+            RefKind::AsyncIter => ("__aiter__", Some("__anext__"), true),
+            _ => ("__await__", None, false),
+        };
+        let first = self.class_member(class, first, false).map(|(m, _)| m);
+        // The second is the same class's (`__exit__`), or that of the iterator the first
+        // returns (`__next__`).
+        let owner = if of_returned {
+            match first.and_then(|m| self.sym(m)).and_then(|s| self.type_of(s, 1)) {
+                Some(Target::Instance(it)) => Some(it),
+                _ => None,
+            }
+        } else {
+            Some(class)
+        };
+        let second = second.zip(owner).and_then(|(name, owner)| self.class_member(owner, name, false)).map(|(m, _)| m);
+        for m in first.into_iter().chain(second) {
+            out.push(site_edge(r, "calls", r.src, Dst::Symbol(m), INFERRED, 0));
+        }
+    }
+
     fn push_call_edges(&self, out: &mut Vec<EdgeRow>, r: &RefSite, target: &Target, evidence: &'static str) {
         self.push_edge(out, r, r.kind, r.src, target, evidence);
         if let (RefKind::Call, Target::Sym(f)) = (r.kind, target)

@@ -343,7 +343,8 @@ pub(super) fn value_source<'t>(parents: &Parents<'t>, ident: Node<'t>, src: &[u8
             let t = parent.field("type")?;
             match union_members(t, src) {
                 Some(members) => ValueSource::one_of(members.into_iter().map(ValueSource::Annotation)),
-                None => annotation_source(t, src),
+                // `cls: Type[Foo]`: `Foo` or a subclass of it (the callers may pass another).
+                None => annotation_source(t, src).map(|v| if matches!(v, ValueSource::Alias(_)) { v.possibly() } else { v }),
             }
         }
         // `def run(cb=default)`: the default is one of the values (the callers may pass another).
@@ -605,6 +606,10 @@ fn annotated_value(assign: Node, src: &[u8]) -> Option<ValueSource> {
 /// (`Foo`, `Optional[Foo]`), or a container of them (`List[Foo]`, `Iterator["Foo"]`,
 /// `tuple[Foo, ...]`: `each:type:Foo`), whose elements a loop over it binds.
 pub(super) fn annotation_source(t: Node, src: &[u8]) -> Option<ValueSource> {
+    // `Type[Foo]`: the class itself, whose call makes an instance.
+    if let Some(class) = class_of_type(t, src) {
+        return Some(ValueSource::Alias(class));
+    }
     if let Some(element) = container_element(t, src) {
         return Some(ValueSource::Each(Box::new(ValueSource::Annotation(element))));
     }
@@ -612,6 +617,17 @@ pub(super) fn annotation_source(t: Node, src: &[u8]) -> Option<ValueSource> {
         return Some(ValueSource::Mapping(Box::new(ValueSource::Annotation(value))));
     }
     annotation_path(t, src).map(ValueSource::Annotation)
+}
+
+/// The class a class-valued annotation names: `Type[Foo]`, `type[Foo]`, also inside
+/// `Optional[…]` (the name holds the class, not an instance of it).
+fn class_of_type(t: Node, src: &[u8]) -> Option<String> {
+    let (head, args) = generic_parts(t, src)?;
+    match (head.as_str(), args.as_slice()) {
+        ("Optional" | "Final" | "Annotated", [first, ..]) => class_of_type(*first, src),
+        ("Type" | "type", [class]) => annotation_path(*class, src).filter(|c| !says_nothing(c)),
+        _ => None,
+    }
 }
 
 /// The value type of a mapping annotation (`Dict[str, Item]`, `Mapping[str, "Item"]`,

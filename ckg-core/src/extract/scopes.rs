@@ -677,6 +677,11 @@ fn through_local<'l>(value: ValueSource, lookup: &impl Fn(&str) -> Option<&'l Lo
         (Some(rest), _) => ValueSource::New(format!("{prefix}.{rest}")),
         // `b = a`: what `a` holds.
         (None, ValueSource::Alias(_)) => held.clone(),
+        // `comp = cls(1)` with `cls = get_class()`: what calling that value gives (not for a
+        // declared instance, whose path names its class).
+        (None, ValueSource::Call(_)) if matches!(held, ValueSource::Alias(_) | ValueSource::Call(_) | ValueSource::New(_)) => {
+            ValueSource::Call(prefix)
+        }
         (None, _) => value.clone(),
     };
     let prefix = match held {

@@ -126,7 +126,7 @@ impl Extractor {
     }
 
     /// Parses only: what `ckg parse-only` times, the baseline that benchmarks compare full
-    /// indexing with (made by an extractor with neither tuning for tree-sitter as it comes).
+    /// indexing with (made by an extractor with none of its tunings, for tree-sitter as it comes).
     pub fn parse(&mut self, lang: Lang, src: &[u8]) -> Option<Tree> {
         let grammar = lang.grammar();
         let (expanded, ascii_step, reduce_in_place) = (self.expanded.has(grammar), self.ascii_step, self.reduce_in_place);

@@ -598,13 +598,16 @@ fn annotated_value(assign: Node, src: &[u8]) -> Option<ValueSource> {
             Some(v @ (ValueSource::Items(_) | ValueSource::Alias(_))) => Some(v),
             _ => Some(mapping),
         },
+        // `handler: Type[Base] = Special`: the class assigned says more than its bound.
+        Some(class @ ValueSource::Alias(_)) => assigned().or(Some(class)),
         v => v,
     }
 }
 
 /// What an annotation says a function returns or a name holds: an instance of a class
-/// (`Foo`, `Optional[Foo]`), or a container of them (`List[Foo]`, `Iterator["Foo"]`,
-/// `tuple[Foo, ...]`: `each:type:Foo`), whose elements a loop over it binds.
+/// (`Foo`, `Optional[Foo]`), a container of them (`List[Foo]`, `Iterator["Foo"]`,
+/// `tuple[Foo, ...]`: `each:type:Foo`), whose elements a loop over it binds, or the class
+/// itself (`Type[Foo]`: `alias:Foo`).
 pub(super) fn annotation_source(t: Node, src: &[u8]) -> Option<ValueSource> {
     // `Type[Foo]`: the class itself, whose call makes an instance.
     if let Some(class) = class_of_type(t, src) {
@@ -620,7 +623,8 @@ pub(super) fn annotation_source(t: Node, src: &[u8]) -> Option<ValueSource> {
 }
 
 /// The class a class-valued annotation names: `Type[Foo]`, `type[Foo]`, also inside
-/// `Optional[…]` (the name holds the class, not an instance of it).
+/// `Optional[…]`, `Final[…]` and `Annotated[…]` (the name holds the class, not an instance of
+/// it). (`Type[T]` with a type variable `T`: the resolver finds no class through it.)
 fn class_of_type(t: Node, src: &[u8]) -> Option<String> {
     let (head, args) = generic_parts(t, src)?;
     match (head.as_str(), args.as_slice()) {

@@ -623,13 +623,13 @@ fn through_local<'l>(value: ValueSource, lookup: &impl Fn(&str) -> Option<&'l Lo
         match inner.as_ref() {
             ValueSource::Items(items) => return ValueSource::one_of(items.iter().filter_map(|(_, v)| through_local(v.clone(), lookup))),
             // `for p in cmd.params` with a parameter `cmd: Command`: the elements of
-            // `Command.params`. (A loop over a bare local, `for x in xs`, is read from the
-            // local's own value where the name is bound; one over a local of unknown value
-            // stays as written.)
+            // `Command.params`; with a local of unknown value, unknown. (A loop over a bare
+            // local, `for x in xs`, is read from the local's own value where the name is bound.)
             ValueSource::Alias(p) | ValueSource::Call(p) if p.contains('.') => {
                 return match through_local(inner.as_ref().clone(), lookup) {
                     Some(v @ (ValueSource::Alias(_) | ValueSource::Call(_))) => Some(ValueSource::Each(Box::new(v))),
-                    _ => Some(value),
+                    None => None,
+                    Some(_) => Some(value),
                 };
             }
             _ => return Some(value),
@@ -677,8 +677,8 @@ fn through_local<'l>(value: ValueSource, lookup: &impl Fn(&str) -> Option<&'l Lo
         (Some(rest), _) => ValueSource::New(format!("{prefix}.{rest}")),
         // `b = a`: what `a` holds.
         (None, ValueSource::Alias(_)) => held.clone(),
-        // `comp = cls(1)` with `cls = get_class()`: what calling that value gives (not for a
-        // declared instance, whose path names its class).
+        // `comp = comp_cls()` with `comp_cls = completion_class(name)`: what calling that value
+        // gives (not for a declared instance, whose path names its class).
         (None, ValueSource::Call(_)) if matches!(held, ValueSource::Alias(_) | ValueSource::Call(_) | ValueSource::New(_)) => {
             ValueSource::Call(prefix)
         }
@@ -692,15 +692,20 @@ fn through_local<'l>(value: ValueSource, lookup: &impl Fn(&str) -> Option<&'l Lo
         // written as `self`, which the resolver binds from the method the value is read in.
         ValueSource::SelfOf(_) => "self".to_string(),
         // `y = x.get()` with `x: Union[A, B]`: what either gives (else the resolver, which
-        // sees no scopes, would read `x` at module level).
+        // sees no scopes, would read `x` at module level); `w = factory()` with `factory:
+        // Type[Widget]` (`Widget` or a subclass): what calling it gives, still one of several.
         ValueSource::Each(alternatives)
             if let ValueSource::Items(alternatives) = alternatives.as_ref()
-                && alternatives.iter().all(|(_, a)| matches!(a, ValueSource::Annotation(_))) =>
+                && alternatives.iter().all(|(_, a)| matches!(a, ValueSource::Annotation(_) | ValueSource::Alias(_))) =>
         {
-            return ValueSource::one_of(alternatives.iter().filter_map(|(_, a)| match a {
-                ValueSource::Annotation(t) => Some(from(t.clone(), a)),
-                _ => None,
-            }));
+            let mut values: Vec<ValueSource> = alternatives
+                .iter()
+                .filter_map(|(_, a)| match a {
+                    ValueSource::Annotation(t) | ValueSource::Alias(t) => Some(from(t.clone(), a)),
+                    _ => None,
+                })
+                .collect();
+            return if values.len() == 1 { values.pop().map(ValueSource::possibly) } else { ValueSource::one_of(values) };
         }
         _ => return Some(value),
     };

@@ -69,7 +69,7 @@ impl<'q, 'f> FileQueue<'q, 'f> {
 }
 
 /// How [`parse_only`] parses: tree-sitter as it comes (the default), or with any of the
-/// tunings a full index parses with ([`ParseTuning::INDEX`]: all of them).
+/// tunings a full index parses with (all of them).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct ParseTuning {
     /// The grammars' expanded tables ([`Extractor::with_expanded_tables`]).
@@ -78,11 +78,6 @@ pub struct ParseTuning {
     pub ascii_step: bool,
     /// Reductions in place ([`Extractor::with_reduce_in_place`]).
     pub reduce_in_place: bool,
-}
-
-impl ParseTuning {
-    /// As a full index parses.
-    pub const INDEX: ParseTuning = ParseTuning { expanded_tables: true, ascii_step: true, reduce_in_place: true };
 }
 
 /// Parses every file under a root without extracting or storing anything: the baseline

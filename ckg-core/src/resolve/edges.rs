@@ -633,8 +633,6 @@ impl<'a> Resolver<'a> {
         function
     }
 
-    /// The edges of a site to its target ([`Resolver::push_edge`]) and, for a call on an
-    /// instance whose class is an upper bound, to the overrides of its subclasses.
     /// The class of the instance a resolved path gives: an instance, or a value holding one.
     fn instance_class(&self, resolved: Option<(Target, &'static str)>) -> Option<i64> {
         match resolved {
@@ -677,6 +675,8 @@ impl<'a> Resolver<'a> {
         }
     }
 
+    /// The edges of a site to its target ([`Resolver::push_edge`]) and, for a call on an
+    /// instance whose class is an upper bound, to the overrides of its subclasses.
     fn push_call_edges(&self, out: &mut Vec<EdgeRow>, r: &RefSite, target: &Target, evidence: &'static str) {
         self.push_edge(out, r, r.kind, r.src, target, evidence);
         if let (RefKind::Call, Target::Sym(f)) = (r.kind, target)

@@ -66,7 +66,12 @@ impl Resolver<'_> {
                 // (`const o = proto`, an object literal of methods: `o.greet()`).
                 return match target {
                     Target::Sym(id) if self.sym(id).is_some_and(|s| s.kind.is_value() && (s.ty().is_some() || !self.script_object(s))) => {
-                        self.deref(id, evidence, depth + 1)
+                        match self.deref(id, evidence, depth + 1) {
+                            // A type variable (`T = TypeVar("T")`, `k: Type[T]`) stands for a
+                            // class not known here.
+                            (Target::External(x), _) if x.ends_with("TypeVar()") => (Target::Opaque, UNRESOLVED),
+                            held => held,
+                        }
                     }
                     t => (t, evidence),
                 };

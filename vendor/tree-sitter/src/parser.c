@@ -1053,7 +1053,7 @@ static StackVersion ts_parser__reduce(
     : STACK_VERSION_NONE;
 }
 
-// The reduction of `ts_parser__reduce` for a parse of one stack version and one action, whose
+// ckg: the reduction of `ts_parser__reduce` for a parse of one stack version and one action, whose
 // popped nodes belong to that version alone: the version is reduced in place rather than
 // copied and renumbered, with the same tree and stack as the result. Return false, changing
 // nothing, when the stack has another shape.
@@ -1691,6 +1691,7 @@ static bool ts_parser__advance(
           bool is_fragile = table_entry.action_count > 1;
           bool end_of_non_terminal_extra = lookahead.ptr == NULL;
           LOG("reduce sym:%s, child_count:%u", SYM_NAME(action.reduce.symbol), action.reduce.child_count);
+          // ckg: reduced in place where the stack allows it.
           if (
             self->reduce_in_place && !is_fragile &&
             ts_parser__reduce_in_place(

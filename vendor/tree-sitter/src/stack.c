@@ -536,6 +536,7 @@ StackSliceArray ts_stack_pop_count(Stack *self, StackVersion version, uint32_t c
 }
 
 
+// ckg: see stack.h.
 bool ts_stack_pop_count_in_place(
   Stack *self,
   StackVersion version,

@@ -66,7 +66,7 @@ void ts_stack_push(Stack *self, StackVersion version, Subtree subtree, bool pend
 // removed from that version.
 StackSliceArray ts_stack_pop_count(Stack *self, StackVersion version, uint32_t count);
 
-// Pop the given number of non-extra subtrees from the only version of the stack, in place,
+// ckg: pop the given number of non-extra subtrees from the only version of the stack, in place,
 // when the nodes they hang from form one path that no other node shares. The subtrees move
 // into `subtrees` (their stack nodes' references handed over, oldest first). Return false,
 // changing nothing, when the stack does not have that shape; `ts_stack_pop_count` then applies.

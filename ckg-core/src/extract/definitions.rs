@@ -156,6 +156,16 @@ pub(super) fn name_definitions<'t>(
             Some(&existing) => existing,
             None => {
                 let idx = facts.symbols.len() as u32;
+                // JavaScript: JSDoc's `@returns {T}` / `@type {T}`, as TypeScript's annotations.
+                let function = matches!(kind, SymbolKind::Function | SymbolKind::Method);
+                let jsdoc = (lang == Lang::JavaScript).then(|| super::jsdoc::declared(parents, node, function, src, &typedefs)).flatten();
+                if let Some((_, Some(spec))) = &jsdoc {
+                    super::jsdoc::note_import(&mut facts.imports, spec, (line, col));
+                }
+                if jsdoc.is_some() && function {
+                    jsdoc_returns.insert(idx);
+                }
+                let ty = jsdoc.map(|(ty, _)| ty).or_else(|| declared_type(lang, node, src));
                 facts.symbols.push(SymbolFact {
                     qname: qname.clone(),
                     name,
@@ -166,25 +176,7 @@ pub(super) fn name_definitions<'t>(
                     end_line: node.end_position().row as u32 + 1,
                     exported,
                     bases: if lang.is_script() { typescript::alias_bases(node, src) } else { Vec::new() },
-                    ty: match lang {
-                        // JSDoc's `@returns {T}` / `@type {T}`, as TypeScript's annotations.
-                        Lang::JavaScript => {
-                            let function = matches!(kind, SymbolKind::Function | SymbolKind::Method);
-                            match super::jsdoc::declared(parents, node, function, src, &typedefs) {
-                                Some((ty, spec)) => {
-                                    if let Some(spec) = spec {
-                                        super::jsdoc::note_import(&mut facts.imports, &spec, (line, col));
-                                    }
-                                    if function {
-                                        jsdoc_returns.insert(idx);
-                                    }
-                                    Some(ty)
-                                }
-                                None => declared_type(lang, node, src),
-                            }
-                        }
-                        _ => declared_type(lang, node, src),
-                    },
+                    ty,
                     decorators: Vec::new(),
                     param_uses: Vec::new(),
                     param_types: if lang.is_script() { typescript::param_types(node, src) } else { Vec::new() },

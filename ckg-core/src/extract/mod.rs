@@ -280,8 +280,9 @@ struct File<'t, 's> {
     def_by_node: Map<usize, u32>,
     /// The kinds of the definitions' symbols, as named (before value symbols are added).
     kinds: Vec<SymbolKind>,
-    /// JavaScript: the modules JSDoc types name (`{import('./db').Store}`), with where the
-    /// first such type is used: type-only imports, added with the file's imports.
+    /// JavaScript: the modules JSDoc types name (`{import('./db').Store}`), with where each
+    /// such type is used: type-only imports, added with the file's imports (once per module,
+    /// where it is first used).
     jsdoc_imports: std::cell::RefCell<Vec<(String, (u32, u32))>>,
     /// JavaScript: the file's `@typedef`s.
     typedefs: jsdoc::Typedefs,

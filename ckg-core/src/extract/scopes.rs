@@ -987,11 +987,9 @@ impl<'t> File<'t, '_> {
     /// store`); the module an `import('./db')` type names is noted as a type-only import.
     fn jsdoc_param(&self, ident: Node<'t>) -> Option<ValueSource> {
         let (value, spec) = super::jsdoc::param_value(&self.parents, ident, self.src, &self.typedefs)?;
+        // (Once per module: `jsdoc::note_import` keeps the first.)
         if let Some(spec) = spec {
-            let mut noted = self.jsdoc_imports.borrow_mut();
-            if !noted.iter().any(|(s, _)| *s == spec) {
-                noted.push((spec, position(ident)));
-            }
+            self.jsdoc_imports.borrow_mut().push((spec, position(ident)));
         }
         Some(value)
     }

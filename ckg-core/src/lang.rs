@@ -210,6 +210,13 @@ impl Grammar {
     pub fn expanded_language(self) -> Language {
         expanded::language(self)
     }
+
+    /// [`Grammar::expanded_language`] if it is made; else `None`, and it is started on a
+    /// thread of its own, once: for a caller that parses with the grammar as it comes
+    /// meanwhile rather than waiting.
+    pub fn expanded_language_if_made(self) -> Option<Language> {
+        expanded::made_or_start(self)
+    }
 }
 
 /// A grammar with its compiled query and the role of each capture index. Built once, shared

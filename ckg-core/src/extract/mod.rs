@@ -61,7 +61,8 @@ const MAX_TEXT: usize = 60;
 /// Per-thread extraction context: one parser per grammar (a parser is mutable, the grammars
 /// are shared), and the walk's list of matches, kept from one file to the next.
 pub struct Extractor {
-    parsers: Map<Grammar, Parser>,
+    /// Each grammar's parser, and whether it parses with the grammar's expanded table.
+    parsers: Map<Grammar, (Parser, bool)>,
     room: captures::Room,
     /// The grammars it parses with their expanded tables ([`Grammar::expanded_language`]).
     expanded: ExpandedTables,
@@ -130,14 +131,20 @@ impl Extractor {
     pub fn parse(&mut self, lang: Lang, src: &[u8]) -> Option<Tree> {
         let grammar = lang.grammar();
         let (expanded, ascii_step, reduce_in_place) = (self.expanded.has(grammar), self.ascii_step, self.reduce_in_place);
-        let parser = self.parsers.entry(grammar).or_insert_with(|| {
+        let (parser, on_expanded) = self.parsers.entry(grammar).or_insert_with(|| {
             let p = if ascii_step { lexer::with_ascii_step(Parser::new()) } else { Parser::new() };
             let mut p = if reduce_in_place { reduce::in_place(p) } else { p };
             // The grammar alone: parsing needs no compiled query.
-            let language = if expanded { grammar.expanded_language() } else { grammar.language() };
-            p.set_language(&language).expect("grammar ABI matches tree-sitter");
-            p
+            p.set_language(&grammar.language()).expect("grammar ABI matches tree-sitter");
+            (p, false)
         });
+        // The expanded table once it is made; the grammar as it comes until then.
+        if expanded && !*on_expanded {
+            if let Some(language) = grammar.expanded_language_if_made() {
+                parser.set_language(&language).expect("grammar ABI matches tree-sitter");
+                *on_expanded = true;
+            }
+        }
         parser.parse(src, None)
     }
 
@@ -612,8 +619,13 @@ mod tests {
         assert_eq!(ExpandedTables::for_files([], 0), ExpandedTables::ALL);
         let src = "import os\nclass A(B):\n    def f(self):\n        return os.path.join(self.x, g(1))\n";
         let mut ex = Extractor::with_expanded_tables(ExpandedTables([true, false, false]));
+        // Until the table is made (on another thread), the grammar as it comes; once it is
+        // made, the table.
+        let first = ex.parse(Lang::Python, src.as_bytes()).unwrap().language().clone().into_raw();
+        let (plain, made) = (Grammar::Python.language().into_raw(), Grammar::Python.expanded_language().into_raw());
+        assert!(first == plain || first == made);
         let tree = ex.parse(Lang::Python, src.as_bytes()).unwrap();
-        assert_eq!(tree.language().clone().into_raw(), Grammar::Python.expanded_language().into_raw());
+        assert_eq!(tree.language().clone().into_raw(), made);
         let tree = ex.parse(Lang::TypeScript, b"f(1);").unwrap();
         assert_eq!(tree.language().clone().into_raw(), Grammar::TypeScript.language().into_raw());
         let expanded = ex.extract(Lang::Python, "m", src.as_bytes());

@@ -6,6 +6,7 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
@@ -15,6 +16,7 @@ use crate::discover::{self, DiscoverConfig, Discovery, SourceFile};
 use crate::error::{Error, Result};
 use crate::extract::{ExpandedTables, Extractor};
 use crate::facts::Diagnostic;
+use crate::lang::Grammar;
 use crate::resolve;
 use crate::store::{FileIdentity, FileState, Interface, SkippedState, Store, WriteTx, snapshot};
 
@@ -245,9 +247,16 @@ pub fn index_with(config: &IndexConfig, progress: &(dyn Fn(Progress) + Sync), se
     let t = Instant::now();
     // Before the files are stat'ed: a file written after this is not trusted by the next run.
     let scan_started = now_ns();
+    // A fresh index parses every file: a grammar's expanded table is started as soon as the
+    // walk has seen enough of its files (made on a thread of its own while the walk goes on).
+    let seen_of_grammar: [AtomicUsize; Grammar::ALL.len()] = Default::default();
     let (discovery, listing) = discover_tree(&root, config, &walk_cache, &|f| {
         if differs(f) {
             preload.start();
+        }
+        let grammar = f.lang.grammar();
+        if fresh && seen_of_grammar[grammar.slot()].fetch_add(1, Ordering::Relaxed) + 1 == EXPANDED_TABLES_FROM {
+            let _ = grammar.expanded_language_if_made();
         }
     })?;
     timings.insert("discover".to_string(), ms(t.elapsed()));

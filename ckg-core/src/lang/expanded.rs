@@ -16,6 +16,7 @@
 //! django.
 
 use std::sync::OnceLock;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use tree_sitter::Language;
 
@@ -33,21 +34,41 @@ unsafe extern "C" {
 /// address, or `None` when it could not be made (the grammar's own tables are used then).
 static EXPANDED: [OnceLock<Option<usize>>; Grammar::ALL.len()] = [const { OnceLock::new() }; Grammar::ALL.len()];
 
-/// `grammar` with its parse table expanded; the grammar itself when no copy could be made.
+/// Whether a grammar's copy is being made, or made, by [`made_or_start`].
+static STARTED: [AtomicBool; Grammar::ALL.len()] = [const { AtomicBool::new(false) }; Grammar::ALL.len()];
+
+/// The grammar's expanded copy, made on this thread if no other made it (the grammar itself
+/// when no copy can be made).
 pub(super) fn language(grammar: Grammar) -> Language {
     let copy = EXPANDED[grammar.slot()].get_or_init(|| {
         let language = grammar.language();
-        // SAFETY: a grammar of the linked tree-sitter's ABI range (checked by the C side); the
-        // copy borrows the grammar's static tables and is never freed.
         let copy = unsafe { ckg_expanded_language(language.into_raw()) };
         (!copy.is_null()).then_some(copy as usize)
     });
     match copy {
-        // SAFETY: a live `TSLanguage` (never freed); `Language`'s drop releases only
-        // WebAssembly grammars, which this is not.
         Some(copy) => unsafe { Language::from_raw(*copy as *const tree_sitter::ffi::TSLanguage) },
         None => grammar.language(),
     }
+}
+
+/// The grammar's expanded copy if it is made; else `None`, and the copy is started on a
+/// thread of its own (`ckg-table`, once per process), so that the caller parses with the
+/// grammar as it comes (the same trees) rather than waiting: making TypeScript's and TSX's
+/// copies takes ~10 ms, mostly faulting in their fresh pages, during which both parse
+/// threads of a two-core run waited at the start of every run.
+pub(super) fn made_or_start(grammar: Grammar) -> Option<Language> {
+    if let Some(made) = EXPANDED[grammar.slot()].get() {
+        return Some(
+            made.map_or_else(|| grammar.language(), |copy| unsafe { Language::from_raw(copy as *const tree_sitter::ffi::TSLanguage) }),
+        );
+    }
+    if !STARTED[grammar.slot()].swap(true, Ordering::AcqRel) {
+        let spawned = std::thread::Builder::new().name("ckg-table".into()).spawn(move || drop(language(grammar)));
+        if spawned.is_err() {
+            return Some(language(grammar));
+        }
+    }
+    None
 }
 
 #[cfg(test)]

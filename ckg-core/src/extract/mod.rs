@@ -139,11 +139,12 @@ impl Extractor {
             (p, false)
         });
         // The expanded table once it is made; the grammar as it comes until then.
-        if expanded && !*on_expanded {
-            if let Some(language) = grammar.expanded_language_if_made() {
-                parser.set_language(&language).expect("grammar ABI matches tree-sitter");
-                *on_expanded = true;
-            }
+        if expanded
+            && !*on_expanded
+            && let Some(language) = grammar.expanded_language_if_made()
+        {
+            parser.set_language(&language).expect("grammar ABI matches tree-sitter");
+            *on_expanded = true;
         }
         parser.parse(src, None)
     }

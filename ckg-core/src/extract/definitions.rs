@@ -10,7 +10,7 @@ use super::syntax::{position, text};
 use super::values::declared_type;
 use super::{module_symbol, typescript};
 use crate::facts::{FileFacts, SymbolFact, SymbolKind};
-use crate::field::Kind;
+use crate::field::{Field, Kind};
 use crate::lang::{DefKind, Lang};
 
 /// What naming the definitions tells the later stages (see [`super::File`]).
@@ -48,6 +48,8 @@ pub(super) fn name_definitions<'t>(
     qindex.insert(module.to_string(), 0);
     let mut lambda_counter: Map<u32, u32> = Map::default();
     let mut name_nodes: Set<usize> = Set::default();
+    // Python attributes first set to `None`, not yet given another value.
+    let mut first_none: Set<u32> = Set::default();
     let mut order: Vec<usize> = (0..iv.len()).filter(|&i| iv[i].def.is_some()).collect();
     order.sort_by(|&a, &b| iv[a].start.cmp(&iv[b].start).then(iv[b].end.cmp(&iv[a].end)));
     // TS/JS constructor functions: a function with `F.prototype.m = …` members, or whose body
@@ -153,6 +155,16 @@ pub(super) fn name_definitions<'t>(
                 facts.symbols[existing as usize].kind = SymbolKind::Method;
                 existing
             }
+            // A Python attribute first set to `None` (`self.session = None`) and given a value
+            // later (`self.session = Session()` in another method): what the first such
+            // value gives.
+            Some(&existing) if kind == SymbolKind::Property && first_none.contains(&existing) => {
+                facts.symbols[existing as usize].ty = declared_type(lang, node, src);
+                if facts.symbols[existing as usize].ty.is_some() {
+                    first_none.remove(&existing);
+                }
+                existing
+            }
             Some(&existing) => existing,
             None => {
                 let idx = facts.symbols.len() as u32;
@@ -166,6 +178,10 @@ pub(super) fn name_definitions<'t>(
                     jsdoc_returns.insert(idx);
                 }
                 let ty = jsdoc.map(|(ty, _)| ty).or_else(|| declared_type(lang, node, src));
+                // (Not when its annotation says what it holds: `self.x: Foo | None = None`.)
+                if is_py && kind == SymbolKind::Property && ty.is_none() && node.field("right").is_some_and(|r| r.kind_name() == "none") {
+                    first_none.insert(idx);
+                }
                 facts.symbols.push(SymbolFact {
                     qname: qname.clone(),
                     name,

@@ -557,11 +557,31 @@ pub(super) fn declared_type(node: Node, src: &[u8]) -> Option<ValueSource> {
             if node.field("type").is_some() {
                 return annotated_value(node, src);
             }
-            let right = node.field("right")?;
-            match right.kind_name() {
-                "call" => path_of(right.field("function")?, src).map(|(p, _)| ValueSource::Call(p)),
-                _ => None,
-            }
+            attribute_call(node.field("right")?, src, 0)
+        }
+        _ => None,
+    }
+}
+
+/// The call an attribute is given: `self.x = Foo()`; also the one call of a default written
+/// beside another value, `self.session = session or Session()`, `Session() if s is None
+/// else s` (what goes through an attribute is `inferred` either way).
+fn attribute_call(right: Node, src: &[u8], depth: usize) -> Option<ValueSource> {
+    match right.kind_name() {
+        "call" => path_of(right.field("function")?, src).map(|(p, _)| ValueSource::Call(p)),
+        "parenthesized_expression" if depth < 4 => attribute_call(right.named_child(0)?, src, depth + 1),
+        "boolean_operator" | "conditional_expression" if depth < 4 => {
+            let branches = if right.kind_name() == "boolean_operator" {
+                [right.field("left")?, right.field("right")?]
+            } else {
+                [right.named_child(0)?, right.named_child(2)?]
+            };
+            // The other value passed through as it is (a name, a member, `None`), not one of
+            // another kind (`cast(…, sorted) if sort else (lambda x: x)`).
+            let passed = |b: &Node| matches!(b.kind_name(), "identifier" | "attribute" | "none");
+            let mut calls = branches.iter().filter_map(|b| attribute_call(*b, src, depth + 1));
+            let (Some(call), None) = (calls.next(), calls.next()) else { return None };
+            branches.iter().all(|b| passed(b) || attribute_call(*b, src, depth + 1).is_some()).then_some(call)
         }
         _ => None,
     }
@@ -593,7 +613,8 @@ fn annotated_value(assign: Node, src: &[u8]) -> Option<ValueSource> {
     let t = assign.field("type")?;
     let assigned = || assign.field("right").and_then(|r| expression_value(r, src, 0));
     match annotation_source(t, src) {
-        Some(ValueSource::Annotation(a)) if a == "TypeAlias" || a.ends_with(".TypeAlias") => assigned(),
+        // (A bare `Final` or `ClassVar` says no type either: `self._scope: Final = scope`.)
+        Some(ValueSource::Annotation(a)) if matches!(a.rsplit('.').next(), Some("TypeAlias" | "Final" | "ClassVar")) => assigned(),
         Some(mapping @ ValueSource::Mapping(_)) => match assigned() {
             Some(v @ (ValueSource::Items(_) | ValueSource::Alias(_))) => Some(v),
             _ => Some(mapping),
@@ -649,6 +670,64 @@ fn mapping_value(t: Node, src: &[u8]) -> Option<String> {
 
 /// A type any value has (`Any`, `object`), or one of no class (`Callable`, `Type`): as an
 /// element type, it says nothing the resolver follows.
+/// `typing`'s (and `collections.abc`'s) generic forms, by name: an annotation `Form[…]` names
+/// no instance of a class of the code's.
+const TYPING_FORMS: &[&str] = &[
+    "AbstractSet",
+    "AnyStr",
+    "AsyncContextManager",
+    "AsyncGenerator",
+    "AsyncIterable",
+    "AsyncIterator",
+    "Awaitable",
+    "Callable",
+    "ChainMap",
+    "ClassVar",
+    "Collection",
+    "Concatenate",
+    "Container",
+    "ContextManager",
+    "Coroutine",
+    "Counter",
+    "DefaultDict",
+    "Deque",
+    "Dict",
+    "Final",
+    "FrozenSet",
+    "Generator",
+    "Generic",
+    "IO",
+    "ItemsView",
+    "Iterable",
+    "Iterator",
+    "KeysView",
+    "List",
+    "Literal",
+    "LiteralString",
+    "Mapping",
+    "MappingView",
+    "Match",
+    "MutableMapping",
+    "MutableSequence",
+    "MutableSet",
+    "NotRequired",
+    "OrderedDict",
+    "ParamSpec",
+    "Pattern",
+    "Protocol",
+    "ReadOnly",
+    "Required",
+    "Reversible",
+    "Sequence",
+    "Set",
+    "Tuple",
+    "Type",
+    "TypeGuard",
+    "TypeIs",
+    "Unpack",
+    "ValuesView",
+];
+
 fn says_nothing(ty: &str) -> bool {
     let ty = ty.rsplit('.').next().unwrap_or(ty);
     matches!(ty, "Any" | "object" | "Callable" | "Type" | "type" | "Hashable")
@@ -798,12 +877,18 @@ fn annotation_path(t: Node, src: &[u8]) -> Option<String> {
     let inner = without_none(t)?;
     match inner.kind_name() {
         "identifier" | "attribute" => path_of(inner, src).map(|(p, _)| p),
-        // `Optional[Foo]`, `Union[Foo, None]`: the first argument.
+        // `Optional[Foo]`, `Union[Foo, None]`: the first argument. A class of the code's own
+        // made generic (`MultiCapture[str]`, `Queue[Job]`): an instance of that class; not a
+        // form of `typing`'s (`Callable[…]`, `Literal[…]`, `Iterator[Foo]`), which names no
+        // class of its own.
         "generic_type" | "subscript" => {
             let head = inner.named_child(0)?;
             let name = text(head, src);
-            if !matches!(name.rsplit('.').next().unwrap_or(&name), "Optional" | "Union" | "Final" | "Annotated") {
-                return None;
+            let bare = name.rsplit('.').next().unwrap_or(&name);
+            if !matches!(bare, "Optional" | "Union" | "Final" | "Annotated" | "ClassVar") {
+                let typing = name.starts_with("typing.") || name.starts_with("t.") || name.starts_with("collections.");
+                let own_class = bare.starts_with(|c: char| c.is_ascii_uppercase()) && !typing && !TYPING_FORMS.contains(&bare);
+                return own_class.then(|| path_of(head, src).map(|(p, _)| p)).flatten();
             }
             let arg = inner.named_child(1)?;
             let arg = if arg.kind_name() == "type_parameter" { arg.named_child(0)? } else { arg };

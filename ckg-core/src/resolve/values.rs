@@ -76,6 +76,22 @@ impl Resolver<'_> {
                     t => (t, evidence),
                 };
             }
+            // `w = Worker.create(…)` with `Base.create` returning `cls(…)`: a `Worker` (the
+            // receiver an instance or the class).
+            ValueSource::Call(p)
+                if let Target::Sym(m) = target
+                    && self.makes_its_receivers_class(m)
+                    && let Some((receiver, _)) = p.rsplit_once('.')
+                    && let Some((r, e)) = self.path_target(file, src, receiver, &self.self_binding(src, receiver), depth + 1)
+                    && e != UNRESOLVED
+                    && let Some(made) = match r {
+                        Target::Instance(_) => Some(r),
+                        Target::Sym(c) if self.sym(c).is_some_and(|s| s.kind == SymbolKind::Class) => Some(Target::Instance(c)),
+                        _ => None,
+                    } =>
+            {
+                Some(made)
+            }
             ValueSource::Call(_) => self.call_result(target, depth + 1),
             ValueSource::New(_) | ValueSource::Annotation(_) => self.instance_of(target, depth + 1),
             ValueSource::Def(_) | ValueSource::SelfOf(_) | ValueSource::Items(_) | ValueSource::Each(_) | ValueSource::Mapping(_) => {
@@ -156,6 +172,8 @@ impl Resolver<'_> {
     pub(super) fn instance_of(&self, t: Target, depth: usize) -> Option<Target> {
         match self.through_values(t, depth + 1) {
             Target::Sym(id) if self.sym(id).is_some_and(|s| s.kind.is_class_like()) => Some(Target::Instance(id)),
+            // A type variable (`E = TypeVar("E")`, `-> E`) stands for a class not known here.
+            Target::External(e) if e.ends_with("TypeVar()") => None,
             Target::External(e) => Some(Target::External(e)),
             _ => None,
         }

@@ -1,6 +1,8 @@
 //! Naming the definitions: each definition capture becomes a symbol with a qname, a kind, a
 //! parent and a position, in source order so that parents come first.
 
+use tree_sitter::Node;
+
 use crate::resolve::{Map, Set};
 
 use super::captures::Captures;
@@ -48,7 +50,7 @@ pub(super) fn name_definitions<'t>(
     qindex.insert(module.to_string(), 0);
     let mut lambda_counter: Map<u32, u32> = Map::default();
     let mut name_nodes: Set<usize> = Set::default();
-    // Python attributes first set to `None`, not yet given another value.
+    // Attributes first set to nothing ([`sets_nothing`]), not yet given another value.
     let mut first_none: Set<u32> = Set::default();
     let mut order: Vec<usize> = (0..iv.len()).filter(|&i| iv[i].def.is_some()).collect();
     order.sort_by(|&a, &b| iv[a].start.cmp(&iv[b].start).then(iv[b].end.cmp(&iv[a].end)));
@@ -155,9 +157,9 @@ pub(super) fn name_definitions<'t>(
                 facts.symbols[existing as usize].kind = SymbolKind::Method;
                 existing
             }
-            // A Python attribute first set to `None` (`self.session = None`) and given a value
-            // later (`self.session = Session()` in another method): what the first such
-            // value gives.
+            // An attribute first set to nothing (`self.session = None`, `this.pool = null`, a
+            // field `session;`) and given a value later (`self.session = Session()` in another
+            // method): what the first such value gives.
             Some(&existing) if kind == SymbolKind::Property && first_none.contains(&existing) => {
                 facts.symbols[existing as usize].ty = declared_type(lang, node, src);
                 if facts.symbols[existing as usize].ty.is_some() {
@@ -179,7 +181,7 @@ pub(super) fn name_definitions<'t>(
                 }
                 let ty = jsdoc.map(|(ty, _)| ty).or_else(|| declared_type(lang, node, src));
                 // (Not when its annotation says what it holds: `self.x: Foo | None = None`.)
-                if is_py && kind == SymbolKind::Property && ty.is_none() && node.field("right").is_some_and(|r| r.kind_name() == "none") {
+                if kind == SymbolKind::Property && ty.is_none() && sets_nothing(lang, node) {
                     first_none.insert(idx);
                 }
                 facts.symbols.push(SymbolFact {
@@ -208,4 +210,20 @@ pub(super) fn name_definitions<'t>(
         }
     }
     (Named { sym_of_def, sym_of_interval, name_nodes, typedefs, jsdoc_returns }, qindex)
+}
+
+/// An attribute's definition that gives it no value: Python's `self.x = None`; TS/JS's
+/// `this.x = null` / `undefined`, a field declared without a type and with no value or one of
+/// those.
+fn sets_nothing(lang: Lang, node: Node) -> bool {
+    let nothing = |v: Option<Node>| match v {
+        Some(v) if lang == Lang::Python => v.kind_name() == "none",
+        Some(v) => matches!(v.kind_name(), "null" | "undefined"),
+        None => node.kind_name() == "public_field_definition" && node.field("type").is_none(),
+    };
+    match node.kind_name() {
+        "assignment" | "assignment_expression" => node.field("right").is_some_and(|r| nothing(Some(r))),
+        "public_field_definition" => node.field("type").is_none() && nothing(node.field("value")),
+        _ => false,
+    }
 }

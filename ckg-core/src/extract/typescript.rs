@@ -897,11 +897,10 @@ pub(super) fn declared_type(node: Node, src: &[u8]) -> Option<ValueSource> {
         "function_declaration" | "method_definition" | "function_signature" | "method_signature" | "generator_function_declaration" => {
             "return_type"
         }
-        "public_field_definition" if node.field("type").is_none() => {
-            // `private logger = new Logger()`
-            let v = node.field("value").filter(|v| v.kind_name() == "new_expression")?;
-            let c = v.field("constructor")?;
-            return path_of(c, src).map(|(p, _)| ValueSource::New(p));
+        // `private logger = new Logger()`; `this.session = session || new Session()`.
+        "public_field_definition" if node.field("type").is_none() => return made_value(node.field("value")?, src, 0),
+        "assignment_expression" if node.field("left").and_then(|l| l.field("object")).is_some_and(|o| o.kind_name() == "this") => {
+            return made_value(node.field("right")?, src, 0);
         }
         "public_field_definition" | "required_parameter" | "property_signature" => "type",
         "variable_declarator" => {
@@ -921,6 +920,37 @@ pub(super) fn declared_type(node: Node, src: &[u8]) -> Option<ValueSource> {
         return annotation_path(arg, src).map(ValueSource::Annotation);
     }
     annotation_source(t, src)
+}
+
+/// What a member is given that makes its value: `new Foo()`, a call (`createPool()`), also the
+/// one such value written beside another passed through as it is (`session || new
+/// Session()`, `opts.session ?? new Session()`, `s ? s : new Session()`; a name, a member,
+/// `null`, `undefined`); what goes through a member is `inferred` either way.
+fn made_value(v: Node, src: &[u8], depth: usize) -> Option<ValueSource> {
+    match v.kind_name() {
+        "new_expression" | "call_expression" | "await_expression" => match expression_value_at(v, src, depth)? {
+            made @ (ValueSource::New(_) | ValueSource::Call(_)) => Some(made),
+            _ => None,
+        },
+        "parenthesized_expression" | "as_expression" | "non_null_expression" | "satisfies_expression" if depth < 4 => {
+            made_value(v.named_child(0)?, src, depth + 1)
+        }
+        "ternary_expression" | "binary_expression" if depth < 4 => {
+            let branches = if v.kind_name() == "ternary_expression" {
+                [v.field("consequence")?, v.field("alternative")?]
+            } else {
+                if !matches!(v.field("operator")?.kind_name(), "||" | "??") {
+                    return None;
+                }
+                [v.field("left")?, v.field("right")?]
+            };
+            let passed = |b: &Node| matches!(b.kind_name(), "identifier" | "member_expression" | "null" | "undefined");
+            let mut made = branches.iter().filter_map(|b| made_value(*b, src, depth + 1));
+            let (Some(value), None) = (made.next(), made.next()) else { return None };
+            branches.iter().all(|b| passed(b) || made_value(*b, src, depth + 1).is_some()).then_some(value)
+        }
+        _ => None,
+    }
 }
 
 /// What a type annotation says a name holds: an instance of a class (`Foo`), or a container

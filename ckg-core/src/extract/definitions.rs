@@ -216,14 +216,10 @@ pub(super) fn name_definitions<'t>(
 /// `this.x = null` / `undefined`, a field declared without a type and with no value or one of
 /// those.
 fn sets_nothing(lang: Lang, node: Node) -> bool {
-    let nothing = |v: Option<Node>| match v {
-        Some(v) if lang == Lang::Python => v.kind_name() == "none",
-        Some(v) => matches!(v.kind_name(), "null" | "undefined"),
-        None => node.kind_name() == "public_field_definition" && node.field("type").is_none(),
-    };
+    let nothing = |v: Node| if lang == Lang::Python { v.kind_name() == "none" } else { matches!(v.kind_name(), "null" | "undefined") };
     match node.kind_name() {
-        "assignment" | "assignment_expression" => node.field("right").is_some_and(|r| nothing(Some(r))),
-        "public_field_definition" => node.field("type").is_none() && nothing(node.field("value")),
+        "assignment" | "assignment_expression" => node.field("right").is_some_and(nothing),
+        "public_field_definition" => node.field("type").is_none() && node.field("value").is_none_or(nothing),
         _ => false,
     }
 }

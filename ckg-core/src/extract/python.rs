@@ -668,8 +668,6 @@ fn mapping_value(t: Node, src: &[u8]) -> Option<String> {
     }
 }
 
-/// A type any value has (`Any`, `object`), or one of no class (`Callable`, `Type`): as an
-/// element type, it says nothing the resolver follows.
 /// `typing`'s (and `collections.abc`'s) generic forms, by name: an annotation `Form[…]` names
 /// no instance of a class of the code's.
 const TYPING_FORMS: &[&str] = &[
@@ -728,6 +726,8 @@ const TYPING_FORMS: &[&str] = &[
     "ValuesView",
 ];
 
+/// A type any value has (`Any`, `object`), or one of no class (`Callable`, `Type`): as an
+/// element type, it says nothing the resolver follows.
 fn says_nothing(ty: &str) -> bool {
     let ty = ty.rsplit('.').next().unwrap_or(ty);
     matches!(ty, "Any" | "object" | "Callable" | "Type" | "type" | "Hashable")

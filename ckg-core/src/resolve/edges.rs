@@ -334,6 +334,17 @@ impl<'a> Resolver<'a> {
                     .find_map(|(suffix, kind)| r.path.strip_suffix(suffix).map(|base| (base, kind)));
                 if let Some((base, kind)) = stripped {
                     let target = self.path_target(file, r.src, base, &r.binding, 0).filter(|(_, e)| *e != UNRESOLVED);
+                    // `EventEmitter.call(this)` with `EventEmitter = require('events')`,
+                    // `Object.prototype.hasOwnProperty.call(o, k)`: that function itself (not a
+                    // member `call` of it). Not a builtin class's instance (`f: Function`,
+                    // `f.apply(…)`), which names no function.
+                    if let Some((Target::External(x), e)) = &target
+                        && !x.contains("()")
+                        && (!x.starts_with("<builtin>.") || x.contains(".prototype."))
+                    {
+                        out.push(site_edge(r, kind, r.src, Dst::External(x.clone()), e, 0));
+                        continue;
+                    }
                     if let Some((Target::Sym(f), e)) = target {
                         if self.push_function_edge(&mut out, r, kind, f, weaker(e, INFERRED)) {
                             continue;

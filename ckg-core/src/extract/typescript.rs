@@ -945,9 +945,10 @@ fn made_value(v: Node, src: &[u8], depth: usize) -> Option<ValueSource> {
                 [v.field("left")?, v.field("right")?]
             };
             let passed = |b: &Node| matches!(b.kind_name(), "identifier" | "member_expression" | "null" | "undefined");
-            let mut made = branches.iter().filter_map(|b| made_value(*b, src, depth + 1));
+            let values = branches.map(|b| made_value(b, src, depth + 1));
+            let mut made = values.iter().flatten();
             let (Some(value), None) = (made.next(), made.next()) else { return None };
-            branches.iter().all(|b| passed(b) || made_value(*b, src, depth + 1).is_some()).then_some(value)
+            branches.iter().zip(&values).all(|(b, v)| v.is_some() || passed(b)).then(|| value.clone())
         }
         _ => None,
     }

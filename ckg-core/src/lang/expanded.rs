@@ -57,10 +57,9 @@ pub(super) fn language(grammar: Grammar) -> Language {
 /// copies takes ~10 ms, mostly faulting in their fresh pages, during which both parse
 /// threads of a two-core run waited at the start of every run.
 pub(super) fn made_or_start(grammar: Grammar) -> Option<Language> {
-    if let Some(made) = EXPANDED[grammar.slot()].get() {
-        return Some(
-            made.map_or_else(|| grammar.language(), |copy| unsafe { Language::from_raw(copy as *const tree_sitter::ffi::TSLanguage) }),
-        );
+    if EXPANDED[grammar.slot()].get().is_some() {
+        // Made: `language` only reads it.
+        return Some(language(grammar));
     }
     if !STARTED[grammar.slot()].swap(true, Ordering::AcqRel) {
         let spawned = std::thread::Builder::new().name("ckg-table".into()).spawn(move || drop(language(grammar)));

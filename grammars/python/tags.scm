@@ -67,7 +67,8 @@
 ; ---- returned values (a function's obvious return type) ---------------------
 ; (A callee that is itself a call: `return type(self)(...)`; extraction keeps only that one.)
 (return_statement (call function: [(identifier) (attribute) (call)] @name) @return.call)
-(return_statement (identifier) @name @return.call)
+; `return self._conn` (a property's getter), `return cls._instance`: what the attribute holds.
+(return_statement [(identifier) (attribute)] @name @return.call)
 (return_statement (lambda) @name @return.call)
 (return_statement [(dictionary) (list) (tuple) (expression_list)] @name @return.call)
 

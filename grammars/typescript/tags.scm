@@ -45,8 +45,10 @@
   @definition.method (#eq? @_p "prototype"))
 (expression_statement (assignment_expression left: (member_expression object: (this) property: (property_identifier) @name)
   right: [(function_expression) (arrow_function)]) @definition.method)
-; `this.x = ...` in a method: a property of the class (where no field declares it).
-((assignment_expression left: (member_expression object: (this) property: (property_identifier) @name)) @definition.property)
+; `this.x = ...` in a method: a property of the class (where no field declares it). `C.x = ...`:
+; a static member of `C` where the file defines the class or constructor function `C` at module
+; level (extraction drops the others: `exports.x = 1`, `el.textContent = …`).
+((assignment_expression left: (member_expression object: [(this) (identifier)] property: (property_identifier) @name)) @definition.property)
 
 ; ---- references --------------------------------------------------------------
 (call_expression function: (_) @name) @reference.call
@@ -116,11 +118,13 @@
 (type_alias_declaration value: (intersection_type (intersection_type (object_type (property_signature name: (property_identifier) @name) @definition.property))))
 
 ; ---- returned values (a function's obvious return type) ---------------------
-; `return new Foo()`, `return make()`: the callee's instance or result.
-(return_statement [(new_expression constructor: [(identifier) (member_expression)] @name)
+; `return new Foo()`, `return make()`: the callee's instance or result; `return new this()` (a
+; static factory): an instance of the class it is called on.
+(return_statement [(new_expression constructor: [(identifier) (member_expression) (this)] @name)
   (call_expression function: [(identifier) (member_expression)] @name)] @return.call)
-; `return this` (a fluent builder): an instance of the method's class.
-(return_statement [(identifier) (this)] @name @return.call)
+; `return this` (a fluent builder): an instance of the method's class; `return this.session`,
+; `return Store.instance` (a singleton's getter): what the member holds.
+(return_statement [(identifier) (this) (member_expression)] @name @return.call)
 
 ; ---- imports and exports -----------------------------------------------------
 (import_statement) @import.statement

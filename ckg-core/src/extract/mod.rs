@@ -368,6 +368,9 @@ fn build<'t>(
     facts: &mut FileFacts,
     probe: &mut Option<Probe>,
 ) -> Vec<(Node<'t>, Node<'t>)> {
+    if lang.is_script() {
+        typescript::keep_static_members(&mut caps, src);
+    }
     // Intervals: definitions and scopes, merged by node; and where every other capture is.
     let (nesting, points) = Nesting::of(&caps);
     // Symbols, in source order so parents come first.
@@ -576,7 +579,14 @@ impl File<'_, '_> {
         }
         for (sym, mut values) in returned {
             let s = &mut facts.symbols[sym as usize];
-            let unwritten = s.ty.is_none() || self.jsdoc_returns.contains(&sym);
+            // A returned member (`return this.session`, `return Store.instance`) types a function
+            // that returns nothing else, and not over its JSDoc's `@returns`: beside `return
+            // Stream.callback(…)`, `return Stream.empty` is a guard's early exit.
+            let member = |v: &ValueSource| matches!(v, ValueSource::Alias(p) if p.contains('.'));
+            if values.iter().any(|v| !member(v)) {
+                values.retain(|v| !member(v));
+            }
+            let unwritten = s.ty.is_none() || (self.jsdoc_returns.contains(&sym) && !values.iter().any(member));
             if unwritten && values.len() == 1 && matches!(s.kind, SymbolKind::Function | SymbolKind::Method | SymbolKind::Lambda) {
                 s.ty = values.pop();
             }

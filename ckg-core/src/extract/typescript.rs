@@ -7,7 +7,7 @@ use super::captures::preorder::named_children;
 use super::syntax::{Parents, path_of, path_of_any_entry, position, text};
 use crate::facts::{ExportFact, FileFacts, ImportFact, ImportKind, LocalBinding, ValueSource};
 use crate::field::{Field, Kind};
-use crate::lang::Capture;
+use crate::lang::{Capture, DefKind};
 
 fn string_value(node: Node, src: &[u8]) -> Option<String> {
     if node.kind_name() != "string" {
@@ -885,6 +885,49 @@ pub(super) fn is_plain_function(node: Node) -> bool {
     }
 }
 
+/// Keeps, of the member assignments `C.x = …` captured as properties, those that set a static
+/// member of a class or constructor function `C` the file defines at module level (`C.VERSION =
+/// '1'`, `Store.instance = new Store()` in `Store.get`): `exports.x = 1`, `el.textContent = …`
+/// or `app.locals = …` define nothing, `exports.X = class {}` defines the class `X`, and
+/// `F.prototype = { … }` the methods of `F`.
+pub(super) fn keep_static_members(caps: &mut super::captures::Captures, src: &[u8]) {
+    fn object_of(node: Node) -> Option<Node> {
+        let left = node.field("left").filter(|l| node.kind_name() == "assignment_expression" && l.kind_name() == "member_expression");
+        left?.field("object").filter(|o| o.kind_name() == "identifier")
+    }
+    if !caps.defs.iter().any(|&(kind, node, _)| kind == DefKind::Property && object_of(node).is_some()) {
+        return;
+    }
+    let owners: Vec<std::borrow::Cow<str>> = caps
+        .defs
+        .iter()
+        .filter(|&&(kind, node, _)| matches!(kind, DefKind::Class | DefKind::Function) && at_module_level(node))
+        .filter_map(|&(_, _, name)| name.map(|n| text(n, src)))
+        .collect();
+    caps.defs.retain(|&(kind, node, name)| {
+        let Some(object) = object_of(node).filter(|_| kind == DefKind::Property) else { return true };
+        // (`F.prototype = { … }` gives `F` its methods: `literal_prototype_owner`.)
+        let class = node.field("right").is_some_and(|r| r.kind_name() == "class");
+        let prototype = name.is_some_and(|n| text(n, src) == "prototype");
+        !class && !prototype && owners.contains(&text(object, src))
+    });
+}
+
+/// A definition written at module level: its statement (a declaration, possibly exported) is
+/// one of the program's.
+fn at_module_level(node: Node) -> bool {
+    let mut up = node.parent();
+    if node.kind_name() == "class" || node.kind_name() == "function_expression" {
+        up = up.filter(|d| d.kind_name() == "variable_declarator").and_then(|d| d.parent());
+    } else if node.kind_name() == "variable_declarator" {
+        up = up.and_then(|d| d.parent());
+    }
+    if up.is_some_and(|s| s.kind_name() == "export_statement") {
+        up = up.and_then(|s| s.parent());
+    }
+    up.is_some_and(|p| p.kind_name() == "program")
+}
+
 /// `h = b`: a reassignment of a declared name, not a declaration.
 pub(super) fn is_reassignment(ident: Node, parent: Option<Node>) -> bool {
     parent.is_some_and(|p| p.kind_name() == "assignment_expression" && p.field("left") == Some(ident))
@@ -899,7 +942,10 @@ pub(super) fn declared_type(node: Node, src: &[u8]) -> Option<ValueSource> {
         }
         // `private logger = new Logger()`; `this.session = session || new Session()`.
         "public_field_definition" if node.field("type").is_none() => return made_value(node.field("value")?, src, 0),
-        "assignment_expression" if node.field("left").and_then(|l| l.field("object")).is_some_and(|o| o.kind_name() == "this") => {
+        // (`Store.instance = new Store()`: a static member, kept by `keep_static_members`.)
+        "assignment_expression"
+            if node.field("left").and_then(|l| l.field("object")).is_some_and(|o| matches!(o.kind_name(), "this" | "identifier")) =>
+        {
             return made_value(node.field("right")?, src, 0);
         }
         "public_field_definition" | "required_parameter" | "property_signature" => "type",

@@ -375,7 +375,21 @@ impl<'t> File<'t, '_> {
             if callee.kind_name() == "call" && !p.ends_with(".__class__") {
                 continue;
             }
-            let value = if self.parents.of(*callee).is_some_and(|n| n.kind_name() == "return_statement") {
+            let in_return = self.parents.of(*callee).is_some_and(|n| n.kind_name() == "return_statement");
+            let value = if in_return && p.contains('.') {
+                // `return this.session`, `return self._conn`, `return Store.instance`: what the
+                // member holds, read as the method's class or the module reads it; not a member
+                // of a local.
+                let module_level = |q: &str| {
+                    let sep = if lang.is_script() { '#' } else { '.' };
+                    q.strip_suffix(crate::dotted::root(&p)).and_then(|m| m.strip_suffix(sep)) == Some(&facts.symbols[0].qname)
+                };
+                match bind(lang, &p, point.0, point.2, owner, nesting, locals, facts) {
+                    LocalBinding::SelfOf(_) | LocalBinding::Free => Some(ValueSource::Alias(p)),
+                    LocalBinding::Def(q) if module_level(&q) => Some(ValueSource::Alias(p)),
+                    _ => None,
+                }
+            } else if in_return {
                 // `return inner` / `return handler` / `return self`.
                 match bind(lang, &p, point.0, point.2, owner, nesting, locals, facts) {
                     LocalBinding::Def(q) => Some(ValueSource::Def(q)),
@@ -383,6 +397,12 @@ impl<'t> File<'t, '_> {
                     LocalBinding::Free => Some(ValueSource::Alias(p)),
                     LocalBinding::Var(v) => v,
                     LocalBinding::SuperOf(_) => None,
+                }
+            } else if callee.kind_name() == "this" {
+                // `return new this()` (TS/JS): an instance of the class the method is called on.
+                match bind(lang, &p, point.0, point.2, owner, nesting, locals, facts) {
+                    LocalBinding::SelfOf(q) => Some(ValueSource::SelfOf(q)),
+                    _ => None,
                 }
             } else {
                 Some(ValueSource::Call(p))

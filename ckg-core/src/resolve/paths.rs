@@ -105,13 +105,15 @@ impl Resolver<'_> {
         self.walk(target, evidence, segments, depth)
     }
 
-    /// A Python method that returns an instance of the class it is called on: a classmethod
-    /// returning `cls(…)`, or a method declared to return `Self`.
+    /// A method that returns an instance of the class it is called on: a Python classmethod
+    /// returning `cls(…)` or a method declared to return `Self`; a TS/JS static method returning
+    /// `new this()`; a method returning its receiver (`return this` / `return self`).
     pub(super) fn makes_its_receivers_class(&self, method: i64) -> bool {
         self.sym(method).is_some_and(|s| {
             s.kind == SymbolKind::Method
                 && match s.ty() {
                     Some(ValueSource::Call(p)) => p == "cls",
+                    Some(ValueSource::SelfOf(_)) => true,
                     Some(ValueSource::Annotation(a)) => matches!(a.as_str(), "Self" | "typing.Self" | "typing_extensions.Self"),
                     _ => false,
                 }
@@ -217,12 +219,7 @@ impl Resolver<'_> {
                 Step::Call => match (&target, &next) {
                     // `self.opts.get(name).process()` with `opts: Dict[str, Option]`.
                     (Target::Sym(_), _) if let Some(entry) = self.mapping_lookup(&target, name, depth) => entry,
-                    (Target::Instance(receiver), Target::Sym(m))
-                        if self.sym(*m).is_some_and(|s| s.kind == SymbolKind::Method && matches!(s.ty(), Some(ValueSource::SelfOf(_))))
-                            || self.makes_its_receivers_class(*m) =>
-                    {
-                        Target::Instance(*receiver)
-                    }
+                    (Target::Instance(receiver), Target::Sym(m)) if self.makes_its_receivers_class(*m) => Target::Instance(*receiver),
                     // `Worker.create(…)` with `Base.create` returning `cls(…)`: a `Worker`.
                     (Target::Sym(class), Target::Sym(m))
                         if self.sym(*class).is_some_and(|s| s.kind == SymbolKind::Class) && self.makes_its_receivers_class(*m) =>

@@ -311,7 +311,7 @@ fn visit<'t>(k: &Kinds, f: &Fields, src: &[u8], n: Frame<'t>, path: &[Frame<'t>]
             emit(1, 40, Capture::Reference(R::Await), node, Some(node));
         }
     } else if pk == k.return_statement {
-        let pattern = if ident {
+        let pattern = if ident_or_attr {
             45
         } else if kind == k.lambda {
             46

@@ -880,7 +880,7 @@ fn visit<'t>(ids: &Ids, src: &[u8], n: Frame<'t>, path: &[Frame<'t>], order: u32
                 emit(1, 111, Capture::LocalPattern, node, None);
             }
         }
-        K::ReturnStatement if ident || kind == K::This => {
+        K::ReturnStatement if ident || matches!(kind, K::This | K::MemberExpression) => {
             emit(1, 81, Capture::ReturnCall, node, Some(node));
         }
         K::ForInStatement if field == F::Left => {
@@ -932,14 +932,14 @@ fn visit<'t>(ids: &Ids, src: &[u8], n: Frame<'t>, path: &[Frame<'t>], order: u32
                 emit(2, 41, reference(R::Inherits), node, Some(node));
             }
         }
-        // `this.x = …`
+        // `this.x = …`, `C.x = …`
         K::MemberExpression
             if field == F::Property
                 && kind == K::PropertyIdentifier
                 && g.kind == K::AssignmentExpression
                 && p.field == F::Left
                 && field_child(ids, g.node, F::Left, None).is_some_and(|l| l.id() == p.node.id())
-                && follows(ids, p.node, F::Object, |k| k == K::This, F::Property, node).is_some() =>
+                && follows(ids, p.node, F::Object, |k| matches!(k, K::This | K::Identifier), F::Property, node).is_some() =>
         {
             emit(2, 28, def(DefKind::Property), g.node, Some(node));
         }
@@ -971,7 +971,7 @@ fn visit<'t>(ids: &Ids, src: &[u8], n: Frame<'t>, path: &[Frame<'t>], order: u32
         {
             emit(3, 91, Capture::ExportStatement, g.node, None);
         }
-        K::NewExpression if field == F::Constructor && ident_or_member && g.kind == K::ReturnStatement => {
+        K::NewExpression if field == F::Constructor && (ident_or_member || kind == K::This) && g.kind == K::ReturnStatement => {
             emit(2, 80, Capture::ReturnCall, p.node, Some(node));
         }
         K::CallExpression if field == F::Function && ident_or_member && g.kind == K::ReturnStatement => {

@@ -847,6 +847,7 @@ pub(super) fn prototype_bases<'t>(root: Node<'t>, src: &[u8]) -> Vec<(String, No
                 let (Some(first), Some(second)) = (first, second) else { continue };
                 match &*text(callee, src) {
                     "util.inherits" | "inherits" if first.kind_name() == "identifier" => (text(first, src), second),
+                    _ if first.kind_name() == "identifier" && is_required_util_inherits(callee, src) => (text(first, src), second),
                     "Object.setPrototypeOf" => match (prototype_of(first, src), second.field("object")) {
                         (Some(class), Some(base)) if prototype_of(second, src).is_some() => (class, base),
                         _ => continue,
@@ -873,6 +874,19 @@ pub(super) fn prototype_bases<'t>(root: Node<'t>, src: &[u8]) -> Vec<(String, No
         }
     }
     out
+}
+
+/// `require('util').inherits` (or `require('node:util')`), the callee written without a name
+/// for the module.
+fn is_required_util_inherits(callee: Node, src: &[u8]) -> bool {
+    let Some(call) = callee.field("object").filter(|o| callee.kind_name() == "member_expression" && o.kind_name() == "call_expression")
+    else {
+        return false;
+    };
+    let inherits = callee.field("property").is_some_and(|p| text(p, src) == "inherits");
+    let require = call.field("function").is_some_and(|f| text(f, src) == "require");
+    let module = call.field("arguments").and_then(|a| a.named_child(0)).filter(|m| m.kind_name() == "string");
+    inherits && require && module.is_some_and(|m| matches!(text(m, src).trim_matches(|c| c == '\'' || c == '"'), "util" | "node:util"))
 }
 
 /// A `function` (declared, or a function expression a declarator names) whose body may use

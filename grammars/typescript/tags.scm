@@ -15,7 +15,9 @@
 (abstract_method_signature name: [(property_identifier) (private_property_identifier) (string)] @name) @definition.method
 (public_field_definition name: [(property_identifier) (private_property_identifier)] @name value: [(arrow_function) (function_expression)]) @definition.method
 (public_field_definition name: [(property_identifier) (private_property_identifier)] @name) @definition.property
-(variable_declarator name: (identifier) @name value: [(arrow_function) (function_expression) (generator_function)]) @definition.function
+; (`var f = a || function () {}`: a compiler's helper, `(this && this.__awaiter) || function …`.)
+(variable_declarator name: (identifier) @name value: [(arrow_function) (function_expression) (generator_function)
+  (binary_expression right: [(function_expression) (arrow_function)])]) @definition.function
 (variable_declarator name: (identifier) @name value: (class)) @definition.class
 (variable_declarator name: (identifier) @name value: (object [(method_definition) (pair value: [(arrow_function) (function_expression)])])) @definition.variable
 (pair key: (property_identifier) @name value: [(arrow_function) (function_expression)]) @definition.method

@@ -932,6 +932,18 @@ fn visit<'t>(ids: &Ids, src: &[u8], n: Frame<'t>, path: &[Frame<'t>], order: u32
                 emit(2, 41, reference(R::Inherits), node, Some(node));
             }
         }
+        // `var f = a || function () {}`
+        K::BinaryExpression
+            if field == F::Right
+                && matches!(kind, K::FunctionExpression | K::ArrowFunction)
+                && g.kind == K::VariableDeclarator
+                && p.field == F::Value
+                && field_child(ids, p.node, F::Right, None).is_some_and(|r| r.id() == node.id()) =>
+        {
+            if let Some(name) = follows(ids, g.node, F::Name, |k| k == K::Identifier, F::Value, p.node) {
+                emit(2, 13, def(DefKind::Function), g.node, Some(name));
+            }
+        }
         // `this.x = …`, `C.x = …`
         K::MemberExpression
             if field == F::Property

@@ -5,10 +5,11 @@
 (class_definition name: (identifier) @name) @definition.class
 (function_definition name: (identifier) @name) @definition.function
 (lambda) @definition.lambda
-; Attributes: `self.x = ...` in methods. (Class-body assignments and module-level names are
-; value symbols made from the local definitions of the class and module scopes.)
+; Attributes: `self.x = ...` in methods, `cls.x = ...` in classmethods. (Class-body assignments
+; and module-level names are value symbols made from the local definitions of the class and
+; module scopes.)
 ((assignment left: (attribute object: (identifier) @_self attribute: (identifier) @name)) @definition.property
-  (#eq? @_self "self"))
+  (#any-of? @_self "self" "cls"))
 ((pattern_list (attribute object: (identifier) @_self attribute: (identifier) @name) @definition.property) (#eq? @_self "self"))
 ((tuple_pattern (attribute object: (identifier) @_self attribute: (identifier) @name) @definition.property) (#eq? @_self "self"))
 

@@ -116,6 +116,11 @@ impl Resolver<'_> {
         let mut scope = self.sym(src);
         for _ in 0..MAX_HOPS {
             let Some(s) = scope else { break };
+            // Code of the class itself: a field's initialiser, an attribute's value (see
+            // `value_of`).
+            if s.kind == SymbolKind::Class {
+                return LocalBinding::SelfOf(s.qname.clone());
+            }
             if s.kind == SymbolKind::Method {
                 return match s.parent.and_then(|p| self.sym(p)).filter(|c| c.kind.is_class_like()) {
                     Some(class) => LocalBinding::SelfOf(class.qname.clone()),
@@ -185,8 +190,15 @@ impl Resolver<'_> {
         let value = sym.ty()?;
         let file = sym.file?;
         let module = *self.module_sym.get(&file)?;
-        // A namespace member's value is written in the namespace (its names are visible).
-        let scope = sym.parent.filter(|&p| self.sym(p).is_some_and(|p| p.kind == SymbolKind::Namespace)).unwrap_or(module);
+        // A namespace member's value is written in the namespace (its names are visible); an
+        // attribute's `self.make()`, `cls.client_class()` or `this.build()` in a method of its
+        // class, whose instance (or the class) the first name is.
+        let own = |p: &str| matches!(crate::dotted::root(p).strip_suffix("()").unwrap_or(crate::dotted::root(p)), "self" | "cls" | "this");
+        let of_self = matches!(value, ValueSource::Call(p) | ValueSource::New(p) | ValueSource::Alias(p) if own(p));
+        let scope = sym
+            .parent
+            .filter(|&p| self.sym(p).is_some_and(|p| p.kind == SymbolKind::Namespace || (of_self && p.kind == SymbolKind::Class)))
+            .unwrap_or(module);
         let (t, e) = self.value_target(file, scope, value, depth + 1);
         (e != UNRESOLVED && t != Target::Opaque).then_some((t, e))
     }

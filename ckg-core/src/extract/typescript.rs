@@ -931,9 +931,8 @@ pub(super) fn keep_static_members(caps: &mut super::captures::Captures, src: &[u
 /// one of the program's.
 fn at_module_level(node: Node) -> bool {
     let mut up = node.parent();
-    if node.kind_name() == "class" || node.kind_name() == "function_expression" {
-        up = up.filter(|d| d.kind_name() == "variable_declarator").and_then(|d| d.parent());
-    } else if node.kind_name() == "variable_declarator" {
+    // (`const Foo = class {}`, `var F = function () {}`: defined by their declarators.)
+    if node.kind_name() == "variable_declarator" {
         up = up.and_then(|d| d.parent());
     }
     if up.is_some_and(|s| s.kind_name() == "export_statement") {

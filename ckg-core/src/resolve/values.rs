@@ -108,9 +108,7 @@ impl Resolver<'_> {
     /// (or a function nested in one) is the instance or the class of the method's class
     /// (`x = self.make()`, `const s = this.store`); any other name is looked up as written.
     pub(super) fn self_binding(&self, src: i64, path: &str) -> LocalBinding {
-        let root = crate::dotted::root(path);
-        let root = root.strip_suffix("()").unwrap_or(root);
-        if !matches!(root, "self" | "this" | "cls") {
+        if !starts_at_receiver(path) {
             return LocalBinding::Free;
         }
         let mut scope = self.sym(src);
@@ -193,8 +191,7 @@ impl Resolver<'_> {
         // A namespace member's value is written in the namespace (its names are visible); an
         // attribute's `self.make()`, `cls.client_class()` or `this.build()` in a method of its
         // class, whose instance (or the class) the first name is.
-        let own = |p: &str| matches!(crate::dotted::root(p).strip_suffix("()").unwrap_or(crate::dotted::root(p)), "self" | "cls" | "this");
-        let of_self = matches!(value, ValueSource::Call(p) | ValueSource::New(p) | ValueSource::Alias(p) if own(p));
+        let of_self = matches!(value, ValueSource::Call(p) | ValueSource::New(p) | ValueSource::Alias(p) if starts_at_receiver(p));
         let scope = sym
             .parent
             .filter(|&p| self.sym(p).is_some_and(|p| p.kind == SymbolKind::Namespace || (of_self && p.kind == SymbolKind::Class)))
@@ -347,4 +344,10 @@ impl Resolver<'_> {
             _ => None,
         }
     }
+}
+
+/// Whether a path starts at `self`, `this` or `cls` (also called: `self().x`).
+fn starts_at_receiver(path: &str) -> bool {
+    let root = crate::dotted::root(path);
+    matches!(root.strip_suffix("()").unwrap_or(root), "self" | "this" | "cls")
 }

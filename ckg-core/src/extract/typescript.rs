@@ -912,7 +912,7 @@ pub(super) fn keep_static_members(caps: &mut super::captures::Captures, src: &[u
     if !caps.defs.iter().any(|&(kind, node, _)| kind == DefKind::Property && object_of(node).is_some()) {
         return;
     }
-    let owners: Vec<std::borrow::Cow<str>> = caps
+    let owners: crate::resolve::Set<std::borrow::Cow<str>> = caps
         .defs
         .iter()
         .filter(|&&(kind, node, _)| matches!(kind, DefKind::Class | DefKind::Function) && at_module_level(node))

@@ -901,7 +901,8 @@ pub(super) fn is_plain_function(node: Node) -> bool {
 
 /// Keeps, of the member assignments `C.x = …` captured as properties, those that set a static
 /// member of a class or constructor function `C` the file defines at module level (`C.VERSION =
-/// '1'`, `Store.instance = new Store()` in `Store.get`): `exports.x = 1`, `el.textContent = …`
+/// '1'`, `Store.instance = new Store()` in `Store.get`), or a member of an object it declares
+/// there by a literal (`const api = {}; api.client = new Client()`): `exports.x = 1`, `el.textContent = …`
 /// or `app.locals = …` define nothing, `exports.X = class {}` defines the class `X`, and
 /// `F.prototype = { … }` the methods of `F`.
 pub(super) fn keep_static_members(caps: &mut super::captures::Captures, src: &[u8]) {
@@ -912,12 +913,28 @@ pub(super) fn keep_static_members(caps: &mut super::captures::Captures, src: &[u
     if !caps.defs.iter().any(|&(kind, node, _)| kind == DefKind::Property && object_of(node).is_some()) {
         return;
     }
-    let owners: crate::resolve::Set<std::borrow::Cow<str>> = caps
+    let mut owners: crate::resolve::Set<std::borrow::Cow<str>> = caps
         .defs
         .iter()
         .filter(|&&(kind, node, _)| matches!(kind, DefKind::Class | DefKind::Function) && at_module_level(node))
         .filter_map(|&(_, _, name)| name.map(|n| text(n, src)))
         .collect();
+    // Objects declared at module level by a literal (`const api = {}`, `config = { retries: 3 }`).
+    for statement in named_children(caps.root) {
+        let declaration = match statement.kind_name() {
+            "export_statement" => statement.field("declaration"),
+            _ => Some(statement),
+        };
+        let Some(declaration) = declaration.filter(|d| matches!(d.kind_name(), "lexical_declaration" | "variable_declaration")) else {
+            continue;
+        };
+        for declarator in named_children(declaration) {
+            let name = declarator.field("name").filter(|n| n.kind_name() == "identifier");
+            if let Some(name) = name.filter(|_| declarator.field("value").is_some_and(|v| v.kind_name() == "object")) {
+                owners.insert(text(name, src));
+            }
+        }
+    }
     caps.defs.retain(|&(kind, node, name)| {
         let Some(object) = object_of(node).filter(|_| kind == DefKind::Property) else { return true };
         // (`F.prototype = { … }` gives `F` its methods: `literal_prototype_owner`.)

@@ -578,11 +578,8 @@ fn attribute_call(right: Node, src: &[u8], depth: usize) -> Option<ValueSource> 
             };
             // The other value passed through as it is (a name, a member, `None`), not one of
             // another kind (`cast(…, sorted) if sort else (lambda x: x)`).
-            let passed = |b: &Node| matches!(b.kind_name(), "identifier" | "attribute" | "none");
-            let calls = branches.map(|b| attribute_call(b, src, depth + 1));
-            let mut made = calls.iter().flatten();
-            let (Some(call), None) = (made.next(), made.next()) else { return None };
-            branches.iter().zip(&calls).all(|(b, c)| c.is_some() || passed(b)).then(|| call.clone())
+            let passed = |b: Node| matches!(b.kind_name(), "identifier" | "attribute" | "none");
+            super::values::made_beside_passed(branches, |b| attribute_call(b, src, depth + 1), passed)
         }
         _ => None,
     }

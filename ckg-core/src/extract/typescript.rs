@@ -879,14 +879,9 @@ pub(super) fn prototype_bases<'t>(root: Node<'t>, src: &[u8]) -> Vec<(String, No
 /// `require('util').inherits` (or `require('node:util')`), the callee written without a name
 /// for the module.
 fn is_required_util_inherits(callee: Node, src: &[u8]) -> bool {
-    let Some(call) = callee.field("object").filter(|o| callee.kind_name() == "member_expression" && o.kind_name() == "call_expression")
-    else {
-        return false;
-    };
-    let inherits = callee.field("property").is_some_and(|p| text(p, src) == "inherits");
-    let require = call.field("function").is_some_and(|f| text(f, src) == "require");
-    let module = call.field("arguments").and_then(|a| a.named_child(0)).filter(|m| m.kind_name() == "string");
-    inherits && require && module.is_some_and(|m| matches!(text(m, src).trim_matches(|c| c == '\'' || c == '"'), "util" | "node:util"))
+    callee.kind_name() == "member_expression"
+        && callee.field("property").is_some_and(|p| text(p, src) == "inherits")
+        && callee.field("object").and_then(|o| required_spec(o, src)).is_some_and(|m| matches!(m.as_str(), "util" | "node:util"))
 }
 
 /// A `function` (declared, or a function expression a declarator names) whose body may use
@@ -899,42 +894,23 @@ pub(super) fn is_plain_function(node: Node) -> bool {
     }
 }
 
-/// Keeps, of the member assignments `C.x = …` captured as properties, those that set a static
-/// member of a class or constructor function `C` the file defines at module level (`C.VERSION =
-/// '1'`, `Store.instance = new Store()` in `Store.get`), or a member of an object it declares
-/// there by a literal (`const api = {}; api.client = new Client()`): `exports.x = 1`, `el.textContent = …`
-/// or `app.locals = …` define nothing, `exports.X = class {}` defines the class `X`, and
-/// `F.prototype = { … }` the methods of `F`.
+/// Keeps, of the member assignments `C.x = …` captured as properties, those that set a member
+/// of a name the file declares at module level ([`member_owners`]: `C.VERSION = '1'`,
+/// `Store.instance = new Store()` in `Store.get`, `const api = {}; api.client = new Client()`):
+/// `exports.x = 1`, `el.textContent = …` or `app.locals = …` define nothing, `exports.X = class
+/// {}` defines the class `X`, and `F.prototype = { … }` the methods of `F`.
 pub(super) fn keep_static_members(caps: &mut super::captures::Captures, src: &[u8]) {
     fn object_of(node: Node) -> Option<Node> {
-        let left = node.field("left").filter(|l| node.kind_name() == "assignment_expression" && l.kind_name() == "member_expression");
+        if node.kind_name() != "assignment_expression" {
+            return None;
+        }
+        let left = node.field("left").filter(|l| l.kind_name() == "member_expression");
         left?.field("object").filter(|o| o.kind_name() == "identifier")
     }
     if !caps.defs.iter().any(|&(kind, node, _)| kind == DefKind::Property && object_of(node).is_some()) {
         return;
     }
-    let mut owners: crate::resolve::Set<std::borrow::Cow<str>> = caps
-        .defs
-        .iter()
-        .filter(|&&(kind, node, _)| matches!(kind, DefKind::Class | DefKind::Function) && at_module_level(node))
-        .filter_map(|&(_, _, name)| name.map(|n| text(n, src)))
-        .collect();
-    // Objects declared at module level by a literal (`const api = {}`, `config = { retries: 3 }`).
-    for statement in named_children(caps.root) {
-        let declaration = match statement.kind_name() {
-            "export_statement" => statement.field("declaration"),
-            _ => Some(statement),
-        };
-        let Some(declaration) = declaration.filter(|d| matches!(d.kind_name(), "lexical_declaration" | "variable_declaration")) else {
-            continue;
-        };
-        for declarator in named_children(declaration) {
-            let name = declarator.field("name").filter(|n| n.kind_name() == "identifier");
-            if let Some(name) = name.filter(|_| declarator.field("value").is_some_and(|v| v.kind_name() == "object")) {
-                owners.insert(text(name, src));
-            }
-        }
-    }
+    let owners = member_owners(caps.root, src);
     caps.defs.retain(|&(kind, node, name)| {
         let Some(object) = object_of(node).filter(|_| kind == DefKind::Property) else { return true };
         // (`F.prototype = { … }` gives `F` its methods: `literal_prototype_owner`.)
@@ -944,18 +920,35 @@ pub(super) fn keep_static_members(caps: &mut super::captures::Captures, src: &[u
     });
 }
 
-/// A definition written at module level: its statement (a declaration, possibly exported) is
-/// one of the program's.
-fn at_module_level(node: Node) -> bool {
-    let mut up = node.parent();
-    // (`const Foo = class {}`, `var F = function () {}`: defined by their declarators.)
-    if node.kind_name() == "variable_declarator" {
-        up = up.and_then(|d| d.parent());
+/// The names a file declares at module level that members are written into (`C.x = …`): its
+/// classes and functions (also a declarator's class or function expression, and `var f = a ||
+/// function …`), and the objects it declares by a literal (`const api = {}`).
+fn member_owners<'s>(root: Node, src: &'s [u8]) -> crate::resolve::Set<std::borrow::Cow<'s, str>> {
+    let function = |v: Node| matches!(v.kind_name(), "function_expression" | "arrow_function" | "generator_function");
+    let mut owners = crate::resolve::Set::default();
+    for statement in named_children(root) {
+        let declaration = if statement.kind_name() == "export_statement" { statement.field("declaration") } else { Some(statement) };
+        let Some(declaration) = declaration else { continue };
+        match declaration.kind_name() {
+            "class_declaration"
+            | "abstract_class_declaration"
+            | "function_declaration"
+            | "generator_function_declaration"
+            | "function_signature" => owners.extend(declaration.field("name").map(|n| text(n, src))),
+            "lexical_declaration" | "variable_declaration" => {
+                for declarator in named_children(declaration) {
+                    let owns = declarator.field("value").is_some_and(|v| match v.kind_name() {
+                        "object" | "class" => true,
+                        "binary_expression" => v.field("right").is_some_and(function),
+                        _ => function(v),
+                    });
+                    owners.extend(declarator.field("name").filter(|n| owns && n.kind_name() == "identifier").map(|n| text(n, src)));
+                }
+            }
+            _ => {}
+        }
     }
-    if up.is_some_and(|s| s.kind_name() == "export_statement") {
-        up = up.and_then(|s| s.parent());
-    }
-    up.is_some_and(|p| p.kind_name() == "program")
+    owners
 }
 
 /// `h = b`: a reassignment of a declared name, not a declaration.
@@ -1020,11 +1013,8 @@ fn made_value(v: Node, src: &[u8], depth: usize) -> Option<ValueSource> {
                 }
                 [v.field("left")?, v.field("right")?]
             };
-            let passed = |b: &Node| matches!(b.kind_name(), "identifier" | "member_expression" | "null" | "undefined");
-            let values = branches.map(|b| made_value(b, src, depth + 1));
-            let mut made = values.iter().flatten();
-            let (Some(value), None) = (made.next(), made.next()) else { return None };
-            branches.iter().zip(&values).all(|(b, v)| v.is_some() || passed(b)).then(|| value.clone())
+            let passed = |b: Node| matches!(b.kind_name(), "identifier" | "member_expression" | "null" | "undefined");
+            super::values::made_beside_passed(branches, |b| made_value(b, src, depth + 1), passed)
         }
         _ => None,
     }

@@ -417,3 +417,17 @@ impl<'t> File<'t, '_> {
         returned
     }
 }
+
+/// The value made by one of two branches (`a || new Foo()`, `Foo() if x is None else x`) where
+/// the other is passed through as it is (`passed`: a name, a member, nothing); `None` when both
+/// or neither make one, or the other is of another kind.
+pub(super) fn made_beside_passed(
+    branches: [Node; 2],
+    made: impl Fn(Node) -> Option<ValueSource>,
+    passed: impl Fn(Node) -> bool,
+) -> Option<ValueSource> {
+    let values = branches.map(made);
+    let mut found = values.iter().flatten();
+    let (Some(value), None) = (found.next(), found.next()) else { return None };
+    branches.iter().zip(&values).all(|(&b, v)| v.is_some() || passed(b)).then(|| value.clone())
+}

@@ -183,7 +183,6 @@ fn visit<'t>(k: &Kinds, f: &Fields, src: &[u8], n: Frame<'t>, path: &[Frame<'t>]
     let ident_or_attr = ident || kind == k.attribute;
     let named = n.named;
     let is_self = |x: Node| text(src, x) == b"self";
-    let is_self_or_cls = |x: Node| matches!(text(src, x), b"self" | b"cls");
 
     // Patterns of one node.
     if kind == k.lambda {
@@ -340,12 +339,10 @@ fn visit<'t>(k: &Kinds, f: &Fields, src: &[u8], n: Frame<'t>, path: &[Frame<'t>]
     let Some(&g) = path.len().checked_sub(2).and_then(|i| path.get(i)) else { return };
     let (gk, pfield) = (g.kind, p.field);
     if pk == k.attribute {
-        let object_is = |test: &dyn Fn(Node) -> bool| {
-            crate::field::child_by_field_id(p.node, f.object).is_some_and(|o| o.kind_id() == k.identifier && test(o))
-        };
-        let object_is_self = || object_is(&is_self);
+        let object = || crate::field::child_by_field_id(p.node, f.object).filter(|o| o.kind_id() == k.identifier).map(|o| text(src, o));
+        let object_is_self = || object() == Some(b"self".as_slice());
         if field == f.attribute && ident {
-            if gk == k.assignment && pfield == f.left && object_is(&is_self_or_cls) {
+            if gk == k.assignment && pfield == f.left && matches!(object(), Some(b"self" | b"cls")) {
                 emit(2, 3, Capture::Definition(DefKind::Property), g.node, Some(node));
             } else if (gk == k.pattern_list || gk == k.tuple_pattern) && object_is_self() {
                 emit(2, if gk == k.pattern_list { 4 } else { 5 }, Capture::Definition(DefKind::Property), p.node, Some(node));

@@ -31,7 +31,7 @@ have at the same position, how often the symbol strings are equal (exactly, and 
 package's name and version). Positions: scip-typescript counts UTF-16 units, ckg UTF-8
 bytes, so only references on ASCII lines are compared.
 
-usage: python3 benches/scip_compare.py [--mode def|export] [--sample N] [--seed S] [CORPUS_ID ...]
+usage: python3 benches/scip_compare.py [--mode def|export] [--sample N] [--seed S] [--unresolved FILE] [CORPUS_ID ...]
        (default corpora: ts-m ra-core, py-m pytest; fetched by corpora/fetch.sh)
        CKG=path/to/ckg skips the release build; CORPORA_CACHE=dir reads fetched corpora there.
 
@@ -303,7 +303,7 @@ def package_free(sym):
     return " ".join(parts[:2] + parts[4:]) if len(parts) > 4 else sym
 
 
-def compare_export(corpus_id, lang, tools):
+def compare_export(corpus_id, lang, tools, unresolved_out=None):
     work, theirs = prepare(corpus_id, lang, tools)
     try:
         mine_path = os.path.join(work, ".ckg.scip")
@@ -378,10 +378,10 @@ def compare_export(corpus_id, lang, tools):
                 s = stats.setdefault(split, [0, 0, 0, 0])
                 s[0] += 1
                 got = my_refs.get((rel, rng[0], rng[1]))
-                if got is None:
-                    continue
-                where = my_defs.get((rel, got) if got.startswith("local ") else got)
+                where = None if got is None else my_defs.get((rel, got) if got.startswith("local ") else got)
                 if where is None:
+                    if unresolved_out:
+                        unresolved_out.write(f"{corpus_id}\t{split}\t{rel}:{rng[0] + 1}:{rng[1] + 1}\t{sym.split(' ')[-1]}\t{stripped}\n")
                     continue
                 s[1] += 1
                 want = their_defs[sym]
@@ -397,12 +397,13 @@ def compare_export(corpus_id, lang, tools):
         shutil.rmtree(work, ignore_errors=True)
 
 
-def main_export(corpora, tools):
+def main_export(corpora, tools, unresolved_path=None):
+    unresolved_out = open(unresolved_path, "w", encoding="utf-8") if unresolved_path else None
     print("| corpus | split | compiler references | ckg resolves (recall) | same definition (precision) | same column |")
     print("|---|---|---:|---:|---:|---:|")
     report = []
     for cid in corpora:
-        stats, params, agree, misses = compare_export(cid, CORPORA[cid], tools)
+        stats, params, agree, misses = compare_export(cid, CORPORA[cid], tools, unresolved_out)
         for split in ["same-file", "cross-file", "import"]:
             n, hit, ok, col = stats.get(split, [0, 0, 0, 0])
             if n:
@@ -424,13 +425,16 @@ def main():
     ap.add_argument("--mode", choices=["def", "export"], default="def")
     ap.add_argument("--sample", type=int, default=700, help="references asked per split (def mode)")
     ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--unresolved", metavar="FILE",
+                    help="export mode: write each compiler reference ckg has no definition for (corpus, split, "
+                         "position, compiler symbol, line) as a tab-separated line")
     ap.add_argument("corpora", nargs="*", default=["ts-m", "py-m"])
     a = ap.parse_args()
     if not os.environ.get("CKG"):
         sh(["cargo", "build", "--release", "--locked", "-q"], cwd=ROOT)
     tools = ensure_peers()
     if a.mode == "export":
-        return main_export(a.corpora, tools)
+        return main_export(a.corpora, tools, a.unresolved)
     print("| corpus | split | asked | hit rate | precision | same column |")
     print("|---|---|---:|---:|---:|---:|")
     report = []

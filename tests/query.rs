@@ -367,3 +367,36 @@ fn a_file_target_means_its_definitions_and_a_module_name_can_be_ambiguous() {
     assert!(stderr.contains("\"main\" is ambiguous") && stderr.contains("main (module, main.py:1)"), "{stderr}");
     assert!(stderr.contains("main.main (function, main.py:4)"), "{stderr}");
 }
+
+#[test]
+fn a_jsx_closing_tag_is_a_reference_site_of_its_component() {
+    let repo = Repo::new();
+    repo.write(
+        "page.tsx",
+        "import { createContext } from 'react';\n\
+         const Ctx = createContext(null);\n\
+         export function List(props: { children: any }) { return <div>{props.children}</div>; }\n\
+         export function Page() {\n  return (\n    <Ctx.Provider value={1}>\n      <List>\n        <List />\n      </List>\n    </Ctx.Provider>\n  );\n}\n",
+    );
+    repo.index_json(&[]);
+    // The opening tag, the self-closing one and the closing tag, each where the name is.
+    let out = repo.ok(&["query", "refs", "List"]);
+    for site in [
+        "7:8  page.tsx#Page references -> page.tsx#List",
+        "8:10  page.tsx#Page references -> page.tsx#List",
+        "9:9  page.tsx#Page references -> page.tsx#List",
+    ] {
+        assert!(out.contains(site), "{site} missing from\n{out}");
+    }
+    assert!(out.contains("3 edge(s)"), "{out}");
+    // Asked at the closing tag, the definition is the component's.
+    let out = repo.ok(&["query", "def", "page.tsx:9:10"]);
+    assert!(out.starts_with("page.tsx#List (function) page.tsx:3"), "{out}");
+    // A member tag too (`</Ctx.Provider>`, at its last name), and an intrinsic element's closing tag
+    // names nothing.
+    let out = repo.ok(&["query", "refs", "Ctx"]);
+    assert!(out.contains("6:10  page.tsx#Page references -> page.tsx#Ctx"), "{out}");
+    assert!(out.contains("10:11  page.tsx#Page references -> page.tsx#Ctx"), "{out}");
+    let out = repo.ok(&["query", "sql", "SELECT count(*) FROM edges WHERE dst_name = 'div'"]);
+    assert!(out.ends_with("0\n"), "{out}");
+}

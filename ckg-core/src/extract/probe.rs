@@ -56,27 +56,10 @@ impl Extractor {
         let Some(at) = byte_offset(src, line, col) else { return (facts, None) };
         let Some(tree) = self.parse(lang, src) else { return (facts, None) };
         let captures = super::captures::of(lang.grammar(), tree.root_node(), src, &mut self.room);
-        // A JSX closing tag names what its opening tag names.
-        let at = jsx_opening_position(tree.root_node(), at).unwrap_or(at);
         let mut probe = Some(Probe { at, found: None });
         build(lang, module, src, captures, &mut facts, &mut probe);
         (facts, probe.and_then(|p| p.found))
     }
-}
-
-/// For a position on the name of a JSX closing tag (`</List>`), the same position on its
-/// opening tag's name.
-fn jsx_opening_position(root: Node, at: usize) -> Option<usize> {
-    let mut node = root.descendant_for_byte_range(at, at)?;
-    for _ in 0..4 {
-        if node.kind_name() == "jsx_closing_element" {
-            let name = node.field("name")?;
-            let open = node.parent()?.field("open_tag")?.field("name")?;
-            return Some(open.start_byte() + (at.checked_sub(name.start_byte())?).min(open.byte_range().len().saturating_sub(1)));
-        }
-        node = node.parent()?;
-    }
-    None
 }
 
 /// The byte offset of a 1-based line and column (the column counts bytes).

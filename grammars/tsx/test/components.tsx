@@ -13,6 +13,7 @@ export function App({ users }: Props) {
       <UI.Button onClick={handleClick} />
 //        ^ reference.jsx
     </Layout>
+//    ^ reference.jsx
   );
 }
 

@@ -911,6 +911,9 @@ fn visit<'t>(ids: &Ids, src: &[u8], n: Frame<'t>, path: &[Frame<'t>], order: u32
             emit(1, pattern, reference(R::Jsx), p.node, Some(node));
         }
         K::JsxClosingElement if field == F::Name && wild => {
+            if ident_or_member {
+                emit(1, 120, reference(R::Jsx), p.node, Some(node));
+            }
             emit(1, 122, skip, node, None);
         }
         K::JsxAttribute if kind == K::PropertyIdentifier => {

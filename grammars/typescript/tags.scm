@@ -101,10 +101,10 @@
 (update_expression argument: [(identifier) (member_expression)] @name @reference.write)
 (type_identifier) @name @reference.type
 (nested_type_identifier) @name @reference.type
-; Keys of object literals and destructuring patterns: uses of the members of the type they
+; Keys of object literals (a method's name too) and destructuring patterns: uses of the members of the type they
 ; are checked against (extraction writes the path through that type, when the file names it).
 (pair key: (property_identifier) @name @reference.key)
-(object (shorthand_property_identifier) @name @reference.key)
+(object [(shorthand_property_identifier) @name @reference.key (method_definition name: (property_identifier) @name @reference.key)])
 (pair_pattern key: (property_identifier) @name @reference.key)
 (object_pattern (shorthand_property_identifier_pattern) @name @reference.key)
 (object_assignment_pattern left: (shorthand_property_identifier_pattern) @name @reference.key)

@@ -71,10 +71,10 @@ impl File<'_, '_> {
             }
             // A key of an object literal or a destructuring pattern, a JSX attribute: a use of
             // the member of the type it is checked against, when the file can name that type.
-            // (A key that defines a method of the literal is that definition.)
+            // A key that defines a method of the literal (`login: () => …` in a literal typed
+            // `AuthProvider`) is both: that definition, and a use of the member it implements.
             let key_path = match kind {
-                RefKind::Key => match typescript::key_path(&self.parents, name_node, src).filter(|_| !name_nodes.contains(&name_node.id()))
-                {
+                RefKind::Key => match typescript::key_path(&self.parents, name_node, src) {
                     Some(p) => Some(p),
                     None => continue,
                 },

@@ -1227,6 +1227,7 @@ pub(super) fn key_path<'t>(p: &Parents<'t>, key: Node<'t>, src: &[u8]) -> Option
     let container = match parent.kind_name() {
         "pair" | "pair_pattern" => p.of(parent)?,
         "object" | "object_pattern" => parent,
+        "method_definition" => p.of(parent).filter(|o| o.kind_name() == "object")?,
         "object_assignment_pattern" => p.of(parent)?,
         "jsx_attribute" => return Some(format!("{}.{}", element_props(p.of(parent)?, src)?, text(key, src))),
         _ => return None,

@@ -287,11 +287,14 @@ impl<'a> Resolver<'a> {
                 continue;
             }
             if r.kind == RefKind::Key {
-                // Only the member the key names: the keys around it have their own sites.
+                // Only the member the key names: the keys around it have their own sites. A
+                // key defining a method names the member it implements, never itself (an
+                // object assigned to an undeclared member, `U.bin = { read() {…} }`).
                 let resolved = self.path_target(file, r.src, &r.path, &r.binding, 0);
                 reset_path_notes();
                 if let Some((Target::Sym(id), e)) = resolved
                     && e != UNRESOLVED
+                    && id != r.src
                     && self.sym(id).is_some_and(|s| s.parent.is_some() && s.kind != SymbolKind::Module)
                 {
                     out.push(site_edge(r, "references", r.src, Dst::Symbol(id), e, 0));

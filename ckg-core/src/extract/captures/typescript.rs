@@ -925,6 +925,10 @@ fn visit<'t>(ids: &Ids, src: &[u8], n: Frame<'t>, path: &[Frame<'t>], order: u32
     // Patterns of a grandparent, a parent and `n`.
     let Some(&g) = path.len().checked_sub(2).and_then(|i| path.get(i)) else { return };
     match p.kind {
+        // `{ login(params) { … } }`: a method's key, as `{ login: (params) => … }`'s.
+        K::MethodDefinition if field == F::Name && kind == K::PropertyIdentifier && g.kind == K::Object => {
+            emit(2, 70, reference(R::Key), node, Some(node));
+        }
         K::ExtendsClause if field == F::Value && wild && g.kind == K::ClassHeritage => {
             emit(2, 37, reference(R::Inherits), node, Some(node));
         }

@@ -622,38 +622,45 @@ fn expression_value_at(mut v: Node, src: &[u8], depth: usize) -> Option<ValueSou
     }
 }
 
-/// When `arg` is an argument of a call to a function that calls what it is handed
-/// (`xs.map(f)`, `p.then(f)`, `setTimeout(f, 1)`, `el.addEventListener('x', f)`,
-/// `new Promise(f)`): the callee's last name.
+/// When `arg` is an argument of a call to a function that calls what it is handed at that
+/// position (`xs.map(f)`, `p.then(f, g)`, `setTimeout(f, 1)`, `el.addEventListener('x', f)`,
+/// `new Promise(f)`, `Array.from(xs, f)`): the callee's last name. What is handed at another
+/// position is not called: `xs.reduce(f, seed)`'s seed, `Array.from(xs)`'s `xs`,
+/// `setTimeout(f, 1, arg)`'s `arg`. Where libraries put the collection first (`_.map(xs, f)`,
+/// `Effect.forEach(xs, f, { concurrency })`), a collection method's second argument is called
+/// too, and where they put arguments of their own first (`emitter.on(scope, 'event', f)`,
+/// `visibility.filter(items, level, f)`) the last argument after the builtin's positions.
 pub(super) fn callback_callee<'t>(p: &Parents<'t>, arg: Node<'t>, src: &[u8]) -> Option<String> {
-    const CALLERS: &[&str] = &[
-        "map",
-        "forEach",
-        "filter",
-        "reduce",
-        "reduceRight",
-        "sort",
-        "find",
-        "findIndex",
-        "findLast",
-        "findLastIndex",
-        "some",
-        "every",
-        "flatMap",
-        "then",
-        "catch",
-        "finally",
-        "setTimeout",
-        "setInterval",
-        "setImmediate",
-        "queueMicrotask",
-        "requestAnimationFrame",
-        "addEventListener",
-        "on",
-        "once",
-        "from",
-        "Promise",
-        "nextTick",
+    /// The callers: the positions of the arguments each calls, and whether a last argument
+    /// after them is called too.
+    const CALLERS: &[(&str, &[usize], bool)] = &[
+        ("map", &[0, 1], true),
+        ("forEach", &[0, 1], true),
+        ("filter", &[0, 1], true),
+        ("reduce", &[0], false),
+        ("reduceRight", &[0], false),
+        ("sort", &[0, 1], true),
+        ("find", &[0, 1], true),
+        ("findIndex", &[0, 1], true),
+        ("findLast", &[0, 1], true),
+        ("findLastIndex", &[0, 1], true),
+        ("some", &[0, 1], true),
+        ("every", &[0, 1], true),
+        ("flatMap", &[0, 1], true),
+        ("then", &[0, 1], false),
+        ("catch", &[0], false),
+        ("finally", &[0], false),
+        ("setTimeout", &[0], false),
+        ("setInterval", &[0], false),
+        ("setImmediate", &[0], false),
+        ("queueMicrotask", &[0], false),
+        ("requestAnimationFrame", &[0], false),
+        ("addEventListener", &[1], true),
+        ("on", &[1], true),
+        ("once", &[1], true),
+        ("from", &[1], false),
+        ("Promise", &[0], false),
+        ("nextTick", &[0], false),
     ];
     let list = p.of(arg).filter(|p| p.kind_name() == "arguments")?;
     let call = p.of(list).filter(|c| matches!(c.kind_name(), "call_expression" | "new_expression"))?;
@@ -666,7 +673,13 @@ pub(super) fn callback_callee<'t>(p: &Parents<'t>, arg: Node<'t>, src: &[u8]) ->
             path.rsplit('.').next().unwrap_or(&path).trim_end_matches("()").to_string()
         }
     };
-    CALLERS.contains(&last.as_str()).then_some(last)
+    let &(_, positions, trailing) = CALLERS.iter().find(|(name, ..)| *name == last)?;
+    let args: Vec<Node> = named_children(list).into_iter().filter(|a| a.kind_name() != "comment").collect();
+    let at = args.iter().position(|a| a.id() == arg.id())?;
+    // `_.reduce(xs, f, seed)`: three arguments are the library's form, the callback second.
+    let positions: &[usize] = if matches!(last.as_str(), "reduce" | "reduceRight") && args.len() == 3 { &[1] } else { positions };
+    let called = positions.contains(&at) || (trailing && at + 1 == args.len() && positions.iter().all(|&p| at > p));
+    called.then_some(last)
 }
 
 pub(super) fn value_source<'t>(p: &Parents<'t>, ident: Node<'t>, src: &[u8]) -> Option<ValueSource> {
@@ -687,7 +700,11 @@ pub(super) fn value_source<'t>(p: &Parents<'t>, ident: Node<'t>, src: &[u8]) -> 
         // values it may hold (the callers may pass another).
         "required_parameter" | "optional_parameter" => parent
             .field("type")
-            .and_then(|t| annotation_source(t, src))
+            .and_then(|t| {
+                // `<S extends Store>(s: S)`: the function's type parameter stands for its bound.
+                let func = p.of(parent).and_then(|params| p.of(params));
+                annotation_source(func.map_or(t, |f| bound_of_type_parameter(f, t, src)), src)
+            })
             .or_else(|| parent.field("value").and_then(|v| expression_value(v, src)).map(ValueSource::possibly))
             .or_else(|| callback_element(p, parent, src)),
         // `items.forEach(i => …)`.
@@ -975,13 +992,16 @@ pub(super) fn declared_type(node: Node, src: &[u8]) -> Option<ValueSource> {
         "variable_declarator" => {
             // `const f = (): Foo => ...`
             let v = node.field("value")?;
-            return v.field("return_type").and_then(|t| annotation_path(t, src)).map(ValueSource::Annotation);
+            return v
+                .field("return_type")
+                .and_then(|t| annotation_path(bound_of_type_parameter(v, t, src), src))
+                .map(ValueSource::Annotation);
         }
         // `export default new Service()`: the value exported.
         _ if node.parent().is_some_and(|p| p.kind_name() == "export_statement") => return expression_value(node, src),
         _ => return None,
     };
-    let t = node.field(field)?;
+    let t = bound_of_type_parameter(node, node.field(field)?, src);
     // `Promise<Foo>` returned by an async function is still a Foo to its awaiting callers.
     let inner = if t.kind_name() == "type_annotation" { t.named_child(0)? } else { t };
     if inner.kind_name() == "generic_type" && inner.field("name").is_some_and(|n| text(n, src) == "Promise") {
@@ -1126,6 +1146,22 @@ fn non_nullish<'t>(t: Node<'t>, src: &[u8]) -> Option<Node<'t>> {
     Some(inner)
 }
 
+/// A type that names one of `func`'s type parameters (`(): T` in `<T extends Store =
+/// MemStore>() => …`, `T | undefined` too) stands for the type the parameter defaults to, else
+/// for its constraint: what a call that does not say otherwise gets, and members it is sure
+/// to have. Any other type (and a parameter with neither) is `t` itself.
+fn bound_of_type_parameter<'t>(func: Node<'t>, t: Node<'t>, src: &[u8]) -> Node<'t> {
+    let Some(params) = func.field("type_parameters") else { return t };
+    let Some(named) = non_nullish(t, src).filter(|n| n.kind_name() == "type_identifier") else { return t };
+    let name = text(named, src);
+    named_children(params)
+        .into_iter()
+        .find(|p| p.kind_name() == "type_parameter" && p.field("name").is_some_and(|n| text(n, src) == name))
+        .and_then(|p| p.field("value").or_else(|| p.field("constraint")))
+        .and_then(|bound| bound.named_child(0))
+        .unwrap_or(t)
+}
+
 fn annotation_path(t: Node, src: &[u8]) -> Option<String> {
     let inner = non_nullish(t, src)?;
     match inner.kind_name() {
@@ -1180,9 +1216,11 @@ pub(super) fn param_types(node: Node, src: &[u8]) -> Vec<String> {
                 "comment" => {}
                 // `function f(this: Foo, a: A)`: `this` is not passed.
                 "required_parameter" if p.field("pattern").is_some_and(|n| n.kind_name() == "this") => {}
-                "required_parameter" | "optional_parameter" => {
-                    out.push(p.field("type").and_then(|t| annotation_path(t, src)).unwrap_or_default())
-                }
+                "required_parameter" | "optional_parameter" => out.push(
+                    p.field("type")
+                        .and_then(|t| annotation_path(func.map_or(t, |f| bound_of_type_parameter(f, t, src)), src))
+                        .unwrap_or_default(),
+                ),
                 _ => out.push(String::new()),
             }
         }

@@ -314,3 +314,19 @@ fn columns_count_utf8_bytes() {
     let a = doc(&index, "a.ts");
     assert_eq!(at(a, 0, 16).range, vec![0, 16, 22]);
 }
+
+#[test]
+fn a_typed_literals_method_is_a_definition_and_a_reference_to_the_member_it_implements() {
+    let repo = Repo::new();
+    repo.write("package.json", r#"{ "name": "lit", "version": "1.0.0" }"#);
+    repo.write("auth.ts", "export interface Auth {\n  login(): void;\n}\n");
+    repo.write("impl.ts", "import { Auth } from './auth';\nexport const auth: Auth = {\n  login() {},\n};\n");
+    repo.index_json(&[]);
+    let index = export(&repo);
+    let d = doc(&index, "impl.ts");
+    let here: Vec<&Occurrence> = d.occurrences.iter().filter(|o| o.range[0] == 2 && o.range[1] == 2).collect();
+    assert!(here.iter().any(|o| is_def(o) && o.symbol.ends_with("`impl.ts`/auth.login().")), "{:#?}", occurrence_list(d));
+    assert!(here.iter().any(|o| !is_def(o) && o.symbol.ends_with("`auth.ts`/Auth#login().")), "{:#?}", occurrence_list(d));
+    // A definition's name is not also listed as a reference to itself.
+    assert_eq!(here.len(), 2, "{:#?}", occurrence_list(d));
+}

@@ -407,11 +407,12 @@ pub fn build(conn: &Connection, db: &Path, config: &ScipConfig) -> Result<Index>
                 }
             }
         }
-        let def_starts: HashSet<(i32, i32)> = doc.occurrences.iter().map(|o| (o.range[0], o.range[1])).collect();
+        // A definition's name is not also a reference to what it defines; it may use another
+        // symbol there (a method of a typed object literal, the member it implements).
+        let defined_at: HashSet<(i32, i32, String)> = doc.occurrences.iter().map(|o| (o.range[0], o.range[1], o.symbol.clone())).collect();
+        let def_starts: HashSet<(i32, i32)> = defined_at.iter().map(|(l, c, _)| (*l, *c)).collect();
         for p in &placed[fi] {
-            if def_starts.contains(&(p.range[0], p.range[1])) {
-                continue;
-            }
+            let at_definition = def_starts.contains(&(p.range[0], p.range[1]));
             let symbol = match &p.target {
                 Target::Sym(d) => match locals.get(d) {
                     Some(l) => l.clone(),
@@ -421,6 +422,9 @@ pub fn build(conn: &Connection, db: &Path, config: &ScipConfig) -> Result<Index>
                 },
                 Target::External(qname) => names.external(qname, fam, None),
             };
+            if at_definition && defined_at.contains(&(p.range[0], p.range[1], symbol.clone())) {
+                continue;
+            }
             let mut occ = Occurrence::new();
             occ.range = p.range.clone();
             occ.symbol = symbol;

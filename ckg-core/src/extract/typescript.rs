@@ -631,36 +631,33 @@ fn expression_value_at(mut v: Node, src: &[u8], depth: usize) -> Option<ValueSou
 /// too, and where they put arguments of their own first (`emitter.on(scope, 'event', f)`,
 /// `visibility.filter(items, level, f)`) the last argument after the builtin's positions.
 pub(super) fn callback_callee<'t>(p: &Parents<'t>, arg: Node<'t>, src: &[u8]) -> Option<String> {
-    /// The callers: the positions of the arguments each calls, and whether a last argument
-    /// after them is called too.
-    const CALLERS: &[(&str, &[usize], bool)] = &[
-        ("map", &[0, 1], true),
-        ("forEach", &[0, 1], true),
-        ("filter", &[0, 1], true),
-        ("reduce", &[0], false),
-        ("reduceRight", &[0], false),
-        ("sort", &[0, 1], true),
-        ("find", &[0, 1], true),
-        ("findIndex", &[0, 1], true),
-        ("findLast", &[0, 1], true),
-        ("findLastIndex", &[0, 1], true),
-        ("some", &[0, 1], true),
-        ("every", &[0, 1], true),
-        ("flatMap", &[0, 1], true),
-        ("then", &[0, 1], false),
-        ("catch", &[0], false),
-        ("finally", &[0], false),
-        ("setTimeout", &[0], false),
-        ("setInterval", &[0], false),
-        ("setImmediate", &[0], false),
-        ("queueMicrotask", &[0], false),
-        ("requestAnimationFrame", &[0], false),
-        ("addEventListener", &[1], true),
-        ("on", &[1], true),
-        ("once", &[1], true),
-        ("from", &[1], false),
-        ("Promise", &[0], false),
-        ("nextTick", &[0], false),
+    /// The callers, by the positions of the arguments they call and whether a last argument
+    /// after those is called too.
+    const CALLERS: &[(&[&str], &[usize], bool)] = &[
+        (
+            &["map", "forEach", "filter", "sort", "find", "findIndex", "findLast", "findLastIndex", "some", "every", "flatMap"],
+            &[0, 1],
+            true,
+        ),
+        (&["reduce", "reduceRight"], &[0], false),
+        (&["then"], &[0, 1], false),
+        (
+            &[
+                "catch",
+                "finally",
+                "setTimeout",
+                "setInterval",
+                "setImmediate",
+                "queueMicrotask",
+                "requestAnimationFrame",
+                "Promise",
+                "nextTick",
+            ],
+            &[0],
+            false,
+        ),
+        (&["addEventListener", "on", "once"], &[1], true),
+        (&["from"], &[1], false),
     ];
     let list = p.of(arg).filter(|p| p.kind_name() == "arguments")?;
     let call = p.of(list).filter(|c| matches!(c.kind_name(), "call_expression" | "new_expression"))?;
@@ -673,7 +670,7 @@ pub(super) fn callback_callee<'t>(p: &Parents<'t>, arg: Node<'t>, src: &[u8]) ->
             path.rsplit('.').next().unwrap_or(&path).trim_end_matches("()").to_string()
         }
     };
-    let &(_, positions, trailing) = CALLERS.iter().find(|(name, ..)| *name == last)?;
+    let &(_, positions, trailing) = CALLERS.iter().find(|(names, ..)| names.contains(&last.as_str()))?;
     let args: Vec<Node> = named_children(list).into_iter().filter(|a| a.kind_name() != "comment").collect();
     let at = args.iter().position(|a| a.id() == arg.id())?;
     // `_.reduce(xs, f, seed)`: three arguments are the library's form, the callback second.

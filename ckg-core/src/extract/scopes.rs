@@ -924,7 +924,9 @@ impl<'t> File<'t, '_> {
                 }
                 (None, None) if destructured.is_some() => {
                     let (func, index, member) = destructured.expect("checked");
-                    Local::Param { func, index, splat: 0, value: None, member: Some(member) }
+                    // Of a typed parameter (`({ store }: Props)`), the member's declared type.
+                    let value = value_source(&self.parents, lang, *node, src);
+                    Local::Param { func, index, splat: 0, value, member: Some(member) }
                 }
                 (None, Some((func_node, index, splat))) if def_by_node.contains_key(&func_node.id()) => {
                     let func = def_by_node[&func_node.id()];

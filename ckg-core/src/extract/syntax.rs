@@ -156,6 +156,12 @@ fn written_path<'t>(node: Node<'t>, src: &[u8], any_entry: bool) -> Option<(Stri
                 cur = cur.named_child(0)?;
                 continue;
             }
+            // `(error as HttpError).body`: a member of the type it is asserted to be, looked up
+            // from the type's name (as a key is: `HttpError.body`); not `as any`.
+            "as_expression" => {
+                let ty = cur.named_child(1).and_then(|t| super::typescript::annotation_path(t, src))?;
+                (Some(ty.into()), None, cur)
+            }
             // `(0, tpl_1.default)(…)` (compiled CommonJS calls an import so, without a `this`):
             // the last operand.
             "sequence_expression" => {

@@ -562,6 +562,15 @@ fn expression_value_at(mut v: Node, src: &[u8], depth: usize) -> Option<ValueSou
         v.kind_name(),
         "await_expression" | "parenthesized_expression" | "as_expression" | "non_null_expression" | "satisfies_expression"
     ) {
+        // `error as HttpError`: the type it is asserted to be (not `as const`, `as any`), and
+        // what the expression holds, which the assertion may only narrow (`x as Mutable<X>`
+        // names a type whose members ckg may not know).
+        if v.kind_name() == "as_expression"
+            && let Some(asserted) = v.named_child(1).and_then(|t| annotation_source(t, src))
+        {
+            let held = v.named_child(0).and_then(|e| expression_value_at(e, src, depth + 1));
+            return ValueSource::one_of([Some(asserted), held].into_iter().flatten());
+        }
         v = v.named_child(0)?;
     }
     // `require('./m').Svc`: a member of the module that `require` binds there.
@@ -726,24 +735,43 @@ pub(super) fn value_source<'t>(p: &Parents<'t>, ident: Node<'t>, src: &[u8]) -> 
 
 /// A name bound by destructuring a declarator's value: `const { a } = obj` is `obj.a`,
 /// `const { a: b } = make()` is `make().a`, `const [x, y] = [f, g]` takes the element at its
-/// place, `const [x] = list` is `list.[0]`. Nested patterns follow each level. (A parameter's
-/// pattern, a default, or a rest element has no value here.)
+/// place, `const [x] = list` is `list.[0]`. Nested patterns follow each level; a default
+/// (`{ a = 1 }`) is one of the values and the member's declared type still holds. A parameter's
+/// object pattern takes apart a value of its declared type: `({ value: store }: Props)` is
+/// `Props.value`, the member's type. (A rest element has no value here.)
 fn destructured_value<'t>(p: &Parents<'t>, ident: Node<'t>, src: &[u8]) -> Option<ValueSource> {
     // From the name up to the declarator: the key or index at each level.
     let mut steps: Vec<String> = Vec::new();
     let mut cur = ident;
     let declarator = loop {
         let parent = p.of(cur)?;
+        let is_left = || parent.field("left").is_some_and(|l| l.id() == cur.id());
         match parent.kind_name() {
             "shorthand_property_identifier_pattern" => {}
             "object_pattern" if cur.kind_name() == "shorthand_property_identifier_pattern" => steps.push(text(cur, src).into_owned()),
-            "object_pattern" if cur.kind_name() == "pair_pattern" => {}
+            "object_pattern" if matches!(cur.kind_name(), "pair_pattern" | "object_assignment_pattern") => {}
+            // `{ a = 1 }`, `{ a: b = 1 }`, `[x = 1]`: the name's default.
+            "object_assignment_pattern" if is_left() && cur.kind_name() == "shorthand_property_identifier_pattern" => {
+                steps.push(text(cur, src).into_owned());
+            }
+            "assignment_pattern" if is_left() => {}
+            "required_parameter" | "optional_parameter" if parent.field("pattern").is_some_and(|n| n.id() == cur.id()) => {
+                return typed_parameter_member(p, parent, &steps, src);
+            }
             "pair_pattern" => {
                 let key = parent.field("key").filter(|k| matches!(k.kind_name(), "property_identifier" | "string"))?;
                 steps.push(text(key, src).trim_matches(|c| c == '"' || c == '\'').to_string());
             }
             "array_pattern" => {
-                let index = named_children(parent).into_iter().position(|n| n.id() == cur.id())?;
+                // Its place counts the holes before it (`const [, second] = pair`).
+                let mut index = 0;
+                for i in 0..parent.child_count() {
+                    let child = parent.child(i as _)?;
+                    if child.id() == cur.id() {
+                        break;
+                    }
+                    index += usize::from(child.kind_name() == ",");
+                }
                 steps.push(format!("[{index}]"));
             }
             "variable_declarator" if parent.field("name").is_some_and(|n| n.id() == cur.id()) => break parent,
@@ -781,6 +809,26 @@ fn destructured_value<'t>(p: &Parents<'t>, ident: Node<'t>, src: &[u8]) -> Optio
         _ => return None,
     };
     Some(ValueSource::Alias(format!("{prefix}.{}", rest.join("."))))
+}
+
+/// The member a parameter's object pattern takes out (`steps`, innermost first) of a value of
+/// the parameter's declared type: `Props.value` of `({ value }: Props)`, as one of the values
+/// the callers may pass (what goes through it is `inferred`, as through `props.value`); `None`
+/// without a declared type, or through an array pattern.
+fn typed_parameter_member<'t>(p: &Parents<'t>, param: Node<'t>, steps: &[String], src: &[u8]) -> Option<ValueSource> {
+    if steps.is_empty() || steps.iter().any(|s| s.starts_with('[')) {
+        return None;
+    }
+    let t = param.field("type")?;
+    let func = p.of(param).and_then(|params| p.of(params));
+    let ty = annotation_path(func.map_or(t, |f| bound_of_type_parameter(f, t, src)), src)?;
+    let mut path = ty;
+    for step in steps.iter().rev() {
+        path.push('.');
+        path.push_str(step);
+    }
+    // One of the values the callers pass, as a typed parameter's own value is.
+    Some(ValueSource::Alias(path).possibly())
 }
 
 /// The value written for `key` in an object literal: `{ key: v }`'s `v`, `{ key }`'s name.
@@ -989,10 +1037,7 @@ pub(super) fn declared_type(node: Node, src: &[u8]) -> Option<ValueSource> {
         "variable_declarator" => {
             // `const f = (): Foo => ...`
             let v = node.field("value")?;
-            return v
-                .field("return_type")
-                .and_then(|t| annotation_path(bound_of_type_parameter(v, t, src), src))
-                .map(ValueSource::Annotation);
+            return v.field("return_type").and_then(|t| annotation_source(bound_of_type_parameter(v, t, src), src));
         }
         // `export default new Service()`: the value exported.
         _ if node.parent().is_some_and(|p| p.kind_name() == "export_statement") => return expression_value(node, src),
@@ -1041,6 +1086,9 @@ fn made_value(v: Node, src: &[u8], depth: usize) -> Option<ValueSource> {
 /// of them (`Foo[]`, `Array<Foo>`, `ReadonlyArray<Foo>`, `readonly Foo[]`:
 /// `each:type:Foo`), whose elements a loop over it, or a callback of its methods, binds.
 fn annotation_source(t: Node, src: &[u8]) -> Option<ValueSource> {
+    if let Some(elements) = tuple_elements(t, src) {
+        return Some(ValueSource::Items(elements));
+    }
     if let Some(element) = array_element(t, src) {
         return Some(ValueSource::Each(Box::new(ValueSource::Annotation(element))));
     }
@@ -1074,6 +1122,34 @@ fn mapping_value(t: Node, src: &[u8]) -> Option<String> {
         }
         _ => None,
     }
+}
+
+/// The element types of a tuple annotation by position (`[ListParams, Modifiers]`, labelled
+/// `[params: ListParams, …]` too): what `const [query, modifiers] = useListParams()` takes
+/// apart. Positions whose type names no class are left out; `None` when none does.
+fn tuple_elements(t: Node, src: &[u8]) -> Option<Vec<(String, ValueSource)>> {
+    let mut inner = non_nullish(t, src)?;
+    if inner.kind_name() == "readonly_type" {
+        inner = inner.named_child(0)?;
+    }
+    if inner.kind_name() != "tuple_type" {
+        return None;
+    }
+    let mut out = Vec::new();
+    for (i, member) in named_children(inner).into_iter().filter(|n| n.kind_name() != "comment").enumerate() {
+        let ty = match member.kind_name() {
+            // `[a: A]`, `[b?: B]` (`[...rest: R[]]` ends the positions).
+            "required_parameter" if member.field("name").is_some_and(|n| n.kind_name() == "rest_pattern") => break,
+            "required_parameter" | "optional_parameter" => member.field("type"),
+            "rest_type" => break,
+            "optional_type" => member.named_child(0),
+            _ => Some(member),
+        };
+        if let Some(v) = ty.and_then(|ty| annotation_source(ty, src)) {
+            out.push((i.to_string(), v));
+        }
+    }
+    (!out.is_empty()).then_some(out)
 }
 
 /// The element type of an array annotation.
@@ -1159,11 +1235,26 @@ fn bound_of_type_parameter<'t>(func: Node<'t>, t: Node<'t>, src: &[u8]) -> Node<
         .unwrap_or(t)
 }
 
-fn annotation_path(t: Node, src: &[u8]) -> Option<String> {
+pub(super) fn annotation_path(t: Node, src: &[u8]) -> Option<String> {
     let inner = non_nullish(t, src)?;
     match inner.kind_name() {
         "type_identifier" | "nested_type_identifier" => Some(text(inner, src).into_owned()),
+        // `Partial<Props>`, `Omit<Props, 'id'>`: the members are those of the type it maps.
+        "generic_type"
+            if inner
+                .field("name")
+                .is_some_and(|n| matches!(&*text(n, src), "Partial" | "Required" | "Readonly" | "Pick" | "Omit" | "NonNullable")) =>
+        {
+            let first = named_children(inner.field("type_arguments")?).into_iter().find(|n| n.kind_name() != "comment")?;
+            annotation_path(first, src)
+        }
         "generic_type" => inner.field("name").map(|n| text(n, src).into_owned()),
+        // `GetListParams & QueryFunctionContext`, `Partial<Request> & { headers?: HeaderMap }`:
+        // a member found on the first named part is the value's (the compiler's type of it is
+        // the intersection of each part's); one only another part declares is not looked for.
+        "intersection_type" => {
+            named_children(inner).into_iter().filter(|n| n.kind_name() != "comment").find_map(|n| annotation_path(n, src))
+        }
         _ => None,
     }
 }
@@ -1293,7 +1384,20 @@ fn object_type_path<'t>(p: &Parents<'t>, object: Node<'t>, src: &[u8]) -> Option
                 node = parent;
                 continue;
             }
+            // `{ … } as const` says no type.
+            "as_expression" if parent.named_child(1).is_none() => {
+                node = parent;
+                continue;
+            }
             "satisfies_expression" | "as_expression" => parent.named_child(1).and_then(|t| annotation_path(t, src)),
+            // A default in a parameter's pattern (`({ sort = { field: 'id' } }: Props)`): checked
+            // against the member's type.
+            "object_assignment_pattern" if parent.field("right").is_some_and(|r| r.id() == node.id()) => {
+                let name = parent.field("left").filter(|l| l.kind_name() == "shorthand_property_identifier_pattern")?;
+                keys.push(text(name, src).into_owned());
+                node = p.of(parent)?;
+                continue;
+            }
             "arguments" => {
                 let call = p.of(parent)?;
                 let callee = call.field("function").or_else(|| call.field("constructor"))?;

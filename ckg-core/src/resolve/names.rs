@@ -179,7 +179,7 @@ impl Resolver<'_> {
                 let e = &self.input.exports[k];
                 if e.name == "*"
                     && let Some(ModuleTarget::File(f)) = e.specifier.as_deref().map(|s| self.modules.resolve(file, lang, s))
-                    && let Some(t) = self.module_member(f, name, hops + 1)
+                    && let Some(t) = self.star_reexport(f, name, hops + 1)
                 {
                     return Some(t);
                 }
@@ -210,6 +210,35 @@ impl Resolver<'_> {
             }
             self.star_member(file, name, hops)
         }
+    }
+
+    /// What `export * from './f'` brings under `name` from the script module `file`: only
+    /// what it exports — a name of its export list, a declaration written with `export`, or
+    /// what its own `export *`s bring — and never its `default`. A module-level declaration it
+    /// keeps to itself (`const useNavigate = …` beside `export const provider = { useNavigate
+    /// }`) is not a member of the barrel, though a direct import of the module falls back to
+    /// it ([`Resolver::module_member`]).
+    fn star_reexport(&self, file: i64, name: &str, hops: usize) -> Option<Target> {
+        if name == "default" || hops > MAX_HOPS {
+            return None;
+        }
+        let exports = self.exports_of(file);
+        if exports.iter().any(|&k| self.input.exports[k].name == name) {
+            return self.module_member(file, name, hops);
+        }
+        if let Some(s) = self.module_qname(file).and_then(|m| self.joined_qname(m, '#', name))
+            && s.exported
+        {
+            return Some(Target::Sym(s.id));
+        }
+        let _looking_up = LookingUp::enter(file, name)?;
+        let lang = self.file_lang(file);
+        exports.iter().map(|&k| &self.input.exports[k]).filter(|e| e.name == "*").find_map(|e| {
+            match self.modules.resolve(file, lang, e.specifier.as_deref()?) {
+                ModuleTarget::File(f) => self.star_reexport(f, name, hops + 1),
+                _ => None,
+            }
+        })
     }
 
     /// A module-level import of `file` that binds `name`.

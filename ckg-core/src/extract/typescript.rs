@@ -762,18 +762,7 @@ fn destructured_value<'t>(p: &Parents<'t>, ident: Node<'t>, src: &[u8]) -> Optio
                 let key = parent.field("key").filter(|k| matches!(k.kind_name(), "property_identifier" | "string"))?;
                 steps.push(text(key, src).trim_matches(|c| c == '"' || c == '\'').to_string());
             }
-            "array_pattern" => {
-                // Its place counts the holes before it (`const [, second] = pair`).
-                let mut index = 0;
-                for i in 0..parent.child_count() {
-                    let child = parent.child(i as _)?;
-                    if child.id() == cur.id() {
-                        break;
-                    }
-                    index += usize::from(child.kind_name() == ",");
-                }
-                steps.push(format!("[{index}]"));
-            }
+            "array_pattern" => steps.push(format!("[{}]", pattern_place(parent, cur)?)),
             "variable_declarator" if parent.field("name").is_some_and(|n| n.id() == cur.id()) => break parent,
             _ => return None,
         }
@@ -809,6 +798,20 @@ fn destructured_value<'t>(p: &Parents<'t>, ident: Node<'t>, src: &[u8]) -> Optio
         _ => return None,
     };
     Some(ValueSource::Alias(format!("{prefix}.{}", rest.join("."))))
+}
+
+/// The place of `element` in an array pattern, counting the holes before it (`const [,
+/// second] = pair`).
+fn pattern_place(pattern: Node, element: Node) -> Option<usize> {
+    let mut place = 0;
+    for i in 0..pattern.child_count() {
+        let child = pattern.child(i as _)?;
+        if child.id() == element.id() {
+            return Some(place);
+        }
+        place += usize::from(child.kind_name() == ",");
+    }
+    None
 }
 
 /// The member a parameter's object pattern takes out (`steps`, innermost first) of a value of
@@ -1411,6 +1414,12 @@ fn object_type_path<'t>(p: &Parents<'t>, object: Node<'t>, src: &[u8]) -> Option
                 node = p.of(parent)?;
                 continue;
             }
+            // `const [{ page }, { setPage }] = useListParams()`: the element at its place.
+            "array_pattern" => {
+                keys.push(format!("[{}]", pattern_place(parent, node)?));
+                node = parent;
+                continue;
+            }
             "jsx_expression" => {
                 let attr = p.of(parent).filter(|a| a.kind_name() == "jsx_attribute")?;
                 let name = attr.named_child(0).filter(|n| n.kind_name() == "property_identifier")?;
@@ -1419,6 +1428,12 @@ fn object_type_path<'t>(p: &Parents<'t>, object: Node<'t>, src: &[u8]) -> Option
             }
             "variable_declarator" => match parent.field("type") {
                 Some(t) => annotation_path(t, src),
+                // `const { message } = error as ErrorWithArgs`: the type asserted.
+                None if parent.field("name").is_some_and(|n| n.id() == node.id())
+                    && let Some(asserted) = parent.field("value").and_then(|v| asserted_type(v, src)) =>
+                {
+                    Some(asserted)
+                }
                 // `const { a } = load()`: the pattern is the name, the value is what it takes apart.
                 None if parent.field("name").is_some_and(|n| n.id() == node.id()) => {
                     parent.field("value").and_then(|v| expression_value(v, src)).and_then(|v| match v {
@@ -1450,6 +1465,14 @@ fn object_type_path<'t>(p: &Parents<'t>, object: Node<'t>, src: &[u8]) -> Option
         return Some(path);
     }
     None
+}
+
+/// The type an expression is asserted to be (`error as ErrorWithArgs`, in parentheses too).
+fn asserted_type(mut v: Node, src: &[u8]) -> Option<String> {
+    while v.kind_name() == "parenthesized_expression" {
+        v = v.named_child(0)?;
+    }
+    (v.kind_name() == "as_expression").then(|| annotation_path(v.named_child(1)?, src)).flatten()
 }
 
 /// The call of the function a `return` statement returns from (`make()`, `this.build()`),

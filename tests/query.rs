@@ -369,6 +369,27 @@ fn a_file_target_means_its_definitions_and_a_module_name_can_be_ambiguous() {
 }
 
 #[test]
+fn a_type_query_is_a_reference_to_the_value_it_names() {
+    let repo = Repo::new();
+    repo.write("lib.ts", "export function makeStore() {\n  return { items: [] };\n}\nexport const KIND = 'memory';\n");
+    repo.write(
+        "main.ts",
+        "import { makeStore, KIND } from './lib';\n\
+         export type Shape = ReturnType<typeof makeStore>;\n\
+         export interface Options {\n  kind: typeof KIND;\n  size: typeof KIND.length;\n}\n",
+    );
+    repo.index_json(&[]);
+    // `typeof makeStore` in a type: what changes with `makeStore`, at the name.
+    let out = repo.ok(&["query", "refs", "makeStore"]);
+    assert!(out.contains("2:39  main.ts#Shape references -> lib.ts#makeStore"), "{out}");
+    // A constant too, and the first name of a dotted query (`typeof KIND.length` is not a
+    // plain name: not listed).
+    let out = repo.ok(&["query", "refs", "KIND"]);
+    assert!(out.contains("4:16  main.ts#Options references -> lib.ts#KIND"), "{out}");
+    assert!(!out.contains("5:"), "{out}");
+}
+
+#[test]
 fn a_jsx_closing_tag_is_a_reference_site_of_its_component() {
     let repo = Repo::new();
     repo.write(

@@ -99,7 +99,8 @@
 (assignment_expression left: [(identifier) (member_expression)] @name @reference.write)
 (augmented_assignment_expression left: [(identifier) (member_expression)] @name @reference.write)
 (update_expression argument: [(identifier) (member_expression)] @name @reference.write)
-(type_identifier) @name @reference.type
+; A type, and a value named in a type query (`type: typeof SET_SORT`, `ReturnType<typeof make>`).
+[(type_identifier) @name (type_query (identifier) @name)] @reference.type
 (nested_type_identifier) @name @reference.type
 ; Keys of object literals (a method's name too) and destructuring patterns: uses of the members of the type they
 ; are checked against (extraction writes the path through that type, when the file names it).

@@ -86,3 +86,5 @@ const lazy = await import('./lazy');
 //                 ^ import.dynamic
 handlers[name]();
 // <- reference.call
+type Lazy = typeof lazy;
+//                 ^ reference.type

@@ -846,6 +846,9 @@ fn visit<'t>(ids: &Ids, src: &[u8], n: Frame<'t>, path: &[Frame<'t>], order: u32
         }
         K::TypeQuery if wild => {
             emit(1, 60, skip, node, None);
+            if ident {
+                emit(1, 67, reference(R::Type), p.node, Some(node));
+            }
         }
         K::NestedIdentifier if ident => {
             emit(1, 61, skip, node, None);

@@ -704,13 +704,8 @@ pub(super) fn value_source<'t>(p: &Parents<'t>, ident: Node<'t>, src: &[u8]) -> 
         }
         // A parameter's declared type, else its default (`compare = defaultCompare`): one of the
         // values it may hold (the callers may pass another).
-        "required_parameter" | "optional_parameter" => parent
-            .field("type")
-            .and_then(|t| {
-                // `<S extends Store>(s: S)`: the function's type parameter stands for its bound.
-                let func = p.of(parent).and_then(|params| p.of(params));
-                annotation_source(func.map_or(t, |f| bound_of_type_parameter(f, t, src)), src)
-            })
+        "required_parameter" | "optional_parameter" => parameter_type(p, parent, src)
+            .and_then(|t| annotation_source(t, src))
             .or_else(|| parent.field("value").and_then(|v| expression_value(v, src)).map(ValueSource::possibly))
             .or_else(|| callback_element(p, parent, src)),
         // `items.forEach(i => …)`.
@@ -822,16 +817,21 @@ fn typed_parameter_member<'t>(p: &Parents<'t>, param: Node<'t>, steps: &[String]
     if steps.is_empty() || steps.iter().any(|s| s.starts_with('[')) {
         return None;
     }
-    let t = param.field("type")?;
-    let func = p.of(param).and_then(|params| p.of(params));
-    let ty = annotation_path(func.map_or(t, |f| bound_of_type_parameter(f, t, src)), src)?;
-    let mut path = ty;
+    let mut path = annotation_path(parameter_type(p, param, src)?, src)?;
     for step in steps.iter().rev() {
         path.push('.');
         path.push_str(step);
     }
     // One of the values the callers pass, as a typed parameter's own value is.
     Some(ValueSource::Alias(path).possibly())
+}
+
+/// A parameter's declared type; one that names a type parameter of its function (`<S extends
+/// Store>(s: S)`) is that parameter's bound ([`bound_of_type_parameter`]).
+fn parameter_type<'t>(p: &Parents<'t>, param: Node<'t>, src: &[u8]) -> Option<Node<'t>> {
+    let t = param.field("type")?;
+    let func = p.of(param).and_then(|params| p.of(params));
+    Some(func.map_or(t, |f| bound_of_type_parameter(f, t, src)))
 }
 
 /// The value written for `key` in an object literal: `{ key: v }`'s `v`, `{ key }`'s name.

@@ -175,14 +175,8 @@ impl Resolver<'_> {
             if let Some(s) = self.joined_qname(module, '#', name) {
                 return Some(Target::Sym(s.id));
             }
-            for &k in self.exports_of(file) {
-                let e = &self.input.exports[k];
-                if e.name == "*"
-                    && let Some(ModuleTarget::File(f)) = e.specifier.as_deref().map(|s| self.modules.resolve(file, lang, s))
-                    && let Some(t) = self.star_reexport(f, name, hops + 1)
-                {
-                    return Some(t);
-                }
+            if let Some(t) = self.through_star_exports(file, name, hops) {
+                return Some(t);
             }
             // The default import of a CommonJS module is what `module.exports` holds
             // (`module.exports = Animal`); of one that exports an object
@@ -232,8 +226,14 @@ impl Resolver<'_> {
             return Some(Target::Sym(s.id));
         }
         let _looking_up = LookingUp::enter(file, name)?;
+        self.through_star_exports(file, name, hops)
+    }
+
+    /// `name` as the first of the script module `file`'s `export * from …` that brings it
+    /// ([`Resolver::star_reexport`]).
+    fn through_star_exports(&self, file: i64, name: &str, hops: usize) -> Option<Target> {
         let lang = self.file_lang(file);
-        exports.iter().map(|&k| &self.input.exports[k]).filter(|e| e.name == "*").find_map(|e| {
+        self.exports_of(file).iter().map(|&k| &self.input.exports[k]).filter(|e| e.name == "*").find_map(|e| {
             match self.modules.resolve(file, lang, e.specifier.as_deref()?) {
                 ModuleTarget::File(f) => self.star_reexport(f, name, hops + 1),
                 _ => None,

@@ -66,8 +66,9 @@ enum Command {
         /// Also extract each file's facts, storing nothing: what extraction adds to the parse.
         #[arg(long)]
         extract: bool,
-        /// Parse with the grammars' expanded tables, as `ckg index` does when it parses many
-        /// files (the default is tree-sitter's parse with the grammars as they come).
+        /// Parse with the grammars' expanded tables and lex with their lexers' tables, as `ckg
+        /// index` does when it parses many files (the default is tree-sitter's parse with the
+        /// grammars as they come).
         #[arg(long)]
         expanded_tables: bool,
         /// Lex with ckg's short path for ASCII, as `ckg index` does (the default is

@@ -3,6 +3,7 @@
 //! walks (`extract/captures/`) are tested against; indexing itself compiles none.
 
 mod expanded;
+mod lex_table;
 pub(crate) mod lexer;
 pub(crate) mod reduce;
 

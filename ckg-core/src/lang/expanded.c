@@ -26,6 +26,8 @@
 #include "./language.h"
 #include "./parser.h"
 
+typedef bool (*LexFn)(TSLexer *, TSStateId);
+
 // Python's external scanner (tree-sitter-python 0.25.0, `src/scanner.c`, pinned by
 // Cargo.lock) restores its state before each of its scans by freeing its two lists and
 // growing them again from nothing: ~3.1M restores on django's full index, each a `free` and
@@ -105,8 +107,9 @@ static uint16_t *zeroed(size_t size) {
 // A copy of `language` with every state's row in one table; NULL without memory or for a
 // grammar of another ABI. Never freed (one per grammar for the process's life). For parsing
 // only: tree-sitter's lookahead iterator (query analysis, `ts_lookahead_iterator_*`) lists a
-// small state's symbols by group, and the copy's by symbol.
-const TSLanguage *ckg_expanded_language(const TSLanguage *language) {
+// small state's symbols by group, and the copy's by symbol. `lex` and `keyword_lex`, when not
+// NULL, lex in place of the grammar's own lexers (the same tokens: lex_table.c).
+const TSLanguage *ckg_expanded_language(const TSLanguage *language, LexFn lex, LexFn keyword_lex) {
   if (language->abi_version < 14 || language->abi_version > 15) return NULL;
   size_t rows = language->state_count, width = language->symbol_count;
   TSLanguage *copy = calloc(1, sizeof *copy);
@@ -143,6 +146,8 @@ const TSLanguage *ckg_expanded_language(const TSLanguage *language) {
     }
   }
   free(named);
+  if (lex) copy->lex_fn = lex;
+  if (keyword_lex && language->keyword_lex_fn) copy->keyword_lex_fn = keyword_lex;
   copy->parse_table = table;
   copy->large_state_count = language->state_count;
   return copy;

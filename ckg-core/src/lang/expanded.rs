@@ -21,9 +21,14 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use tree_sitter::Language;
 
 use super::Grammar;
+use super::lex_table::{self, LexFn};
 
 unsafe extern "C" {
-    fn ckg_expanded_language(language: *const tree_sitter::ffi::TSLanguage) -> *const tree_sitter::ffi::TSLanguage;
+    fn ckg_expanded_language(
+        language: *const tree_sitter::ffi::TSLanguage,
+        lex: Option<LexFn>,
+        keyword_lex: Option<LexFn>,
+    ) -> *const tree_sitter::ffi::TSLanguage;
     #[cfg(test)]
     fn ckg_expanded_restores_python_scanner(language: *const tree_sitter::ffi::TSLanguage) -> bool;
     #[cfg(test)]
@@ -41,8 +46,10 @@ static STARTED: [AtomicBool; Grammar::ALL.len()] = [const { AtomicBool::new(fals
 /// when no copy can be made).
 pub(super) fn language(grammar: Grammar) -> Language {
     let copy = EXPANDED[grammar.slot()].get_or_init(|| {
-        let language = grammar.language();
-        let copy = unsafe { ckg_expanded_language(language.into_raw()) };
+        let language = grammar.language().into_raw();
+        let (lex, keyword_lex) = lex_table::lexers(grammar, language);
+        // SAFETY: a live grammar; the lexers stand in for its own (`lex_table.c`).
+        let copy = unsafe { ckg_expanded_language(language, lex, keyword_lex) };
         (!copy.is_null()).then_some(copy as usize)
     });
     match copy {

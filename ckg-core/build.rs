@@ -14,6 +14,7 @@ fn main() {
     println!("cargo:rerun-if-changed=src/lang/expanded.c");
     println!("cargo:rerun-if-changed=src/lang/lexer.c");
     println!("cargo:rerun-if-changed=src/lang/lex_table.c");
+    println!("cargo:rerun-if-changed=src/lang/ascii_step.h");
     cc::Build::new()
         .file("src/extract/captures/preorder.c")
         .file("src/lang/expanded.c")

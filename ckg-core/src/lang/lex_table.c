@@ -1,5 +1,8 @@
 // A grammar's lexer read from tables for ASCII characters (see lex_table.rs).
 //
+// Built against tree-sitter's own headers (its `src` folder): `TSLanguage`'s layout, and its
+// `Lexer`'s for the step taken in place (ascii_step.h).
+//
 // A generated lexer (`ts_lex`, `ts_lex_keywords`) is a `switch` on its state whose cases test
 // the character read one way after another: `ADVANCE_MAP`'s linear search of up to 32 pairs,
 // then ranges, then binary searches of character sets. This one reads, for the state it is in,
@@ -16,6 +19,7 @@
 
 #include "tree_sitter/api.h"
 #include "./parser.h"
+#include "ascii_step.h"
 
 typedef bool (*LexFn)(TSLexer *, TSStateId);
 
@@ -32,7 +36,12 @@ typedef struct {
 } LexTable;
 
 static bool table_lex(const LexTable *table, TSLexer *lexer, TSStateId state) {
+  Lexer *self = (Lexer *)lexer;
   bool result = false;
+  // A lexer that steps by ckg's short path takes it here, in place, up to `end`
+  // (`ckg_ascii_window_end`, found again after each step the short path leaves to the lexer).
+  bool short_path = lexer->advance == ckg_lexer_ascii_step;
+  uint32_t end = short_path ? ckg_ascii_window_end(self) : 0;
   for (;;) {
     int32_t c = lexer->lookahead;
     if ((uint32_t)(c - 1) >= 127 || state >= table->states) return table->own(lexer, state) | result;
@@ -45,7 +54,11 @@ static bool table_lex(const LexTable *table, TSLexer *lexer, TSStateId state) {
     uint16_t move = table->moves[(size_t)state * 128 + (uint32_t)c];
     if (!move) return result;
     state = (TSStateId)(move >> 2);
-    lexer->advance(lexer, move & 2);
+    bool skip = move & 2;
+    if (!ckg_ascii_step_within(self, end, skip)) {
+      lexer->advance(lexer, skip);
+      end = short_path ? ckg_ascii_window_end(self) : 0;
+    }
   }
 }
 

@@ -5,9 +5,8 @@
 // position, walks the included ranges, fetches a chunk when the position leaves it, and
 // decodes the next character through the input's decoder. In source code nearly every step is
 // from one ASCII character to another inside one chunk and one range: this step does only
-// what tree-sitter's does then, and hands every other step to it. The fields it writes and the
-// values it gives them are those of `ts_lexer__do_advance` and `ts_lexer__get_lookahead`
-// (tree-sitter 0.25, `lexer.c`, MIT licence), so lexing takes the same steps; a test compares
+// what tree-sitter's does then (`ascii_step.h`, which the table lexers of lex_table.c take in
+// place), and hands every other step to it, so lexing takes the same steps; a test compares
 // the trees, positions included, on every fixture and on inputs full of the cases left to
 // tree-sitter (newlines, multi-byte and invalid UTF-8, NUL, byte-order marks, cut files).
 //
@@ -21,6 +20,7 @@
 
 #include "tree_sitter/api.h"
 #include "./lexer.h"
+#include "ascii_step.h"
 
 typedef void (*Step)(TSLexer *, bool);
 
@@ -28,37 +28,8 @@ typedef void (*Step)(TSLexer *, bool);
 // parser is given this one: the steps this one leaves to it.
 static _Atomic(Step) tree_sitter_step;
 
-static void step(TSLexer *data, bool skip) {
-  Lexer *self = (Lexer *)data;
-  int32_t current = data->lookahead;
-  uint32_t next = self->current_position.bytes + 1;
-  // From an ASCII character (a decoded one: `lookahead_size` is 1 at the end of the input
-  // too, where `chunk` is NULL or `next` is past it) to a byte in the same chunk and range,
-  // with no logger to tell. `next < end_byte` also says the range is not empty; past the last
-  // range (the end of the input, where `chunk` is NULL too) there is none to read.
-  if ((uint32_t)current < 0x80 && self->lookahead_size == 1 && self->chunk && !self->logger.log &&
-      self->input.encoding == TSInputEncodingUTF8 && next - self->chunk_start < self->chunk_size &&
-      self->current_included_range_index < self->included_range_count &&
-      next < self->included_ranges[self->current_included_range_index].end_byte) {
-    uint8_t byte = ((const uint8_t *)self->chunk)[next - self->chunk_start];
-    // An ASCII byte decodes to itself, one byte long (`ts_decode_utf8`).
-    if (byte < 0x80) {
-      if (current == '\n') {
-        self->current_position.extent.row++;
-        self->current_position.extent.column = 0;
-        self->column_data.valid = true;
-        self->column_data.value = 0;
-      } else {
-        if (self->column_data.valid) self->column_data.value++;
-        self->current_position.extent.column++;
-      }
-      self->current_position.bytes = next;
-      if (skip) self->token_start_position = self->current_position;
-      data->lookahead = byte;
-      return;
-    }
-  }
-  atomic_load_explicit(&tree_sitter_step, memory_order_relaxed)(data, skip);
+void ckg_lexer_ascii_step(TSLexer *data, bool skip) {
+  if (!ckg_ascii_step(data, skip)) atomic_load_explicit(&tree_sitter_step, memory_order_relaxed)(data, skip);
 }
 
 // Gives `lexer` this step; false (and nothing changed) unless it looks as tree-sitter 0.25
@@ -68,7 +39,7 @@ static void step(TSLexer *data, bool skip) {
 // then most unlikely to pass for one.
 static bool take_step(Lexer *lexer) {
   TSLexer *data = &lexer->data;
-  if (data->advance == step) return true;
+  if (data->advance == ckg_lexer_ascii_step) return true;
   bool functions = data->advance && data->mark_end && data->get_column && data->is_at_included_range_start && data->eof && data->log;
   bool unread = !lexer->chunk && lexer->chunk_size == 0 && lexer->current_position.bytes == 0 && data->lookahead == 0;
   bool whole = lexer->included_ranges && lexer->included_range_count == 1 && lexer->current_included_range_index == 0 &&
@@ -76,7 +47,7 @@ static bool take_step(Lexer *lexer) {
   if (!functions || !unread || !whole) return false;
   // The same function whichever lexer it is read from.
   atomic_store_explicit(&tree_sitter_step, data->advance, memory_order_relaxed);
-  data->advance = step;
+  data->advance = ckg_lexer_ascii_step;
   return true;
 }
 

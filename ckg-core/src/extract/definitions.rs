@@ -148,7 +148,8 @@ pub(super) fn name_definitions<'t>(
         qname.push(if parent == 0 { sep } else { '.' });
         qname.push_str(&name);
         let (line, col) = position(name_node.unwrap_or(node));
-        let exported = if lang.is_script() { parent == 0 && typescript::is_exported(node) } else { parent == 0 && !name.starts_with('_') };
+        let exported =
+            if lang.is_script() { parent == 0 && typescript::is_exported(parents, node) } else { parent == 0 && !name.starts_with('_') };
         // Redefinitions and overloads share one node: the first definition's position.
         let idx = match qindex.get(&qname) {
             // A declared field assigned a function (`onClick: () => void` and
@@ -161,7 +162,7 @@ pub(super) fn name_definitions<'t>(
             // field `session;`) and given a value later (`self.session = Session()` in another
             // method): what the first such value gives.
             Some(&existing) if kind == SymbolKind::Property && first_none.contains(&existing) => {
-                facts.symbols[existing as usize].ty = declared_type(lang, node, src);
+                facts.symbols[existing as usize].ty = declared_type(lang, parents, node, src);
                 if facts.symbols[existing as usize].ty.is_some() {
                     first_none.remove(&existing);
                 }
@@ -179,7 +180,7 @@ pub(super) fn name_definitions<'t>(
                 if jsdoc.is_some() && function {
                     jsdoc_returns.insert(idx);
                 }
-                let ty = jsdoc.map(|(ty, _)| ty).or_else(|| declared_type(lang, node, src));
+                let ty = jsdoc.map(|(ty, _)| ty).or_else(|| declared_type(lang, parents, node, src));
                 // (Not when its annotation says what it holds: `self.x: Foo | None = None`.)
                 if kind == SymbolKind::Property && ty.is_none() && sets_nothing(lang, node) {
                     first_none.insert(idx);

@@ -416,13 +416,13 @@ impl File<'_, '_> {
             let scope = self.sym_at(point.2);
             let first = facts.imports.len();
             if lang.is_script() {
-                interop_defaults.extend(typescript::imports(*role, *node, src, scope, &mut facts.imports));
+                interop_defaults.extend(typescript::imports(&self.parents, *role, *node, src, scope, &mut facts.imports));
             } else {
                 python::imports(*node, src, scope, &mut facts.imports);
             }
             // `const { a } = require('m')`: the names are in the declarator around the call.
             let statement = match role {
-                Capture::ImportRequire => node.parent().filter(|p| p.kind_name() == "variable_declarator").unwrap_or(*node),
+                Capture::ImportRequire => self.parents.of(*node).filter(|p| p.kind_name() == "variable_declarator").unwrap_or(*node),
                 _ => *node,
             };
             if Probe::covers(probe, statement) {

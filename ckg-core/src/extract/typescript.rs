@@ -24,7 +24,14 @@ fn has_token(node: Node, token: &str) -> bool {
 /// Reads an import statement or a `require` / `import()` call into `out`; gives the local
 /// bound by an interop default (`const tpl_1 = __importDefault(require("m"))`), whose paths
 /// through `default` are rewritten ([`through_interop_defaults`]).
-pub(super) fn imports(role: Capture, node: Node, src: &[u8], scope: u32, out: &mut Vec<ImportFact>) -> Option<String> {
+pub(super) fn imports<'t>(
+    parents: &Parents<'t>,
+    role: Capture,
+    node: Node<'t>,
+    src: &[u8],
+    scope: u32,
+    out: &mut Vec<ImportFact>,
+) -> Option<String> {
     // Each binding sits where its name is written (`a` in `import { a as b }`), so `def` on an
     // imported name finds it; statement-wide facts sit at the statement.
     let mut push = |kind, specifier: &str, imported: Option<String>, local: Option<String>, type_only: bool, at: Node| {
@@ -77,14 +84,14 @@ pub(super) fn imports(role: Capture, node: Node, src: &[u8], scope: u32, out: &m
             let spec = node.field("arguments").and_then(|a| a.named_child(0)).and_then(|s| string_value(s, src))?;
             let kind = if role == Capture::ImportDynamic { ImportKind::Dynamic } else { ImportKind::Namespace };
             // Walk up through `await` / parentheses / an interop helper to the declarator, if any.
-            let (mut inner, mut up) = (node, node.parent());
+            let (mut inner, mut up) = (node, parents.of(node));
             let mut default_helper = false;
             while let Some(p) = up {
                 if matches!(p.kind_name(), "await_expression" | "parenthesized_expression") {
-                    (inner, up) = (p, p.parent());
-                } else if let Some((helper, default)) = interop_call_of(p, src) {
+                    (inner, up) = (p, parents.of(p));
+                } else if let Some((helper, default)) = interop_call_of(parents, p, src) {
                     default_helper = default;
-                    (inner, up) = (helper, helper.parent());
+                    (inner, up) = (helper, parents.of(helper));
                 } else {
                     break;
                 }
@@ -94,7 +101,7 @@ pub(super) fn imports(role: Capture, node: Node, src: &[u8], scope: u32, out: &m
             // (At module level only, where its paths are rewritten.)
             let kind = if default_helper && scope == 0 { ImportKind::Default } else { kind };
             if role == Capture::ImportRequire
-                && let Some((member, local)) = up.and_then(|m| required_member(m, inner, src))
+                && let Some((member, local)) = up.and_then(|m| required_member(parents, m, inner, src))
             {
                 // `const Svc = require('./m').Svc` is `import { Svc } from './m'`;
                 // `const x = require('m').default` is `import x from 'm'`.
@@ -233,12 +240,12 @@ pub(super) fn require_name(spec: &str) -> String {
 
 /// `Svc` and the name bound, of a declarator `const S = require('./m').Svc` whose value is one
 /// member of `required` (the `require` call, or what wraps it: parentheses, an interop helper).
-fn required_member<'t>(member: Node<'t>, required: Node<'t>, src: &[u8]) -> Option<(String, Node<'t>)> {
+fn required_member<'t>(parents: &Parents<'t>, member: Node<'t>, required: Node<'t>, src: &[u8]) -> Option<(String, Node<'t>)> {
     if member.kind_name() != "member_expression" || member.field("object")?.id() != required.id() {
         return None;
     }
     let property = member.field("property").filter(|p| p.kind_name() == "property_identifier")?;
-    let declarator = member.parent().filter(|d| d.kind_name() == "variable_declarator")?;
+    let declarator = parents.of(member).filter(|d| d.kind_name() == "variable_declarator")?;
     let local = declarator.field("name").filter(|n| n.kind_name() == "identifier")?;
     (declarator.field("value")?.id() == member.id()).then(|| (text(property, src).into_owned(), local))
 }
@@ -404,11 +411,11 @@ const INTEROP_HELPERS: [(&str, bool); 4] =
 
 /// The interop helper call (`__importDefault(require("m"))`) whose only argument list is
 /// `arguments`, if it is one, and whether it reads the module's default.
-fn interop_call_of<'t>(arguments: Node<'t>, src: &[u8]) -> Option<(Node<'t>, bool)> {
+fn interop_call_of<'t>(parents: &Parents<'t>, arguments: Node<'t>, src: &[u8]) -> Option<(Node<'t>, bool)> {
     if arguments.kind_name() != "arguments" || arguments.named_child_count() != 1 {
         return None;
     }
-    let call = arguments.parent().filter(|c| c.kind_name() == "call_expression")?;
+    let call = parents.of(arguments).filter(|c| c.kind_name() == "call_expression")?;
     let function = call.field("function")?;
     let name = match function.kind_name() {
         "identifier" => text(function, src),
@@ -492,7 +499,7 @@ pub(super) fn bound_by_require<'t>(p: &Parents<'t>, node: Node<'t>, src: &[u8]) 
             }
             // `__importDefault(require("m"))`: the `require`.
             if let Some(arguments) = value.and_then(|v| v.field("arguments"))
-                && interop_call_of(arguments, src).is_some()
+                && interop_call_of(p, arguments, src).is_some()
             {
                 value = arguments.named_child(0);
             }
@@ -537,12 +544,14 @@ pub(super) fn namespace_of<'t>(p: &Parents<'t>, node: Node<'t>) -> Option<Node<'
 
 /// True when a definition node is declared with `export` (directly, or as a declarator of an
 /// exported `const`).
-pub(super) fn is_exported(node: Node) -> bool {
-    let mut cur = node.parent();
+pub(super) fn is_exported<'t>(parents: &Parents<'t>, node: Node<'t>) -> bool {
+    let mut cur = parents.of(node);
     for _ in 0..3 {
         match cur {
             Some(p) if p.kind_name() == "export_statement" => return true,
-            Some(p) if matches!(p.kind_name(), "lexical_declaration" | "variable_declaration" | "ambient_declaration") => cur = p.parent(),
+            Some(p) if matches!(p.kind_name(), "lexical_declaration" | "variable_declaration" | "ambient_declaration") => {
+                cur = parents.of(p)
+            }
             _ => return false,
         }
     }
@@ -1023,7 +1032,7 @@ pub(super) fn is_reassignment(ident: Node, parent: Option<Node>) -> bool {
 
 /// The declared type of a definition: a function's or method's return annotation, a
 /// property's (or parameter property's) type annotation.
-pub(super) fn declared_type(node: Node, src: &[u8]) -> Option<ValueSource> {
+pub(super) fn declared_type<'t>(parents: &Parents<'t>, node: Node<'t>, src: &[u8]) -> Option<ValueSource> {
     let field = match node.kind_name() {
         "function_declaration" | "method_definition" | "function_signature" | "method_signature" | "generator_function_declaration" => {
             "return_type"
@@ -1043,7 +1052,7 @@ pub(super) fn declared_type(node: Node, src: &[u8]) -> Option<ValueSource> {
             return v.field("return_type").and_then(|t| annotation_source(bound_of_type_parameter(v, t, src), src));
         }
         // `export default new Service()`: the value exported.
-        _ if node.parent().is_some_and(|p| p.kind_name() == "export_statement") => return expression_value(node, src),
+        _ if parents.of(node).is_some_and(|p| p.kind_name() == "export_statement") => return expression_value(node, src),
         _ => return None,
     };
     let t = bound_of_type_parameter(node, node.field(field)?, src);

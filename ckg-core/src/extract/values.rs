@@ -83,8 +83,8 @@ pub(super) fn value_source<'t>(p: &super::syntax::Parents<'t>, lang: Lang, ident
 }
 
 /// The declared type of a definition: a function's return annotation, a property's type.
-pub(super) fn declared_type(lang: Lang, node: Node, src: &[u8]) -> Option<ValueSource> {
-    if lang.is_script() { typescript::declared_type(node, src) } else { python::declared_type(node, src) }
+pub(super) fn declared_type<'t>(lang: Lang, parents: &super::syntax::Parents<'t>, node: Node<'t>, src: &[u8]) -> Option<ValueSource> {
+    if lang.is_script() { typescript::declared_type(parents, node, src) } else { python::declared_type(node, src) }
 }
 
 /// `self.on_click = on_click` with a parameter: the attribute's qname -> (the function, the

@@ -6,6 +6,12 @@ use super::{EXACT, INFERRED, MAX_HOPS, Resolver, Target, UNRESOLVED, weaker};
 use crate::facts::{LocalBinding, MAPPING_LOOKUPS, SymbolKind, ValueSource};
 use crate::store::SymbolRow;
 
+thread_local! {
+    /// The value symbols whose values are being resolved on this thread, innermost last (see
+    /// [`Resolver::value_of`]).
+    static VALUES_BEING_RESOLVED: std::cell::RefCell<Vec<i64>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
 impl Resolver<'_> {
     /// What a variable holds, from where its value came.
     pub(super) fn value_target(&self, file: i64, src: i64, value: &ValueSource, depth: usize) -> (Target, &'static str) {
@@ -184,7 +190,23 @@ impl Resolver<'_> {
 
     /// What a value symbol holds (its last assignment's value, or its declared type),
     /// resolved in its own file.
+    ///
+    /// A value that reaches itself (`self.a = self.b.x()` and `self.b = self.a.y()`, through
+    /// their classes' members) is not resolved again inside its own resolution: there it holds
+    /// nothing known. Going round until the depth ran out gave nothing more, in a number of
+    /// steps that grew with the branches of each round (django's resolution took twice its
+    /// time and memory once attributes written through `self` were followed).
     pub(super) fn value_of(&self, sym: &SymbolRow, depth: usize) -> Option<(Target, &'static str)> {
+        if VALUES_BEING_RESOLVED.with(|v| v.borrow().contains(&sym.id)) {
+            return None;
+        }
+        VALUES_BEING_RESOLVED.with(|v| v.borrow_mut().push(sym.id));
+        let result = self.value_of_unguarded(sym, depth);
+        VALUES_BEING_RESOLVED.with(|v| v.borrow_mut().pop());
+        result
+    }
+
+    fn value_of_unguarded(&self, sym: &SymbolRow, depth: usize) -> Option<(Target, &'static str)> {
         let value = sym.ty()?;
         let file = sym.file?;
         let module = *self.module_sym.get(&file)?;

@@ -142,16 +142,18 @@ fn kind_name(node: Node) -> &'static str {
     names.get(usize::from(kind)).copied().flatten().unwrap_or_else(|| node.kind())
 }
 
+/// A grammar's kind names by kind id (`None`: an id the grammar does not name).
+type Names = &'static [Option<&'static str>];
+
 thread_local! {
     /// The grammar (by address) [`kind_name`] was last asked about on this thread, and its
     /// kind names.
-    static LAST_KIND_NAMES: std::cell::Cell<Option<(usize, &'static [Option<&'static str>])>> =
-        const { std::cell::Cell::new(None) };
+    static LAST_KIND_NAMES: std::cell::Cell<Option<(usize, Names)>> = const { std::cell::Cell::new(None) };
 }
 
 /// The kind names of `grammar` (the language of `node`), from its slot of [`KIND_NAMES`] (the
 /// first free one when first asked for); `None` when every slot holds another grammar.
-fn kind_names_of(grammar: usize, node: Node) -> Option<&'static [Option<&'static str>]> {
+fn kind_names_of(grammar: usize, node: Node) -> Option<Names> {
     for slot in &KIND_NAMES {
         let (g, names) = slot.get_or_init(|| {
             let language = node.language();

@@ -83,8 +83,9 @@ static const LexFn slot_lexers[SLOTS] = {lex_slot_0, lex_slot_1, lex_slot_2, lex
 // A lexer reading `table` (whose arrays must outlive the process's parsers), or NULL when every
 // slot is taken.
 LexFn ckg_table_lexer(const LexTable *table) {
+  if (!table->own) return NULL;
   unsigned slot = atomic_fetch_add(&slots_taken, 1);
-  if (slot >= SLOTS || !table->own) return NULL;
+  if (slot >= SLOTS) return NULL;
   slots[slot] = *table;
   return slot_lexers[slot];
 }

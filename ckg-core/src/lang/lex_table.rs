@@ -109,19 +109,21 @@ fn parse(text: &str) -> Result<Vec<(&str, Parsed)>, String> {
 /// `language`, its own tables; `None` for one that has no table or no slot left. The tables
 /// are made once per grammar (they live as long as the process's parsers).
 pub(super) fn lexers(grammar: Grammar, language: *const tree_sitter::ffi::TSLanguage) -> (Option<LexFn>, Option<LexFn>) {
-    let parsed = match parse(tables_text(grammar)) {
+    let mut parsed = match parse(tables_text(grammar)) {
         Ok(parsed) => parsed,
         Err(e) => {
             debug_assert!(false, "{grammar:?}'s lexer tables: {e}");
             return (None, None);
         }
     };
-    let lexer = |name: &str, keywords: bool| {
+    let mut lexer = |name: &str, keywords: bool| {
         // SAFETY: a live grammar.
         let own = unsafe { ckg_language_lex_fn(language, keywords) }?;
-        let (_, table) = parsed.iter().find(|(n, _)| *n == name)?;
-        let moves: &'static [u16] = Box::leak(table.moves.clone().into_boxed_slice());
-        let accepts: &'static [u16] = Box::leak(table.accepts.clone().into_boxed_slice());
+        let at = parsed.iter().position(|(n, _)| *n == name)?;
+        let (_, table) = parsed.swap_remove(at);
+        // Never freed: the lexer reads them for as long as the process parses.
+        let moves: &'static [u16] = table.moves.leak();
+        let accepts: &'static [u16] = table.accepts.leak();
         let table = LexTable { moves: moves.as_ptr(), accepts: accepts.as_ptr(), states: accepts.len() as u32, own: Some(own) };
         // SAFETY: the arrays are never freed, and hold 128 moves and one symbol per state.
         unsafe { ckg_table_lexer(&table) }
